@@ -1,0 +1,341 @@
+// The embedded event store: one SQLite file in WAL mode, EventStoreDB's semantics.
+//
+// Every append is a single INSERT ... SELECT statement: SQLite runs a statement atomically under
+// its write lock, so the expected-revision check and the write cannot be separated by another
+// writer, in this process or another one (the ops tool). The global position is the rowid of an
+// AUTOINCREMENT table, which is never reused and grows in commit order.
+import { EventEmitter } from 'node:events';
+import { left, right, type Either } from 'fp-ts/lib/Either.js';
+import { Sqlite, type SqlValue } from '../sqlite.js';
+import {
+  isSystemEventType,
+  matchesFilter,
+  type AppendError,
+  type AppendResult,
+  type EventData,
+  type EventStore,
+  type ExpectedRevision,
+  type Json,
+  type Position,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type ReadStreamResult,
+  type RecordedEvent,
+  type SubscribeToAllOptions,
+  type Subscription,
+  type SubscriptionMessage,
+} from './port.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS events (
+  position  INTEGER PRIMARY KEY AUTOINCREMENT,
+  stream_id TEXT    NOT NULL,
+  revision  INTEGER NOT NULL,
+  event_id  TEXT    NOT NULL,
+  type      TEXT    NOT NULL,
+  data      TEXT    NOT NULL,
+  metadata  TEXT,
+  created   INTEGER NOT NULL,
+  UNIQUE (stream_id, revision)
+);
+CREATE INDEX IF NOT EXISTS events_by_stream_event_id ON events (stream_id, event_id);
+`;
+
+/** A tombstone is a `$streamDeleted` event at a revision no real event can reach. */
+const TOMBSTONE_REVISION = Number.MAX_SAFE_INTEGER;
+const TOMBSTONE_TYPE = '$streamDeleted';
+
+const SUBSCRIPTION_BATCH = 500;
+
+interface EventRow {
+  [column: string]: SqlValue;
+  position: number;
+  stream_id: string;
+  revision: number;
+  event_id: string;
+  type: string;
+  data: string;
+  metadata: string | null;
+  created: number;
+}
+
+const toPosition = (position: number): Position => ({ commit: BigInt(position), prepare: BigInt(position) });
+
+const toRecorded = (row: EventRow): RecordedEvent => ({
+  streamId: row.stream_id,
+  id: row.event_id,
+  type: row.type,
+  revision: row.revision,
+  position: toPosition(row.position),
+  data: JSON.parse(row.data) as Json,
+  metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Json),
+  created: new Date(row.created),
+});
+
+/** The SQL condition on `cur.r` (the current revision, -1 for none); an exact revision is `?4`. */
+const expectation = (expected: ExpectedRevision): string => {
+  switch (expected) {
+    case 'any':
+      return '1';
+    case 'no_stream':
+      return 'cur.r = -1';
+    case 'stream_exists':
+      return 'cur.r >= 0';
+    default:
+      return 'cur.r = ?4';
+  }
+};
+
+export interface SqliteEventStoreOptions {
+  readonly file: string;
+  readonly synchronous?: 'FULL' | 'NORMAL';
+  /** How often a live subscription looks for events appended by another process. */
+  readonly pollIntervalMs?: number;
+}
+
+export const openSqliteEventStore = async (options: SqliteEventStoreOptions): Promise<EventStore> => {
+  const db = await Sqlite.open(options.file, { synchronous: options.synchronous ?? 'FULL' });
+  await db.exec(SCHEMA);
+  return new SqliteEventStore(db, options.pollIntervalMs ?? 200);
+};
+
+class SqliteEventStore implements EventStore {
+  private readonly appended = new EventEmitter();
+  private appendCount = 0;
+  private closed = false;
+  private readonly subscriptions = new Set<Subscription>();
+
+  constructor(
+    private readonly db: Sqlite,
+    private readonly pollIntervalMs: number,
+  ) {
+    this.appended.setMaxListeners(0);
+  }
+
+  async append(
+    streamId: string,
+    events: readonly EventData[],
+    expectedRevision: ExpectedRevision,
+  ): Promise<Either<AppendError, AppendResult>> {
+    if (events.length === 0) return this.appendNothing(streamId, expectedRevision);
+    // Parameters: ?1 stream, ?2 created, ?3 first event id, ?4 expected revision, then 5 per event.
+    const rows = events.map((_, i) => {
+      const k = 5 + i * 5;
+      return `(?${k}, ?${k + 1}, ?${k + 2}, ?${k + 3}, ?${k + 4})`;
+    });
+    const rowParams = events.flatMap((e, i): SqlValue[] => [
+      i + 1,
+      e.id,
+      e.type,
+      JSON.stringify(e.data),
+      e.metadata === undefined ? null : JSON.stringify(e.metadata),
+    ]);
+    // With `any` and `stream_exists`, a retry is recognised by its first event id, as EventStoreDB does.
+    const notRetried =
+      expectedRevision === 'any' || expectedRevision === 'stream_exists'
+        ? 'AND NOT EXISTS (SELECT 1 FROM events WHERE stream_id = ?1 AND event_id = ?3)'
+        : '';
+    const inserted = await this.db.all<{ position: number; revision: number }>(
+      `WITH cur(r) AS (SELECT COALESCE(MAX(revision), -1) FROM events WHERE stream_id = ?1),
+            dead(d) AS (SELECT EXISTS (SELECT 1 FROM events WHERE stream_id = ?1 AND revision = ${TOMBSTONE_REVISION}))
+       INSERT INTO events (stream_id, revision, event_id, type, data, metadata, created)
+       SELECT ?1, cur.r + v.column1, v.column2, v.column3, v.column4, v.column5, ?2
+       FROM cur, dead, (VALUES ${rows.join(', ')}) AS v
+       WHERE dead.d = 0 AND ${expectation(expectedRevision)} ${notRetried}
+       ORDER BY v.column1
+       RETURNING position, revision`,
+      [streamId, Date.now(), events[0]!.id, typeof expectedRevision === 'number' ? expectedRevision : null, ...rowParams],
+    );
+    if (inserted.length === events.length) {
+      this.notifyAppended();
+      const last = inserted.reduce((a, b) => (a.position > b.position ? a : b));
+      return right({ nextExpectedRevision: last.revision, position: toPosition(last.position) });
+    }
+    return this.explainRefusal(streamId, events, expectedRevision);
+  }
+
+  /** The append wrote nothing: a tombstone, an idempotent retry, or a wrong expectation. */
+  private async explainRefusal(
+    streamId: string,
+    events: readonly EventData[],
+    expected: ExpectedRevision,
+  ): Promise<Either<AppendError, AppendResult>> {
+    if (await this.isTombstoned(streamId)) return left({ _tag: 'StreamDeleted', streamId });
+    const current = await this.currentRevision(streamId);
+    const retry = await this.findRetry(streamId, events, expected);
+    if (retry) return right(retry);
+    return left({ _tag: 'WrongExpectedRevision', streamId, expected, actual: current < 0 ? 'no_stream' : current });
+  }
+
+  /** The same event ids already stored, in order, where this append would have put them. */
+  private async findRetry(
+    streamId: string,
+    events: readonly EventData[],
+    expected: ExpectedRevision,
+  ): Promise<AppendResult | undefined> {
+    let from: number | undefined;
+    if (typeof expected === 'number') from = expected + 1;
+    else if (expected === 'no_stream') from = 0;
+    else {
+      const first = await this.db.get<{ revision: number }>(
+        'SELECT revision FROM events WHERE stream_id = ? AND event_id = ?',
+        [streamId, events[0]!.id],
+      );
+      from = first?.revision;
+    }
+    if (from === undefined) return undefined;
+    const stored = await this.db.all<EventRow>(
+      'SELECT * FROM events WHERE stream_id = ? AND revision >= ? AND revision < ? ORDER BY revision',
+      [streamId, from, from + events.length],
+    );
+    const same = stored.length === events.length && stored.every((row, i) => row.event_id === events[i]!.id);
+    if (!same) return undefined;
+    const last = stored[stored.length - 1]!;
+    return { nextExpectedRevision: last.revision, position: toPosition(last.position) };
+  }
+
+  private async appendNothing(streamId: string, expected: ExpectedRevision): Promise<Either<AppendError, AppendResult>> {
+    if (await this.isTombstoned(streamId)) return left({ _tag: 'StreamDeleted', streamId });
+    const current = await this.currentRevision(streamId);
+    const ok =
+      expected === 'any' ||
+      (expected === 'no_stream' && current < 0) ||
+      (expected === 'stream_exists' && current >= 0) ||
+      expected === current;
+    if (!ok) return left({ _tag: 'WrongExpectedRevision', streamId, expected, actual: current < 0 ? 'no_stream' : current });
+    const head = await this.db.get<{ position: number | null }>('SELECT MAX(position) AS position FROM events');
+    return right({ nextExpectedRevision: current, position: toPosition(head?.position ?? 0) });
+  }
+
+  async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<ReadStreamResult> {
+    const backwards = options.direction === 'backwards';
+    const from = options.fromRevision ?? (backwards ? TOMBSTONE_REVISION - 1 : 0);
+    // One statement is one snapshot: the stream's head and its events cannot disagree.
+    const rows = await this.db.all<EventRow & { head: number | null }>(
+      `SELECT h.head, e.* FROM (SELECT MAX(revision) AS head FROM events WHERE stream_id = ?1) AS h
+       LEFT JOIN (SELECT * FROM events WHERE stream_id = ?1 AND revision ${backwards ? '<=' : '>='} ?2
+                  AND revision < ${TOMBSTONE_REVISION}
+                  ORDER BY revision ${backwards ? 'DESC' : 'ASC'} LIMIT ?3) AS e ON 1
+       ORDER BY e.revision ${backwards ? 'DESC' : 'ASC'}`,
+      [streamId, Math.min(from, TOMBSTONE_REVISION), options.maxCount ?? -1],
+    );
+    const head = rows[0]?.head ?? null;
+    if (head === null) return { _tag: 'StreamNotFound', streamId };
+    if (head === TOMBSTONE_REVISION) return { _tag: 'StreamDeleted', streamId };
+    return { _tag: 'Found', events: rows.filter((r) => r.position !== null).map(toRecorded) };
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<readonly RecordedEvent[]> {
+    const backwards = options.direction === 'backwards';
+    const from = options.fromPosition ? Number(options.fromPosition.commit) : backwards ? Number.MAX_SAFE_INTEGER : 0;
+    const rows = await this.db.all<EventRow>(
+      `SELECT * FROM events WHERE position ${backwards ? '<=' : '>='} ? AND type NOT LIKE '$%'
+       ORDER BY position ${backwards ? 'DESC' : 'ASC'} LIMIT ?`,
+      [from, options.maxCount ?? -1],
+    );
+    return rows.map(toRecorded);
+  }
+
+  subscribeToAll(options: SubscribeToAllOptions): Subscription {
+    let stopped = false;
+    let wake: (() => void) | undefined;
+    const stop = async (): Promise<void> => {
+      stopped = true;
+      wake?.();
+      this.subscriptions.delete(subscription);
+    };
+    const waitForAppend = (seenCount: number): Promise<void> =>
+      new Promise((resolve) => {
+        if (stopped || this.appendCount !== seenCount) return resolve();
+        const timer = setTimeout(done, this.pollIntervalMs);
+        function done(): void {
+          clearTimeout(timer);
+          wake = undefined;
+          resolve();
+        }
+        wake = done;
+        this.appended.once('appended', done);
+      });
+    const store = this;
+    async function* messages(): AsyncGenerator<SubscriptionMessage> {
+      let after = Number(options.after.commit);
+      let caughtUp = false;
+      while (!stopped && !store.closed) {
+        const seenCount = store.appendCount;
+        const rows = await store.db.all<EventRow>(
+          'SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?',
+          [after, SUBSCRIPTION_BATCH],
+        );
+        for (const row of rows) {
+          if (stopped) return;
+          after = row.position;
+          if (isSystemEventType(row.type) || !matchesFilter(options.filter, row.stream_id, row.type)) continue;
+          yield { kind: 'event', event: toRecorded(row) };
+        }
+        if (rows.length < SUBSCRIPTION_BATCH) {
+          if (!caughtUp) {
+            caughtUp = true;
+            yield { kind: 'caughtUp' };
+          }
+          await waitForAppend(seenCount);
+        }
+      }
+    }
+    const subscription: Subscription = { [Symbol.asyncIterator]: messages, stop };
+    this.subscriptions.add(subscription);
+    return subscription;
+  }
+
+  async tombstone(streamId: string, expectedRevision: ExpectedRevision): Promise<Either<AppendError, Position>> {
+    const result = await this.db.run(
+      `WITH cur(r) AS (SELECT COALESCE(MAX(revision), -1) FROM events WHERE stream_id = ?1)
+       INSERT INTO events (stream_id, revision, event_id, type, data, metadata, created)
+       SELECT ?1, ${TOMBSTONE_REVISION}, lower(hex(randomblob(16))), '${TOMBSTONE_TYPE}', '{}', NULL, ?2
+       FROM cur WHERE ${expectation(expectedRevision)}
+         AND NOT EXISTS (SELECT 1 FROM events WHERE stream_id = ?1 AND revision = ${TOMBSTONE_REVISION})`,
+      // ?4 is the exact revision; a parameter SQLite does not see cannot be bound.
+      typeof expectedRevision === 'number' ? [streamId, Date.now(), null, expectedRevision] : [streamId, Date.now()],
+    );
+    if (result.changes === 1) {
+      this.notifyAppended();
+      return right(toPosition(result.lastId));
+    }
+    if (await this.isTombstoned(streamId)) return left({ _tag: 'StreamDeleted', streamId });
+    const current = await this.currentRevision(streamId);
+    return left({
+      _tag: 'WrongExpectedRevision',
+      streamId,
+      expected: expectedRevision,
+      actual: current < 0 ? 'no_stream' : current,
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.subscriptions].map((s) => s.stop()));
+    await this.db.close();
+  }
+
+  private notifyAppended(): void {
+    this.appendCount++;
+    this.appended.emit('appended');
+  }
+
+  private async isTombstoned(streamId: string): Promise<boolean> {
+    const row = await this.db.get('SELECT 1 AS t FROM events WHERE stream_id = ? AND revision = ?', [
+      streamId,
+      TOMBSTONE_REVISION,
+    ]);
+    return row !== undefined;
+  }
+
+  /** The last revision, or -1 when the stream has no events. */
+  private async currentRevision(streamId: string): Promise<number> {
+    const row = await this.db.get<{ r: number }>(
+      'SELECT COALESCE(MAX(revision), -1) AS r FROM events WHERE stream_id = ? AND revision < ?',
+      [streamId, TOMBSTONE_REVISION],
+    );
+    return row?.r ?? -1;
+  }
+}
