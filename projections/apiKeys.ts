@@ -1,0 +1,62 @@
+// Read model of API keys for authentication: found by the hash of the presented secret.
+import { apiKey, Scope } from '../streams/apiKey.js';
+import { decodeRecorded, inCategory } from '../streams/event.js';
+import type { Sqlite } from '../src/sqlite.js';
+import { change, type Projection } from './projection.js';
+
+export const apiKeysProjection: Projection = {
+  name: 'api_keys',
+  tables: ['api_keys'],
+  schema: `CREATE TABLE IF NOT EXISTS api_keys (
+    key_id      TEXT PRIMARY KEY,
+    tenant_id   TEXT NOT NULL,
+    subject_id  TEXT NOT NULL,
+    secret_hash TEXT NOT NULL UNIQUE,
+    scopes      TEXT NOT NULL,
+    expiration  TEXT,
+    created_at  TEXT NOT NULL,
+    deleted_at  TEXT
+  );`,
+  apply: (recorded) => {
+    if (!inCategory(apiKey.category, recorded)) return [];
+    const event = decodeRecorded(apiKey.codec, recorded);
+    switch (event.type) {
+      case 'ApiKeyCreated': {
+        const d = event.data;
+        return [
+          change(
+            `INSERT INTO api_keys (key_id, tenant_id, subject_id, secret_hash, scopes, expiration, created_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?)`,
+            d.keyId, d.tenantId, d.subjectId, d.secretHash, JSON.stringify(d.scopes), d.expiration, d.createdAt,
+          ),
+        ];
+      }
+      case 'ApiKeyDeleted':
+        return [change('UPDATE api_keys SET deleted_at = ? WHERE key_id = ?', event.data.deletedAt, event.data.keyId)];
+    }
+  },
+};
+
+export interface ApiKeyRow {
+  readonly keyId: string;
+  readonly tenantId: string;
+  readonly secretHash: string;
+  readonly scopes: readonly Scope[];
+  readonly expiration: string | null;
+  readonly deletedAt: string | null;
+}
+
+export const findApiKeyBySecretHash = async (db: Sqlite, secretHash: string): Promise<ApiKeyRow | undefined> => {
+  const row = await db.get<{
+    key_id: string; tenant_id: string; secret_hash: string; scopes: string; expiration: string | null; deleted_at: string | null;
+  }>('SELECT key_id, tenant_id, secret_hash, scopes, expiration, deleted_at FROM api_keys WHERE secret_hash = ?', [secretHash]);
+  if (!row) return undefined;
+  return {
+    keyId: row.key_id,
+    tenantId: row.tenant_id,
+    secretHash: row.secret_hash,
+    scopes: (JSON.parse(row.scopes) as unknown[]).filter(Scope.is),
+    expiration: row.expiration,
+    deletedAt: row.deleted_at,
+  };
+};

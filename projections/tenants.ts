@@ -1,0 +1,32 @@
+// Read model of tenants, for the ops tool and for "has the store any tenant yet?".
+import { decodeRecorded, inCategory } from '../streams/event.js';
+import { tenant } from '../streams/tenant.js';
+import type { Sqlite } from '../src/sqlite.js';
+import { change, type Projection } from './projection.js';
+
+export const tenantsProjection: Projection = {
+  name: 'tenants',
+  tables: ['tenants'],
+  schema: `CREATE TABLE IF NOT EXISTS tenants (
+    tenant_id  TEXT PRIMARY KEY,
+    name       TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  );`,
+  apply: (recorded) => {
+    if (!inCategory(tenant.category, recorded)) return [];
+    const event = decodeRecorded(tenant.codec, recorded);
+    return [change('INSERT INTO tenants (tenant_id, name, created_at) VALUES (?, ?, ?)', event.data.tenantId, event.data.name, event.data.createdAt)];
+  },
+};
+
+export interface TenantRow {
+  readonly tenant_id: string;
+  readonly name: string;
+  readonly created_at: string;
+}
+
+export const countTenants = async (db: Sqlite): Promise<number> =>
+  Number((await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM tenants'))?.n ?? 0);
+
+export const findTenant = (db: Sqlite, tenantId: string) =>
+  db.get<TenantRow & Record<string, string>>('SELECT * FROM tenants WHERE tenant_id = ?', [tenantId]);

@@ -1,0 +1,124 @@
+// Configuration from environment variables, validated once at start so a bad deployment fails
+// immediately with every problem listed, instead of at the first request that needs a value.
+//
+// To add a variable, add one row to `variables`; `Config` follows from the table.
+// An empty value counts as unset (`FOO=` in a compose file usually means "no value").
+import { isIP } from 'node:net';
+import * as t from 'io-ts';
+import type { Either } from 'fp-ts/lib/Either.js';
+import { isLeft, left, right } from 'fp-ts/lib/Either.js';
+import { HttpBaseUrl, MillisecondsFromString, PortFromString, withMessage } from './http/codecs.js';
+import { LOG_LEVELS } from './log.js';
+import type { LogLevel } from './log.js';
+
+interface Variable<A> {
+  readonly env: string;
+  /** Secrets are never echoed in error messages, only their length. */
+  readonly secret: boolean;
+  readonly read: (raw: string | undefined) => Either<string, A>;
+}
+
+/** A variable with a default, given as the raw text so it goes through the same validation. */
+function withDefault<A>(env: string, codec: t.Decoder<unknown, A>, fallback: string): Variable<A> {
+  return { env, secret: false, read: (raw) => decodeVar(codec, raw ?? fallback) };
+}
+
+/** A variable that may be unset (undefined in Config). */
+function optional<A>(env: string, codec: t.Decoder<unknown, A>, opts: { secret?: boolean } = {}): Variable<A | undefined> {
+  return { env, secret: opts.secret ?? false, read: (raw) => (raw === undefined ? right(undefined) : decodeVar(codec, raw)) };
+}
+
+function decodeVar<A>(codec: t.Decoder<unknown, A>, raw: string): Either<string, A> {
+  const result = codec.decode(raw);
+  if (!isLeft(result)) return result;
+  const first = result.left[0];
+  return left(first?.message ?? `expected ${codec.name}`);
+}
+
+const LogLevelCodec = withMessage(
+  t.keyof(Object.fromEntries(LOG_LEVELS.map((l) => [l, null])) as Record<LogLevel, null>),
+  `expected one of ${LOG_LEVELS.join(', ')}`,
+);
+
+const NonEmptyText = withMessage(
+  t.refinement(t.string, (s) => s.trim() !== ''),
+  'expected a non-empty value',
+);
+
+// A listen address: an IP literal (v4 or v6, without brackets) or a DNS name.
+const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+const Host = withMessage(
+  t.refinement(t.string, (s) => isIP(s) !== 0 || HOSTNAME.test(s)),
+  'expected an IP address or host name',
+);
+
+// The client itself only understands these two schemes; checking here fails at start, not at first use.
+const EventStoreConnectionString = withMessage(
+  t.refinement(t.string, (s) => /^esdb(\+discover)?:\/\/\S+$/.test(s)),
+  'expected an esdb:// or esdb+discover:// connection string',
+);
+
+// High-entropy secret: 32+ URL-safe characters (e.g. 24 random bytes in base64url).
+const ApiKey = withMessage(
+  t.refinement(t.string, (s) => /^[A-Za-z0-9_-]{32,}$/.test(s)),
+  'expected at least 32 characters from [A-Za-z0-9_-]',
+);
+
+const variables = {
+  dataDir: withDefault('DATA_DIR', NonEmptyText, './data'),
+  /** When set, the EventStoreDB adapter is used instead of the embedded store. */
+  eventStoreConnectionString: optional('EVENTSTORE_CONNECTION_STRING', EventStoreConnectionString, { secret: true }),
+  managementPort: withDefault('MANAGEMENT_PORT', PortFromString, '8081'),
+  /** Loopback by default: the management API is internal. */
+  managementHost: withDefault('MANAGEMENT_HOST', Host, '127.0.0.1'),
+  publicPort: withDefault('PUBLIC_PORT', PortFromString, '8080'),
+  publicHost: withDefault('PUBLIC_HOST', Host, '0.0.0.0'),
+  /** Base URL wallets see; no trailing slash. */
+  publicUrl: withDefault('PUBLIC_URL', HttpBaseUrl, 'http://localhost:8080'),
+  bootstrapApiKey: optional('BOOTSTRAP_API_KEY', ApiKey, { secret: true }),
+  logLevel: withDefault('LOG_LEVEL', LogLevelCodec, 'info'),
+  readYourWritesTimeoutMs: withDefault('READ_YOUR_WRITES_TIMEOUT_MS', MillisecondsFromString, '5000'),
+  shutdownTimeoutMs: withDefault('SHUTDOWN_TIMEOUT_MS', MillisecondsFromString, '10000'),
+} satisfies Record<string, Variable<unknown>>;
+
+type Variables = typeof variables;
+
+export type Config = {
+  readonly [K in keyof Variables]: Variables[K] extends Variable<infer A> ? A : never;
+};
+
+/** The environment variable behind each Config key, for messages elsewhere ("set PUBLIC_URL..."). */
+export const configVariableNames: { readonly [K in keyof Config]: string } = Object.fromEntries(
+  Object.entries(variables).map(([key, v]) => [key, v.env]),
+) as { [K in keyof Config]: string };
+
+const describeValue = (raw: string, secret: boolean): string =>
+  secret ? `a ${raw.length}-character value` : JSON.stringify(raw);
+
+/**
+ * Read and validate the configuration. On failure, one message per bad variable, each starting
+ * with the variable's name, e.g. `MANAGEMENT_PORT: expected an integer 0-65535, got "abc"`.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv): Either<string[], Config> {
+  const errors: string[] = [];
+  const values: Record<string, unknown> = {};
+  for (const [key, variable] of Object.entries(variables) as [string, Variable<unknown>][]) {
+    const given = env[variable.env];
+    const raw = given === undefined || given === '' ? undefined : given;
+    const result = variable.read(raw);
+    if (isLeft(result)) {
+      errors.push(raw === undefined
+        ? `${variable.env}: ${result.left}`
+        : `${variable.env}: ${result.left}, got ${describeValue(raw, variable.secret)}`);
+    } else {
+      values[key] = result.right;
+    }
+  }
+  if (errors.length > 0) return left(errors);
+  const config = values as Config;
+  // Both listeners bind in the same process; a shared fixed port can only fail at listen time.
+  if (config.publicPort !== 0 && config.publicPort === config.managementPort) {
+    return left([`PUBLIC_PORT: must differ from MANAGEMENT_PORT, both are ${config.publicPort}`]);
+  }
+  return right(config);
+}

@@ -1,0 +1,48 @@
+// The two listeners' Koa apps. The management app authenticates every route but /health before
+// routing; the public app is what wallets reach. Feature routers are mounted by the service.
+import Koa from 'koa';
+import Router from '@koa/router';
+import type { Logger } from '../log.js';
+import { requestLog } from '../log.js';
+import { authenticate } from '../tenancy/authenticate.js';
+import type { Sqlite } from '../sqlite.js';
+import { allowedMethods, problems } from './problem.js';
+
+const healthRouter = (): Router => {
+  const router = new Router();
+  router.get('/health', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  return router;
+};
+
+const mount = (app: Koa, routers: readonly Router[]): void => {
+  for (const router of routers) {
+    app.use(router.routes());
+    app.use(allowedMethods(router));
+  }
+};
+
+const baseApp = (log: Logger): Koa => {
+  const app = new Koa();
+  app.proxy = false;
+  // Errors are answered by `problems`; Koa's own handler would print them to stderr.
+  app.silent = true;
+  app.use(requestLog(log));
+  app.use(problems({ logger: log }));
+  return app;
+};
+
+export const managementApp = (deps: { log: Logger; readModels: Sqlite; routers: readonly Router[] }): Koa => {
+  const app = baseApp(deps.log);
+  mount(app, [healthRouter()]);
+  app.use(authenticate(deps.readModels));
+  mount(app, deps.routers);
+  return app;
+};
+
+export const publicApp = (deps: { log: Logger; routers: readonly Router[] }): Koa => {
+  const app = baseApp(deps.log);
+  mount(app, [healthRouter(), ...deps.routers]);
+  return app;
+};

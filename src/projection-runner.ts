@@ -1,0 +1,243 @@
+// Keeps the read models (their own SQLite file, separate from any event store) up to date from
+// a subscription to `$all`. Each batch of events and the checkpoint after it commit in one
+// transaction, so a crash can neither apply an event twice nor skip one. The read models are
+// disposable: a missing file or a changed projection schema means a rebuild from the start.
+import type { Projection } from '../projections/projection.js';
+import { START, comparePositions, formatPosition, parsePosition, type EventStore, type Position, type RecordedEvent, type Subscription } from './eventstore/port.js';
+import type { Logger } from './log.js';
+import { Sqlite } from './sqlite.js';
+
+/** Events applied per transaction while catching up; live events are applied one by one. */
+const CATCH_UP_BATCH = 1000;
+
+const META = `
+CREATE TABLE IF NOT EXISTS projection_checkpoint (id INTEGER PRIMARY KEY CHECK (id = 1), position TEXT NOT NULL);
+INSERT OR IGNORE INTO projection_checkpoint (id, position) VALUES (1, '0/0');
+CREATE TABLE IF NOT EXISTS projection_schema (name TEXT PRIMARY KEY, schema TEXT NOT NULL, tables TEXT NOT NULL);
+`;
+
+export interface RunnerStatus {
+  readonly checkpoint: string;
+  readonly caughtUp: boolean;
+  /** Events applied since this process started. */
+  readonly applied: number;
+  /** Time from an event's append to its application, for the last event applied. */
+  readonly lastLagMs: number | null;
+  /** Why projecting is stalled, while it is; it retries from the checkpoint. */
+  readonly failing: string | null;
+}
+
+export type Progress = (status: RunnerStatus) => void;
+
+interface Waiter {
+  readonly position: Position;
+  readonly resolve: (reached: boolean) => void;
+  readonly timer: NodeJS.Timeout;
+}
+
+export class ProjectionRunner {
+  private checkpoint: Position = START;
+  private caughtUp = false;
+  private applied = 0;
+  private lastLagMs: number | null = null;
+  private failing: string | null = null;
+  private running: Promise<void> | undefined;
+  private subscription: Subscription | undefined;
+  private stopping = false;
+  private waiters: Waiter[] = [];
+  private caughtUpListeners: (() => void)[] = [];
+  private progress: Progress | undefined;
+
+  private constructor(
+    private readonly store: EventStore,
+    private readonly writer: Sqlite,
+    /** A second connection for queries, so they never run inside the writer's transactions. */
+    readonly db: Sqlite,
+    private readonly projections: readonly Projection[],
+    private readonly log: Logger,
+  ) {}
+
+  static async open(options: {
+    store: EventStore;
+    file: string;
+    projections: readonly Projection[];
+    log: Logger;
+  }): Promise<ProjectionRunner> {
+    // Read models are rebuilt from the event store after a crash, so NORMAL durability suffices.
+    const writer = await Sqlite.open(options.file, { synchronous: 'NORMAL' });
+    await writer.exec(META);
+    const reader = await Sqlite.open(options.file, { synchronous: 'NORMAL' });
+    const runner = new ProjectionRunner(options.store, writer, reader, options.projections, options.log);
+    await runner.prepareSchema();
+    return runner;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.stopping = false;
+    this.running = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.subscription?.stop();
+    await this.running;
+    this.running = undefined;
+  }
+
+  async close(): Promise<void> {
+    await this.stop();
+    for (const waiter of this.waiters.splice(0)) {
+      clearTimeout(waiter.timer);
+      waiter.resolve(false);
+    }
+    await this.db.close();
+    await this.writer.close();
+  }
+
+  /** Resolves true once every event up to `position` is applied, false after `timeoutMs`. */
+  waitFor(position: Position, timeoutMs: number): Promise<boolean> {
+    if (comparePositions(this.checkpoint, position) >= 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        position,
+        resolve,
+        timer: setTimeout(() => {
+          this.waiters = this.waiters.filter((w) => w !== waiter);
+          resolve(false);
+        }, timeoutMs),
+      };
+      this.waiters.push(waiter);
+    });
+  }
+
+  /** Resolves when the runner has applied all history that existed when it subscribed. */
+  whenCaughtUp(): Promise<void> {
+    if (this.caughtUp) return Promise.resolve();
+    return new Promise((resolve) => this.caughtUpListeners.push(resolve));
+  }
+
+  status(): RunnerStatus {
+    return {
+      checkpoint: formatPosition(this.checkpoint),
+      caughtUp: this.caughtUp,
+      applied: this.applied,
+      lastLagMs: this.lastLagMs,
+      failing: this.failing,
+    };
+  }
+
+  /** Drops every read model and replays `$all` from the start; resolves when caught up again. */
+  async rebuild(progress?: Progress): Promise<void> {
+    await this.stop();
+    await this.writer.transaction(async () => {
+      await this.dropTables(this.projections.flatMap((p) => p.tables));
+      await this.createTables();
+    });
+    this.checkpoint = START;
+    this.caughtUp = false;
+    this.progress = progress;
+    this.start();
+    await this.whenCaughtUp();
+    this.progress = undefined;
+  }
+
+  private async run(): Promise<void> {
+    let backoffMs = 250;
+    while (!this.stopping) {
+      const subscription = this.store.subscribeToAll({ after: this.checkpoint });
+      this.subscription = subscription;
+      try {
+        let batch: RecordedEvent[] = [];
+        for await (const message of subscription) {
+          if (message.kind === 'caughtUp') {
+            await this.commit(batch);
+            batch = [];
+            this.markCaughtUp();
+            continue;
+          }
+          batch.push(message.event);
+          if (this.caughtUp || batch.length >= CATCH_UP_BATCH) {
+            await this.commit(batch);
+            batch = [];
+          }
+        }
+        await this.commit(batch);
+        backoffMs = 250;
+      } catch (err) {
+        // Nothing of the failed batch was committed: the next subscription resumes at the checkpoint.
+        this.failing = err instanceof Error ? err.message : String(err);
+        this.log.error('projection stalled, retrying from checkpoint', {
+          checkpoint: formatPosition(this.checkpoint),
+          error: this.failing,
+          retryInMs: backoffMs,
+        });
+        await subscription.stop();
+        if (!this.stopping) await new Promise((resolve) => setTimeout(resolve, backoffMs));
+        backoffMs = Math.min(backoffMs * 2, 30_000);
+      }
+    }
+  }
+
+  private async commit(batch: readonly RecordedEvent[]): Promise<void> {
+    const last = batch[batch.length - 1];
+    if (!last) return;
+    const changes = batch.flatMap((event) => this.projections.flatMap((p) => p.apply(event)));
+    await this.writer.transaction(async () => {
+      for (const change of changes) await this.writer.run(change.sql, change.params);
+      await this.writer.run('UPDATE projection_checkpoint SET position = ? WHERE id = 1', [formatPosition(last.position)]);
+    });
+    this.checkpoint = last.position;
+    this.applied += batch.length;
+    this.lastLagMs = Math.max(0, Date.now() - last.created.getTime());
+    this.failing = null;
+    this.resolveWaiters();
+    this.progress?.(this.status());
+  }
+
+  private markCaughtUp(): void {
+    this.caughtUp = true;
+    for (const listener of this.caughtUpListeners.splice(0)) listener();
+  }
+
+  private resolveWaiters(): void {
+    this.waiters = this.waiters.filter((waiter) => {
+      if (comparePositions(this.checkpoint, waiter.position) < 0) return true;
+      clearTimeout(waiter.timer);
+      waiter.resolve(true);
+      return false;
+    });
+  }
+
+  /** Starts over when the stored schemas differ from the projections' (added, removed, changed). */
+  private async prepareSchema(): Promise<void> {
+    const stored = await this.writer.all<{ name: string; schema: string; tables: string }>('SELECT * FROM projection_schema');
+    const same =
+      stored.length === this.projections.length &&
+      this.projections.every((p) => stored.some((s) => s.name === p.name && s.schema === p.schema));
+    if (same) {
+      const row = await this.writer.get<{ position: string }>('SELECT position FROM projection_checkpoint WHERE id = 1');
+      this.checkpoint = parsePosition(row?.position ?? '') ?? START;
+      return;
+    }
+    if (stored.length > 0) this.log.info('projection schemas changed, rebuilding read models', {});
+    await this.writer.transaction(async () => {
+      await this.dropTables([...stored.flatMap((s) => JSON.parse(s.tables) as string[]), ...this.projections.flatMap((p) => p.tables)]);
+      await this.createTables();
+    });
+    this.checkpoint = START;
+  }
+
+  private async dropTables(tables: readonly string[]): Promise<void> {
+    for (const table of new Set(tables)) await this.writer.exec(`DROP TABLE IF EXISTS "${table.replaceAll('"', '')}"`);
+  }
+
+  private async createTables(): Promise<void> {
+    await this.writer.run('DELETE FROM projection_schema');
+    for (const p of this.projections) {
+      await this.writer.exec(p.schema);
+      await this.writer.run('INSERT INTO projection_schema (name, schema, tables) VALUES (?, ?, ?)', [p.name, p.schema, JSON.stringify(p.tables)]);
+    }
+    await this.writer.run("UPDATE projection_checkpoint SET position = '0/0' WHERE id = 1");
+  }
+}

@@ -1,0 +1,41 @@
+// First start: when BOOTSTRAP_API_KEY is set and the store has no tenant yet, create a default
+// tenant holding that key. Fixed ids make it safe for several instances starting at once: the
+// loser's append fails on `no_stream` and it finds the work done.
+import { isLeft } from 'fp-ts/lib/Either.js';
+import { allScopes } from '../../streams/apiKey.js';
+import { countTenants } from '../../projections/tenants.js';
+import type { EventStore } from '../eventstore/port.js';
+import type { Logger } from '../log.js';
+import type { ProjectionRunner } from '../projection-runner.js';
+import { createApiKey, createTenant, type TenancyError } from './commands.js';
+
+export const BOOTSTRAP_TENANT_ID = '00000000-0000-4000-8000-000000000001';
+export const BOOTSTRAP_KEY_ID = '00000000-0000-4000-8000-000000000002';
+
+const alreadyDone = (error: TenancyError): boolean =>
+  error._tag === 'WrongExpectedRevision' || error._tag === 'TenantExists' || error._tag === 'ApiKeyExists';
+
+export const bootstrapTenant = async (
+  store: EventStore,
+  runner: ProjectionRunner,
+  secret: string,
+  log: Logger,
+  readYourWritesMs: number,
+): Promise<void> => {
+  await runner.whenCaughtUp();
+  if ((await countTenants(runner.db)) > 0) return;
+  const metadata = { actor: 'bootstrap' };
+  const tenant = await createTenant(store, { name: 'default', tenantId: BOOTSTRAP_TENANT_ID }, metadata);
+  if (isLeft(tenant) && !alreadyDone(tenant.left)) throw new Error(`bootstrap tenant: ${tenant.left._tag}`);
+  const key = await createApiKey(
+    store,
+    { tenantId: BOOTSTRAP_TENANT_ID, keyId: BOOTSTRAP_KEY_ID, secret, scopes: allScopes, expiration: null },
+    metadata,
+  );
+  if (isLeft(key)) {
+    if (!alreadyDone(key.left)) throw new Error(`bootstrap API key: ${key.left._tag}`);
+    return;
+  }
+  await runner.waitFor(key.right.position, readYourWritesMs);
+  log.info('bootstrap tenant created', { tenantId: BOOTSTRAP_TENANT_ID, keyId: BOOTSTRAP_KEY_ID });
+};

@@ -1,0 +1,107 @@
+// Commands on tenants and API keys. Each is a decision on the stream's state, appended at the
+// revision read (src/eventstore/handle.ts).
+import { randomUUID } from 'node:crypto';
+import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
+import { apiKey, apiKeyStream, type ApiKeyEvent, type Scope } from '../../streams/apiKey.js';
+import { tenant, tenantStream } from '../../streams/tenant.js';
+import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
+import type { AppendError, EventStore, Position } from '../eventstore/port.js';
+import { generateSecret, hashSecret } from './secrets.js';
+
+export type TenancyError =
+  | AppendError
+  | { readonly _tag: 'TenantExists'; readonly tenantId: string }
+  | { readonly _tag: 'TenantNotFound'; readonly tenantId: string }
+  | { readonly _tag: 'ApiKeyExists'; readonly keyId: string }
+  | { readonly _tag: 'ApiKeyNotFound'; readonly keyId: string };
+
+export interface NewApiKey {
+  readonly tenantId: string;
+  readonly keyId: string;
+  /** Returned once; never stored. */
+  readonly secret: string;
+  readonly scopes: readonly Scope[];
+  readonly expiration: string | null;
+  readonly position: Position;
+}
+
+export interface ApiKeyRequest {
+  readonly tenantId: string;
+  readonly scopes: readonly Scope[];
+  readonly expiration: string | null;
+  /** A secret chosen by the operator (the bootstrap key); generated when absent. */
+  readonly secret?: string;
+  readonly keyId?: string;
+}
+
+export const createTenant = async (
+  store: EventStore,
+  request: { readonly name: string; readonly tenantId?: string },
+  metadata: EventMetadata,
+): Promise<Either<TenancyError, { tenantId: string; position: Position }>> => {
+  const tenantId = request.tenantId ?? randomUUID();
+  const result = await handleCommand(
+    store,
+    tenant,
+    tenantStream(tenantId),
+    (state) =>
+      state.status === 'none'
+        ? right([{ type: 'TenantCreated' as const, data: { tenantId, name: request.name, createdAt: new Date().toISOString() } }])
+        : left({ _tag: 'TenantExists' as const, tenantId }),
+    metadata,
+  );
+  if (isLeft(result)) return result;
+  return right({ tenantId, position: result.right.position! });
+};
+
+export const createApiKey = async (
+  store: EventStore,
+  request: ApiKeyRequest,
+  metadata: EventMetadata,
+): Promise<Either<TenancyError, NewApiKey>> => {
+  const owner = await store.readStream(tenantStream(request.tenantId), { maxCount: 1 });
+  if (owner._tag !== 'Found') return left({ _tag: 'TenantNotFound', tenantId: request.tenantId });
+  const keyId = request.keyId ?? randomUUID();
+  const secret = request.secret ?? generateSecret();
+  const created: ApiKeyEvent = {
+    type: 'ApiKeyCreated',
+    data: {
+      keyId,
+      tenantId: request.tenantId,
+      subjectId: randomUUID(),
+      secretHash: hashSecret(secret),
+      scopes: [...request.scopes],
+      expiration: request.expiration,
+      createdAt: new Date().toISOString(),
+    },
+  };
+  const result = await handleCommand(
+    store,
+    apiKey,
+    apiKeyStream(keyId),
+    (state) => (state.status === 'none' ? right([created]) : left({ _tag: 'ApiKeyExists' as const, keyId })),
+    metadata,
+  );
+  if (isLeft(result)) return result;
+  const { scopes, expiration } = request;
+  return right({ tenantId: request.tenantId, keyId, secret, scopes, expiration, position: result.right.position! });
+};
+
+export const deleteApiKey = async (
+  store: EventStore,
+  keyId: string,
+  metadata: EventMetadata,
+): Promise<Either<TenancyError, { position: Position | undefined }>> => {
+  const result = await handleCommand(
+    store,
+    apiKey,
+    apiKeyStream(keyId),
+    (state): Either<TenancyError, ApiKeyEvent[]> => {
+      if (state.status === 'none') return left({ _tag: 'ApiKeyNotFound', keyId });
+      if (state.status === 'deleted') return right([]);
+      return right([{ type: 'ApiKeyDeleted', data: { keyId, deletedAt: new Date().toISOString() } }]);
+    },
+    metadata,
+  );
+  return isLeft(result) ? result : right({ position: result.right.position });
+};
