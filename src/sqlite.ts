@@ -50,8 +50,12 @@ export class Sqlite {
 
   get<T extends Row = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
     const statement = this.prepare(sql);
+    // `get` leaves the statement open on its first row, which would hold a read transaction (an
+    // old WAL snapshot) on this connection; resetting it ends the read.
     return new Promise((resolve, reject) =>
-      statement.get(params, (err: Error | null, row?: T) => (err ? reject(err) : resolve(row))),
+      statement.get(params, (err: Error | null, row?: T) => {
+        statement.reset(() => (err ? reject(err) : resolve(row)));
+      }),
     );
   }
 

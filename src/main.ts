@@ -1,0 +1,29 @@
+// The process: read configuration, start, and stop cleanly on SIGTERM or SIGINT.
+import { isLeft } from 'fp-ts/lib/Either.js';
+import { loadConfig } from './config.js';
+import { createLogger } from './log.js';
+import { startService } from './service.js';
+
+const config = loadConfig(process.env);
+if (isLeft(config)) {
+  for (const message of config.left) process.stderr.write(`configuration error: ${message}\n`);
+  process.exit(1);
+}
+const log = createLogger({ level: config.right.logLevel });
+const service = await startService(config.right, log).catch((err: unknown) => {
+  log.error('start failed', { err });
+  process.exit(1);
+});
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, () => {
+    log.info('shutting down', { signal });
+    service.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        log.error('shutdown failed', { err });
+        process.exit(1);
+      },
+    );
+  });
+}

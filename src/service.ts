@@ -1,0 +1,70 @@
+// Composes the service: event store, projection runner, bootstrap, both listeners; and takes
+// it apart again in the reverse order on shutdown.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { allProjections } from '../projections/index.js';
+import type { Config } from './config.js';
+import { openEventStore, readModelsFile } from './eventstore/open.js';
+import type { EventStore } from './eventstore/port.js';
+import { managementApp, publicApp } from './http/apps.js';
+import type { Logger } from './log.js';
+import { ProjectionRunner } from './projection-runner.js';
+import { bootstrapTenant } from './tenancy/bootstrap.js';
+import { tenancyRouter } from './tenancy/routes.js';
+
+export interface Service {
+  readonly store: EventStore;
+  readonly runner: ProjectionRunner;
+  readonly managementUrl: string;
+  readonly publicListenUrl: string;
+  stop(): Promise<void>;
+}
+
+const listen = (server: Server, port: number, host: string): Promise<string> =>
+  new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      const address = server.address() as AddressInfo;
+      const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      resolve(`http://${shown}:${address.port}`);
+    });
+  });
+
+/** Stops accepting, lets in-flight requests finish, and cuts what is left after `timeoutMs`. */
+const closeServer = (server: Server, timeoutMs: number): Promise<void> =>
+  new Promise((resolve) => {
+    const force = setTimeout(() => server.closeAllConnections(), timeoutMs);
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+
+export const startService = async (config: Config, log: Logger): Promise<Service> => {
+  const store = await openEventStore(config);
+  const runner = await ProjectionRunner.open({ store, file: readModelsFile(config), projections: allProjections, log });
+  runner.start();
+  // Authentication reads the read models: serve once they hold everything already recorded.
+  await runner.whenCaughtUp();
+  if (config.bootstrapApiKey) {
+    await bootstrapTenant(store, runner, config.bootstrapApiKey, log, config.readYourWritesTimeoutMs);
+  }
+  const management = createServer(
+    managementApp({ log, readModels: runner.db, routers: [tenancyRouter(runner)] }).callback(),
+  );
+  const wallet = createServer(publicApp({ log, routers: [] }).callback());
+  const managementUrl = await listen(management, config.managementPort, config.managementHost);
+  const publicListenUrl = await listen(wallet, config.publicPort, config.publicHost);
+  log.info('listening', { management: managementUrl, public: publicListenUrl, publicUrl: config.publicUrl });
+
+  let stopped: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopped ??= (async () => {
+      await Promise.all([closeServer(management, config.shutdownTimeoutMs), closeServer(wallet, config.shutdownTimeoutMs)]);
+      await runner.close();
+      await store.close();
+      log.info('stopped', {});
+    })());
+  return { store, runner, managementUrl, publicListenUrl, stop };
+};

@@ -1,0 +1,59 @@
+// Two connections on one file, as the service and the ops tool have.
+import test from 'ava';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isRight } from 'fp-ts/lib/Either.js';
+import { START } from '../src/eventstore/port.js';
+import { openSqliteEventStore } from '../src/eventstore/sqlite.js';
+import { Sqlite } from '../src/sqlite.js';
+
+const tempFile = async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'sqlite-'));
+  return { file: join(dir, 'db.sqlite'), remove: () => rm(dir, { recursive: true, force: true }) };
+};
+
+test('a connection that read one row still sees rows committed later by another connection', async (t) => {
+  const { file, remove } = await tempFile();
+  const a = await Sqlite.open(file, { synchronous: 'NORMAL' });
+  const b = await Sqlite.open(file, { synchronous: 'NORMAL' });
+  try {
+    await a.exec('CREATE TABLE items (n INTEGER)');
+    await a.run('INSERT INTO items VALUES (1)');
+    t.deepEqual(await a.get('SELECT COUNT(*) AS c FROM items'), { c: 1 });
+    await b.run('INSERT INTO items VALUES (2)');
+    t.deepEqual(await a.get('SELECT COUNT(*) AS c FROM items'), { c: 2 });
+    t.deepEqual(await a.all('SELECT n FROM items ORDER BY n'), [{ n: 1 }, { n: 2 }]);
+  } finally {
+    await a.close();
+    await b.close();
+    await remove();
+  }
+});
+
+test('two embedded stores on one file see and respect each other\'s appends', async (t) => {
+  const { file, remove } = await tempFile();
+  const service = await openSqliteEventStore({ file, pollIntervalMs: 20 });
+  const ops = await openSqliteEventStore({ file, pollIntervalMs: 20 });
+  try {
+    const stream = `shared-${randomUUID()}`;
+    t.true(isRight(await service.append(stream, [{ id: randomUUID(), type: 'A', data: {} }], 'no_stream')));
+    t.is((await service.readStream(stream))._tag, 'Found');
+    const subscription = service.subscribeToAll({ after: START });
+    const iterator = subscription[Symbol.asyncIterator]();
+    t.like((await iterator.next()).value, { kind: 'event' });
+    t.like((await iterator.next()).value, { kind: 'caughtUp' });
+    t.true(isRight(await ops.append(stream, [{ id: randomUUID(), type: 'B', data: {} }], 0)));
+    const stale = await service.append(stream, [{ id: randomUUID(), type: 'C', data: {} }], 0);
+    t.like(stale, { _tag: 'Left', left: { _tag: 'WrongExpectedRevision', actual: 1 } });
+    const read = await service.readStream(stream);
+    t.deepEqual(read._tag === 'Found' ? read.events.map((e) => e.type) : [], ['A', 'B']);
+    t.like((await iterator.next()).value, { kind: 'event', event: { type: 'B' } });
+    await subscription.stop();
+  } finally {
+    await service.close();
+    await ops.close();
+    await remove();
+  }
+});

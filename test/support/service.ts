@@ -1,0 +1,62 @@
+// Starts the whole service in-process on ephemeral loopback ports over a fresh data directory.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isLeft } from 'fp-ts/lib/Either.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { silentLogger } from '../../src/log.js';
+import { startService, type Service } from '../../src/service.js';
+
+export const BOOTSTRAP_KEY = 'test-bootstrap-key-0123456789abcdefghijklmnop';
+
+export interface TestService {
+  readonly service: Service;
+  readonly config: Config;
+  readonly dataDir: string;
+  /** fetch against the management listener, with the bootstrap key unless `key` says otherwise. */
+  management(path: string, init?: RequestInit & { key?: string | null }): Promise<Response>;
+  wallet(path: string, init?: RequestInit): Promise<Response>;
+  stop(): Promise<void>;
+  /** Stops and removes the data directory. */
+  cleanup(): Promise<void>;
+}
+
+export const testConfig = (dataDir: string, env: Record<string, string> = {}): Config => {
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    MANAGEMENT_PORT: '0',
+    PUBLIC_PORT: '0',
+    PUBLIC_HOST: '127.0.0.1',
+    BOOTSTRAP_API_KEY: BOOTSTRAP_KEY,
+    ...env,
+  });
+  if (isLeft(config)) throw new Error(config.left.join('; '));
+  return config.right;
+};
+
+export const startTestService = async (
+  options: { env?: Record<string, string>; dataDir?: string } = {},
+): Promise<TestService> => {
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'connector-')));
+  const config = testConfig(dataDir, options.env);
+  const service = await startService(config, silentLogger);
+  const management: TestService['management'] = (path, init = {}) => {
+    const { key, ...rest } = init;
+    const headers = new Headers(rest.headers);
+    const secret = key === undefined ? BOOTSTRAP_KEY : key;
+    if (secret !== null) headers.set('Authorization', `Bearer ${secret}`);
+    return fetch(`${service.managementUrl}${path}`, { ...rest, headers });
+  };
+  return {
+    service,
+    config,
+    dataDir,
+    management,
+    wallet: (path, init) => fetch(`${service.publicListenUrl}${path}`, init),
+    stop: () => service.stop(),
+    cleanup: async () => {
+      await service.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+};
