@@ -17,7 +17,7 @@ export interface SqliteOptions {
 }
 
 export class Sqlite {
-  private readonly statements = new Map<string, sqlite3.Statement>();
+  private readonly statements = new Map<string, Promise<sqlite3.Statement>>();
 
   private constructor(private readonly db: sqlite3.Database) {}
 
@@ -38,8 +38,8 @@ export class Sqlite {
     return new Promise((resolve, reject) => this.db.exec(sql, (err) => (err ? reject(err) : resolve())));
   }
 
-  run(sql: string, params: readonly SqlValue[] = []): Promise<RunResult> {
-    const statement = this.prepare(sql);
+  async run(sql: string, params: readonly SqlValue[] = []): Promise<RunResult> {
+    const statement = await this.prepare(sql);
     return new Promise((resolve, reject) =>
       statement.run(params, function (this: sqlite3.RunResult, err: Error | null) {
         if (err) reject(err);
@@ -48,8 +48,8 @@ export class Sqlite {
     );
   }
 
-  get<T extends Row = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
-    const statement = this.prepare(sql);
+  async get<T extends Row = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
+    const statement = await this.prepare(sql);
     // `get` leaves the statement open on its first row, which would hold a read transaction (an
     // old WAL snapshot) on this connection; resetting it ends the read.
     return new Promise((resolve, reject) =>
@@ -59,8 +59,8 @@ export class Sqlite {
     );
   }
 
-  all<T extends Row = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
-    const statement = this.prepare(sql);
+  async all<T extends Row = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+    const statement = await this.prepare(sql);
     return new Promise((resolve, reject) =>
       statement.all(params, (err: Error | null, rows: T[]) => (err ? reject(err) : resolve(rows))),
     );
@@ -83,22 +83,27 @@ export class Sqlite {
   }
 
   async close(): Promise<void> {
+    const prepared = await Promise.allSettled(this.statements.values());
     await Promise.all(
-      [...this.statements.values()].map((s) => new Promise<void>((resolve) => s.finalize(() => resolve()))),
+      prepared.map((p) => (p.status === 'fulfilled' ? new Promise<void>((resolve) => p.value.finalize(() => resolve())) : undefined)),
     );
     this.statements.clear();
     await new Promise<void>((resolve, reject) => this.db.close((err) => (err ? reject(err) : resolve())));
   }
 
-  private prepare(sql: string): sqlite3.Statement {
+  /** Prepared once per SQL text; a statement that fails to prepare is not kept. */
+  private prepare(sql: string): Promise<sqlite3.Statement> {
     let statement = this.statements.get(sql);
     if (!statement) {
-      statement = this.db.prepare(sql);
+      statement = new Promise((resolve, reject) => {
+        const prepared: sqlite3.Statement = this.db.prepare(sql, (err: Error | null) => {
+          if (!err) return resolve(prepared);
+          this.statements.delete(sql);
+          reject(err);
+        });
+      });
       this.statements.set(sql, statement);
     }
     return statement;
   }
 }
-
-export const isConstraintError = (err: unknown): boolean =>
-  err instanceof Error && (err as Error & { code?: string }).code === 'SQLITE_CONSTRAINT';

@@ -32,6 +32,27 @@ test('a connection that read one row still sees rows committed later by another 
   }
 });
 
+test('a statement that cannot be prepared fails its call and rolls its transaction back', async (t) => {
+  const { file, remove } = await tempFile();
+  const db = await Sqlite.open(file, { synchronous: 'NORMAL' });
+  try {
+    await db.exec('CREATE TABLE items (n INTEGER)');
+    for (let attempt = 0; attempt < 2; attempt++) {
+      await t.throwsAsync(
+        db.transaction(async () => {
+          await db.run('INSERT INTO items VALUES (1)');
+          await db.run('INSERT INTO no_such_table VALUES (1)');
+        }),
+        { message: /no such table/ },
+      );
+    }
+    t.deepEqual(await db.get('SELECT COUNT(*) AS c FROM items'), { c: 0 });
+  } finally {
+    await db.close();
+    await remove();
+  }
+});
+
 test('two embedded stores on one file see and respect each other\'s appends', async (t) => {
   const { file, remove } = await tempFile();
   const service = await openSqliteEventStore({ file, pollIntervalMs: 20 });

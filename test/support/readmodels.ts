@@ -1,0 +1,24 @@
+// Opens a store and a projection runner over a directory, and dumps read models for comparison.
+import { join } from 'node:path';
+import { allProjections } from '../../projections/index.js';
+import type { Projection } from '../../projections/projection.js';
+import type { EventStore } from '../../src/eventstore/port.js';
+import { openSqliteEventStore } from '../../src/eventstore/sqlite.js';
+import { silentLogger } from '../../src/log.js';
+import { ProjectionRunner } from '../../src/projection-runner.js';
+import type { Sqlite } from '../../src/sqlite.js';
+
+export const openStore = (dir: string): Promise<EventStore> =>
+  openSqliteEventStore({ file: join(dir, 'events.sqlite'), pollIntervalMs: 20 });
+
+export const openRunner = (store: EventStore, file: string, projections: readonly Projection[] = allProjections) =>
+  ProjectionRunner.open({ store, file, projections, log: silentLogger });
+
+/** Every row of every table the projections own, in a stable order. */
+export const dumpReadModels = async (db: Sqlite, projections: readonly Projection[] = allProjections) => {
+  const dump: Record<string, string[]> = {};
+  for (const table of projections.flatMap((p) => p.tables)) {
+    dump[table] = (await db.all(`SELECT * FROM "${table}"`)).map((row) => JSON.stringify(row)).sort();
+  }
+  return dump;
+};
