@@ -1,0 +1,60 @@
+// Runs the project's own entry points as child processes.
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+
+export const mainScript = fileURLToPath(new URL('../../src/main.js', import.meta.url));
+export const opsScript = fileURLToPath(new URL('../../ops/cli.js', import.meta.url));
+
+export interface Finished {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs a script to its end with the given environment (no inherited variables but PATH). */
+export const runScript = (script: string, args: readonly string[], env: Record<string, string>): Promise<Finished> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+
+export interface RunningService {
+  readonly child: ChildProcessByStdio<null, Readable, Readable>;
+  readonly managementUrl: string;
+  readonly publicUrl: string;
+  /** Every log line so far. */
+  readonly lines: string[];
+  exited: Promise<number | null>;
+}
+
+/** Starts `main` and resolves once it logs that it is listening. */
+export const startMain = (env: Record<string, string>): Promise<RunningService> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [mainScript], {
+      env: { PATH: process.env['PATH'] ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const lines: string[] = [];
+    let buffered = '';
+    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+    exited.then((code) => reject(new Error(`service exited early with ${code}: ${lines.join('\n')}`)));
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const complete = buffered.split('\n');
+      buffered = complete.pop() ?? '';
+      for (const line of complete) {
+        lines.push(line);
+        const parsed = JSON.parse(line) as { msg?: string; management?: string; public?: string };
+        if (parsed.msg === 'listening') {
+          resolve({ child, managementUrl: parsed.management!, publicUrl: parsed.public!, lines, exited });
+        }
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => lines.push(chunk.toString()));
+  });
