@@ -64,6 +64,12 @@ const ApiKey = withMessage(
   'expected at least 32 characters from [A-Za-z0-9_-]',
 );
 
+// 32 bytes in base64url (43 characters): an AES-256 key.
+const Key256 = withMessage(
+  t.refinement(t.string, (s) => /^[A-Za-z0-9_-]{43}$/.test(s) && Buffer.from(s, 'base64url').length === 32),
+  'expected 32 bytes in base64url (43 characters)',
+);
+
 const variables = {
   dataDir: withDefault('DATA_DIR', NonEmptyText, './data'),
   /** When set, the EventStoreDB adapter is used instead of the embedded store. */
@@ -76,6 +82,8 @@ const variables = {
   /** Base URL wallets see; no trailing slash. */
   publicUrl: withDefault('PUBLIC_URL', HttpBaseUrl, 'http://localhost:8080'),
   bootstrapApiKey: optional('BOOTSTRAP_API_KEY', ApiKey, { secret: true }),
+  /** Wraps the per-flow data keys; unset means a key file in DATA_DIR, made on first start. */
+  dataKeyEncryptionKey: optional('DATA_KEY_ENCRYPTION_KEY', Key256, { secret: true }),
   logLevel: withDefault('LOG_LEVEL', LogLevelCodec, 'info'),
   readYourWritesTimeoutMs: withDefault('READ_YOUR_WRITES_TIMEOUT_MS', MillisecondsFromString, '5000'),
   shutdownTimeoutMs: withDefault('SHUTDOWN_TIMEOUT_MS', MillisecondsFromString, '10000'),

@@ -26,6 +26,10 @@ import {
   type SubscriptionMessage,
 } from './port.js';
 
+/** A tombstone is a `$streamDeleted` event at a revision no real event can reach. */
+const TOMBSTONE_REVISION = Number.MAX_SAFE_INTEGER;
+const TOMBSTONE_TYPE = '$streamDeleted';
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (
   position  INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -39,11 +43,15 @@ CREATE TABLE IF NOT EXISTS events (
   UNIQUE (stream_id, revision)
 );
 CREATE INDEX IF NOT EXISTS events_by_stream_event_id ON events (stream_id, event_id);
+-- A tombstone erases the stream's events in the same statement, as EventStoreDB's scavenge
+-- eventually does: tombstoned data keys must be gone from the file, not just unreadable.
+CREATE TRIGGER IF NOT EXISTS tombstone_erases_stream AFTER INSERT ON events
+WHEN NEW.revision = ${TOMBSTONE_REVISION}
+BEGIN
+  DELETE FROM events WHERE stream_id = NEW.stream_id AND revision <> NEW.revision;
+END;
 `;
 
-/** A tombstone is a `$streamDeleted` event at a revision no real event can reach. */
-const TOMBSTONE_REVISION = Number.MAX_SAFE_INTEGER;
-const TOMBSTONE_TYPE = '$streamDeleted';
 
 const SUBSCRIPTION_BATCH = 500;
 
@@ -86,6 +94,41 @@ const expectation = (expected: ExpectedRevision): string => {
   }
 };
 
+/**
+ * The append statement for `count` events under an expectation. Parameters: ?1 stream, ?2 created,
+ * ?3 first event id, ?4 expected revision, then 5 per event. Built once per shape and reused: the
+ * text is also the key of the prepared-statement cache, which would otherwise be rebuilt and
+ * hashed on every append.
+ */
+const appendStatement = (count: number, expected: ExpectedRevision): string => {
+  const key = `${count}:${typeof expected === 'number' ? 'exact' : expected}`;
+  let sql = appendStatements.get(key);
+  if (sql === undefined) {
+    const rows = Array.from({ length: count }, (_, i) => {
+      const k = 5 + i * 5;
+      return `(?${k}, ?${k + 1}, ?${k + 2}, ?${k + 3}, ?${k + 4})`;
+    });
+    // With `any` and `stream_exists`, a retry is recognised by its first event id, as EventStoreDB does.
+    const notRetried =
+      expected === 'any' || expected === 'stream_exists'
+        ? 'AND NOT EXISTS (SELECT 1 FROM events WHERE stream_id = ?1 AND event_id = ?3)'
+        : '';
+    // The ORDER BY gives a batch positions in revision order; one row needs no sort (SQLite would
+    // still build a temp b-tree for it).
+    sql = `WITH cur(r) AS (SELECT COALESCE(MAX(revision), -1) FROM events WHERE stream_id = ?1),
+            dead(d) AS (SELECT EXISTS (SELECT 1 FROM events WHERE stream_id = ?1 AND revision = ${TOMBSTONE_REVISION}))
+       INSERT INTO events (stream_id, revision, event_id, type, data, metadata, created)
+       SELECT ?1, cur.r + v.column1, v.column2, v.column3, v.column4, v.column5, ?2
+       FROM cur, dead, (VALUES ${rows.join(', ')}) AS v
+       WHERE dead.d = 0 AND ${expectation(expected)} ${notRetried}
+       ${count > 1 ? 'ORDER BY v.column1' : ''}
+       RETURNING position, revision`;
+    appendStatements.set(key, sql);
+  }
+  return sql;
+};
+const appendStatements = new Map<string, string>();
+
 export interface SqliteEventStoreOptions {
   readonly file: string;
   readonly synchronous?: 'FULL' | 'NORMAL';
@@ -95,6 +138,8 @@ export interface SqliteEventStoreOptions {
 
 export const openSqliteEventStore = async (options: SqliteEventStoreOptions): Promise<EventStore> => {
   const db = await Sqlite.open(options.file, { synchronous: options.synchronous ?? 'FULL' });
+  // Deleted rows are overwritten with zeros, so erased events leave nothing readable in the file.
+  await db.exec('PRAGMA secure_delete = ON');
   await db.exec(SCHEMA);
   return new SqliteEventStore(db, options.pollIntervalMs ?? 200);
 };
@@ -118,11 +163,6 @@ class SqliteEventStore implements EventStore {
     expectedRevision: ExpectedRevision,
   ): Promise<Either<AppendError, AppendResult>> {
     if (events.length === 0) return this.appendNothing(streamId, expectedRevision);
-    // Parameters: ?1 stream, ?2 created, ?3 first event id, ?4 expected revision, then 5 per event.
-    const rows = events.map((_, i) => {
-      const k = 5 + i * 5;
-      return `(?${k}, ?${k + 1}, ?${k + 2}, ?${k + 3}, ?${k + 4})`;
-    });
     const rowParams = events.flatMap((e, i): SqlValue[] => [
       i + 1,
       e.id,
@@ -130,20 +170,8 @@ class SqliteEventStore implements EventStore {
       JSON.stringify(e.data),
       e.metadata === undefined ? null : JSON.stringify(e.metadata),
     ]);
-    // With `any` and `stream_exists`, a retry is recognised by its first event id, as EventStoreDB does.
-    const notRetried =
-      expectedRevision === 'any' || expectedRevision === 'stream_exists'
-        ? 'AND NOT EXISTS (SELECT 1 FROM events WHERE stream_id = ?1 AND event_id = ?3)'
-        : '';
     const inserted = await this.db.all<{ position: number; revision: number }>(
-      `WITH cur(r) AS (SELECT COALESCE(MAX(revision), -1) FROM events WHERE stream_id = ?1),
-            dead(d) AS (SELECT EXISTS (SELECT 1 FROM events WHERE stream_id = ?1 AND revision = ${TOMBSTONE_REVISION}))
-       INSERT INTO events (stream_id, revision, event_id, type, data, metadata, created)
-       SELECT ?1, cur.r + v.column1, v.column2, v.column3, v.column4, v.column5, ?2
-       FROM cur, dead, (VALUES ${rows.join(', ')}) AS v
-       WHERE dead.d = 0 AND ${expectation(expectedRevision)} ${notRetried}
-       ORDER BY v.column1
-       RETURNING position, revision`,
+      appendStatement(events.length, expectedRevision),
       [streamId, Date.now(), events[0]!.id, typeof expectedRevision === 'number' ? expectedRevision : null, ...rowParams],
     );
     if (inserted.length === events.length) {
