@@ -87,6 +87,9 @@ const variables = {
   logLevel: withDefault('LOG_LEVEL', LogLevelCodec, 'info'),
   readYourWritesTimeoutMs: withDefault('READ_YOUR_WRITES_TIMEOUT_MS', MillisecondsFromString, '5000'),
   shutdownTimeoutMs: withDefault('SHUTDOWN_TIMEOUT_MS', MillisecondsFromString, '10000'),
+  // verification (OpenID4VP): variables added here
+  // issuance (OpenID4VCI): variables added here
+  // callbacks: variables added here
 } satisfies Record<string, Variable<unknown>>;
 
 type Variables = typeof variables;

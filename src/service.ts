@@ -6,15 +6,19 @@ import { allProjections } from '../projections/index.js';
 import type { Config } from './config.js';
 import { openEventStore, readModelsFile } from './eventstore/open.js';
 import type { EventStore } from './eventstore/port.js';
+import type { ServiceContext } from './feature.js';
 import { managementApp, publicApp } from './http/apps.js';
 import type { Logger } from './log.js';
 import { ProjectionRunner } from './projection-runner.js';
+import { dataKeys } from './crypto/dataKeys.js';
+import { loadKek } from './crypto/kek.js';
+import { features as allFeatures } from './features.js';
 import { bootstrapTenant } from './tenancy/bootstrap.js';
-import { tenancyRouter } from './tenancy/routes.js';
 
 export interface Service {
   readonly store: EventStore;
   readonly runner: ProjectionRunner;
+  readonly context: ServiceContext;
   readonly managementUrl: string;
   readonly publicListenUrl: string;
   stop(): Promise<void>;
@@ -50,21 +54,25 @@ export const startService = async (config: Config, log: Logger): Promise<Service
   if (config.bootstrapApiKey) {
     await bootstrapTenant(store, runner, config.bootstrapApiKey, log, config.readYourWritesTimeoutMs);
   }
+  const context = { config, log, store, runner, dataKeys: dataKeys(store, await loadKek(config)) };
+  const features = await allFeatures(context);
   const management = createServer(
-    managementApp({ log, readModels: runner.db, routers: [tenancyRouter(runner)] }).callback(),
+    managementApp({ log, readModels: runner.db, routers: features.flatMap((f) => f.managementRouters ?? []) }).callback(),
   );
-  const wallet = createServer(publicApp({ log, routers: [] }).callback());
+  const wallet = createServer(publicApp({ log, routers: features.flatMap((f) => f.publicRouters ?? []) }).callback());
   const managementUrl = await listen(management, config.managementPort, config.managementHost);
   const publicListenUrl = await listen(wallet, config.publicPort, config.publicHost);
+  for (const feature of features) feature.start?.();
   log.info('listening', { management: managementUrl, public: publicListenUrl, publicUrl: config.publicUrl });
 
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> =>
     (stopped ??= (async () => {
       await Promise.all([closeServer(management, config.shutdownTimeoutMs), closeServer(wallet, config.shutdownTimeoutMs)]);
+      await Promise.all(features.map((f) => f.stop?.()));
       await runner.close();
       await store.close();
       log.info('stopped', {});
     })());
-  return { store, runner, managementUrl, publicListenUrl, stop };
+  return { store, runner, context, managementUrl, publicListenUrl, stop };
 };

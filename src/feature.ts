@@ -1,0 +1,29 @@
+// What a feature (verification, issuance, callbacks, resources) adds to the service: routers on
+// either listener, and background work (schedulers, subscribers) started after the listeners
+// and stopped before the stores close. Features are listed in src/features.ts.
+import type Router from '@koa/router';
+import type { Config } from './config.js';
+import type { DataKeys } from './crypto/dataKeys.js';
+import type { EventStore } from './eventstore/port.js';
+import type { Logger } from './log.js';
+import type { ProjectionRunner } from './projection-runner.js';
+
+/** What every feature gets from the service. */
+export interface ServiceContext {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly store: EventStore;
+  /** Read models (`runner.db`) and read-your-writes (`runner.waitFor`). */
+  readonly runner: ProjectionRunner;
+  readonly dataKeys: DataKeys;
+}
+
+export interface Feature {
+  readonly name: string;
+  /** Mounted behind API-key authentication on the management listener. */
+  readonly managementRouters?: readonly Router[];
+  /** Mounted on the public (wallet-facing) listener. */
+  readonly publicRouters?: readonly Router[];
+  start?(): void;
+  stop?(): Promise<void>;
+}

@@ -1,0 +1,5 @@
+// Every feature of the service, in the order their routers are mounted.
+import type { Feature, ServiceContext } from './feature.js';
+import { tenancyFeature } from './tenancy/routes.js';
+
+export const features = async (context: ServiceContext): Promise<readonly Feature[]> => [tenancyFeature(context)];
