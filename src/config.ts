@@ -72,6 +72,8 @@ const Key256 = withMessage(
 
 const variables = {
   dataDir: withDefault('DATA_DIR', NonEmptyText, './data'),
+  /** Each instance's own read models; default DATA_DIR/readmodels.sqlite. */
+  readModelsFile: optional('READ_MODELS_FILE', NonEmptyText),
   /** When set, the EventStoreDB adapter is used instead of the embedded store. */
   eventStoreConnectionString: optional('EVENTSTORE_CONNECTION_STRING', EventStoreConnectionString, { secret: true }),
   managementPort: withDefault('MANAGEMENT_PORT', PortFromString, '8081'),

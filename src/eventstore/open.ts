@@ -15,5 +15,9 @@ export const openEventStore = async (config: Pick<Config, 'dataDir' | 'eventStor
   return openSqliteEventStore({ file: join(config.dataDir, 'events.sqlite') });
 };
 
-/** The read models live in their own file, always local: they are disposable and rebuilt from the store. */
-export const readModelsFile = (config: Pick<Config, 'dataDir'>): string => join(config.dataDir, 'readmodels.sqlite');
+/**
+ * The read models live in their own file, always local: they are disposable and rebuilt from the
+ * store. Instances sharing one event store each need their own.
+ */
+export const readModelsFile = (config: Pick<Config, 'dataDir' | 'readModelsFile'>): string =>
+  config.readModelsFile ?? join(config.dataDir, 'readmodels.sqlite');
