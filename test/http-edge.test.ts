@@ -274,19 +274,22 @@ test('decode locations: unions add no segment, odd keys are quoted, roots work',
 test('config defaults', (t) => {
   const result = loadConfig({});
   if (!isRight(result)) return t.fail(JSON.stringify(result.left));
-  t.deepEqual(result.right, {
+  // A subset: each feature's own tests cover the variables it adds.
+  t.like(result.right, {
     dataDir: './data',
-    eventStoreConnectionString: undefined,
     managementPort: 8081,
     managementHost: '127.0.0.1',
     publicPort: 8080,
     publicHost: '0.0.0.0',
     publicUrl: 'http://localhost:8080',
-    bootstrapApiKey: undefined,
     logLevel: 'info',
     readYourWritesTimeoutMs: 5000,
     shutdownTimeoutMs: 10000,
   });
+  t.is(result.right.eventStoreConnectionString, undefined);
+  t.is(result.right.bootstrapApiKey, undefined);
+  t.is(result.right.readModelsFile, undefined);
+  t.is(result.right.dataKeyEncryptionKey, undefined);
 });
 
 test('config accepts valid values, ephemeral ports and normalises PUBLIC_URL', (t) => {

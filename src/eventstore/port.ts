@@ -28,7 +28,11 @@ export const parsePosition = (text: string): Position | undefined => {
   return m ? { commit: BigInt(m[1]!), prepare: BigInt(m[2]!) } : undefined;
 };
 
-/** An event to append. `id` is a UUID chosen by the writer: it makes a retried append idempotent. */
+/**
+ * An event to append. `id` is a UUID chosen by the writer: it makes a retried append idempotent.
+ * With an exact or `no_stream` expectation that always holds; with `any`, EventStoreDB only
+ * remembers recent ids, so writers that must not duplicate use an exact expectation.
+ */
 export interface EventData {
   readonly id: string;
   readonly type: string;
