@@ -7,9 +7,10 @@ import { isIP } from 'node:net';
 import * as t from 'io-ts';
 import type { Either } from 'fp-ts/lib/Either.js';
 import { isLeft, left, right } from 'fp-ts/lib/Either.js';
-import { HttpBaseUrl, MillisecondsFromString, PortFromString, withMessage } from './http/codecs.js';
+import { HttpBaseUrl, integerFromString, MillisecondsFromString, PortFromString, withMessage } from './http/codecs.js';
 import { LOG_LEVELS } from './log.js';
 import type { LogLevel } from './log.js';
+import { TrustAnchorsFromString } from './trust/trustAnchors.js';
 
 interface Variable<A> {
   readonly env: string;
@@ -70,6 +71,13 @@ const Key256 = withMessage(
   'expected 32 bytes in base64url (43 characters)',
 );
 
+const BooleanFromString = new t.Type<boolean, string, unknown>(
+  'BooleanFromString',
+  (u): u is boolean => typeof u === 'boolean',
+  (u, c) => (u === 'true' ? t.success(true) : u === 'false' ? t.success(false) : t.failure(u, c, 'expected true or false')),
+  String,
+);
+
 const variables = {
   dataDir: withDefault('DATA_DIR', NonEmptyText, './data'),
   /** Each instance's own read models; default DATA_DIR/readmodels.sqlite. */
@@ -90,6 +98,16 @@ const variables = {
   readYourWritesTimeoutMs: withDefault('READ_YOUR_WRITES_TIMEOUT_MS', MillisecondsFromString, '5000'),
   shutdownTimeoutMs: withDefault('SHUTDOWN_TIMEOUT_MS', MillisecondsFromString, '10000'),
   // verification (OpenID4VP): variables added here
+  /** PEM chain (leaf first) and PKCS#8 key of the access certificate; unset means a development chain in DATA_DIR. */
+  accessCertificateFile: optional('ACCESS_CERTIFICATE_FILE', NonEmptyText),
+  accessKeyFile: optional('ACCESS_KEY_FILE', NonEmptyText),
+  /** PEM chain and PKCS#8 key of the Issuer Signing Certificate; a key pair separate from the access certificate's. */
+  issuerCertificateFile: optional('ISSUER_CERTIFICATE_FILE', NonEmptyText),
+  issuerKeyFile: optional('ISSUER_KEY_FILE', NonEmptyText),
+  /** Anchor issuer chains in X509_TRUST_ANCHORS and check CRLs. */
+  x509VerifyTrustAnchor: withDefault('X509_VERIFY_TRUST_ANCHOR', BooleanFromString, 'false'),
+  x509TrustAnchors: withDefault('X509_TRUST_ANCHORS', TrustAnchorsFromString, ''),
+  x509CrlTimeoutSeconds: withDefault('X509_CRL_TIMEOUT_SECONDS', integerFromString(1, 300), '10'),
   // issuance (OpenID4VCI): variables added here
   // callbacks: variables added here
 } satisfies Record<string, Variable<unknown>>;

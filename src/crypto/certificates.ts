@@ -1,0 +1,284 @@
+// P-256 keys and X.509 certificates: the connector's two signing identities (the Relying Party's
+// access certificate and the Issuer Signing Certificate), development chains, CRLs for tests and
+// operators, PEM and `x5c` encodings.
+//
+// Everything is ES256 (HAIP). Certificates carry SubjectKeyIdentifier/AuthorityKeyIdentifier so a
+// verifier can match issuers by key, not only by name.
+import { createHash, webcrypto } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { exportJWK, type JWK } from 'jose';
+import { x509 } from './x509.js';
+
+export type CryptoKey = webcrypto.CryptoKey;
+export type CryptoKeyPair = webcrypto.CryptoKeyPair;
+
+const EC_P256 = { name: 'ECDSA', namedCurve: 'P-256' } as const;
+export const ECDSA_SHA256 = { name: 'ECDSA', hash: 'SHA-256' } as const;
+
+/** An extractable P-256 key pair (extractable so it can be written as PKCS#8). */
+export const generateP256KeyPair = async (): Promise<CryptoKeyPair> =>
+  webcrypto.subtle.generateKey(EC_P256, true, ['sign', 'verify']);
+
+/** A certificate together with the key pair it certifies. */
+export interface CertifiedKey {
+  readonly certificate: x509.X509Certificate;
+  readonly keys: CryptoKeyPair;
+}
+
+export interface SubjectAltName {
+  readonly type: 'dns' | 'url';
+  readonly value: string;
+}
+
+export interface CertificateOptions {
+  /** The subject common name. */
+  readonly commonName: string;
+  readonly notBefore?: Date;
+  readonly notAfter?: Date;
+  /** An http(s) URL put in the CRL Distribution Points extension. */
+  readonly crlDistributionPoint?: string;
+  readonly subjectAltNames?: readonly SubjectAltName[];
+  /** Replaces the default Key Usage; tests use it to build non-conforming certificates. */
+  readonly keyUsage?: x509.KeyUsageFlags;
+  /** Replaces the default Basic Constraints; `null` leaves the extension out. */
+  readonly basicConstraints?: { readonly ca: boolean; readonly pathLength?: number } | null;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+const distinguishedName = (commonName: string): string => `CN=${commonName.replace(/([,+"\\<>;=])/g, '\\$1')}`;
+
+// 16 random bytes with the top bit cleared: a positive INTEGER, unique without a registry.
+const randomSerial = (): string => {
+  const bytes = webcrypto.getRandomValues(new Uint8Array(16));
+  bytes[0] = (bytes[0] ?? 0) & 0x7f;
+  return Buffer.from(bytes).toString('hex');
+};
+
+const issue = async (
+  subjectKeys: CryptoKeyPair,
+  issuer: CertifiedKey | undefined,
+  options: CertificateOptions,
+  defaults: { readonly keyUsage: x509.KeyUsageFlags; readonly basicConstraints: { ca: boolean; pathLength?: number } },
+): Promise<x509.X509Certificate> => {
+  const basicConstraints = options.basicConstraints === undefined ? defaults.basicConstraints : options.basicConstraints;
+  const extensions: x509.Extension[] = [
+    new x509.KeyUsagesExtension(options.keyUsage ?? defaults.keyUsage, true),
+    await x509.SubjectKeyIdentifierExtension.create(subjectKeys.publicKey),
+    await x509.AuthorityKeyIdentifierExtension.create(issuer ? issuer.keys.publicKey : subjectKeys.publicKey),
+  ];
+  if (basicConstraints) extensions.push(new x509.BasicConstraintsExtension(basicConstraints.ca, basicConstraints.pathLength, true));
+  if (options.crlDistributionPoint) extensions.push(new x509.CRLDistributionPointsExtension([options.crlDistributionPoint]));
+  if (options.subjectAltNames && options.subjectAltNames.length > 0) {
+    extensions.push(new x509.SubjectAlternativeNameExtension(options.subjectAltNames.map((n) => ({ type: n.type, value: n.value }))));
+  }
+  const notBefore = options.notBefore ?? new Date(Date.now() - 60_000);
+  return x509.X509CertificateGenerator.create({
+    serialNumber: randomSerial(),
+    subject: distinguishedName(options.commonName),
+    issuer: issuer ? issuer.certificate.subject : distinguishedName(options.commonName),
+    notBefore,
+    notAfter: options.notAfter ?? new Date(notBefore.getTime() + 365 * DAY_MS),
+    publicKey: subjectKeys.publicKey,
+    signingKey: issuer ? issuer.keys.privateKey : subjectKeys.privateKey,
+    signingAlgorithm: ECDSA_SHA256,
+    extensions,
+  });
+};
+
+/**
+ * A certification authority: self-signed (a root, usable as a trust anchor) when `issuer` is
+ * absent, else an intermediate signed by `issuer`. Key Usage keyCertSign + cRLSign, cA=true.
+ */
+export const createCertificateAuthority = async (
+  options: CertificateOptions & { readonly pathLength?: number },
+  issuer?: CertifiedKey,
+): Promise<CertifiedKey> => {
+  const keys = await generateP256KeyPair();
+  const certificate = await issue(keys, issuer, options, {
+    keyUsage: x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign,
+    basicConstraints: options.pathLength === undefined ? { ca: true } : { ca: true, pathLength: options.pathLength },
+  });
+  return { certificate, keys };
+};
+
+/** An end-entity signing certificate (digitalSignature, cA=false) signed by `issuer`. */
+export const createLeafCertificate = async (issuer: CertifiedKey, options: CertificateOptions, keys?: CryptoKeyPair): Promise<CertifiedKey> => {
+  const subjectKeys = keys ?? (await generateP256KeyPair());
+  const certificate = await issue(subjectKeys, issuer, options, {
+    keyUsage: x509.KeyUsageFlags.digitalSignature,
+    basicConstraints: { ca: false },
+  });
+  return { certificate, keys: subjectKeys };
+};
+
+export interface CrlOptions {
+  /** Serial numbers (hex, as `X509Certificate.serialNumber`) of revoked certificates. */
+  readonly revokedSerialNumbers?: readonly string[];
+  readonly thisUpdate?: Date;
+  /** Default one day after thisUpdate. */
+  readonly nextUpdate?: Date;
+}
+
+/** A CRL signed by `issuer` (a CA with cRLSign). */
+export const createCrl = async (issuer: CertifiedKey, options: CrlOptions = {}): Promise<x509.X509Crl> => {
+  const thisUpdate = options.thisUpdate ?? new Date(Date.now() - 60_000);
+  return x509.X509CrlGenerator.create({
+    issuer: issuer.certificate.subject,
+    thisUpdate,
+    nextUpdate: options.nextUpdate ?? new Date(thisUpdate.getTime() + DAY_MS),
+    signingKey: issuer.keys.privateKey,
+    signingAlgorithm: ECDSA_SHA256,
+    entries: (options.revokedSerialNumbers ?? []).map((serialNumber) => ({ serialNumber, revocationDate: thisUpdate })),
+  });
+};
+
+// --- encodings
+
+/** PEM text of one or more certificates, in the given order. */
+export const certificatesToPem = (certificates: readonly x509.X509Certificate[]): string =>
+  certificates.map((c) => c.toString('pem')).join('\n') + '\n';
+
+/** Every CERTIFICATE block of a PEM text, in order. Throws when there is none. */
+export const certificatesFromPem = (pem: string): x509.X509Certificate[] => {
+  const blocks = x509.PemConverter.decodeWithHeaders(pem).filter((b) => b.type === 'CERTIFICATE');
+  if (blocks.length === 0) throw new Error('no CERTIFICATE block in the PEM text');
+  return blocks.map((b) => new x509.X509Certificate(b.rawData));
+};
+
+export const privateKeyToPem = async (key: CryptoKey): Promise<string> =>
+  x509.PemConverter.encode(await webcrypto.subtle.exportKey('pkcs8', key), 'PRIVATE KEY') + '\n';
+
+/** A PKCS#8 P-256 private key, importable for ES256 signing. */
+export const privateKeyFromPem = async (pem: string): Promise<CryptoKey> => {
+  const block = x509.PemConverter.decodeWithHeaders(pem).find((b) => b.type === 'PRIVATE KEY');
+  if (!block) throw new Error('no PRIVATE KEY (PKCS#8) block in the PEM text');
+  return webcrypto.subtle.importKey('pkcs8', block.rawData, EC_P256, true, ['sign']);
+};
+
+/** The `x5c` header value: base64 (not base64url) DER, leaf first. */
+export const x5cOf = (chain: readonly x509.X509Certificate[]): string[] =>
+  chain.map((c) => Buffer.from(c.rawData).toString('base64'));
+
+/** OpenID4VP `x509_hash` client identifier: base64url SHA-256 of the certificate's DER. */
+export const x509HashClientId = (certificate: x509.X509Certificate): string =>
+  `x509_hash:${createHash('sha256').update(Buffer.from(certificate.rawData)).digest('base64url')}`;
+
+// --- signing identities
+
+/** A key and the chain certifying it, ready for jose's SignJWT (ES256, `x5c` header). */
+export interface SigningIdentity {
+  /** Non-extractable once loaded; usable with jose `SignJWT#sign` for ES256. */
+  readonly privateKey: CryptoKey;
+  readonly publicJwk: JWK;
+  /** Leaf first, without the trust anchor. */
+  readonly chain: readonly x509.X509Certificate[];
+  readonly x5c: readonly string[];
+}
+
+/**
+ * Build the identity from a chain (leaf first) and the leaf's private key. A self-signed last
+ * certificate is dropped: the verifier holds its anchor, so x5c must not carry it.
+ * Throws when the key is not the leaf's.
+ */
+export const signingIdentity = async (chain: readonly x509.X509Certificate[], privateKey: CryptoKey): Promise<SigningIdentity> => {
+  const [leaf] = chain;
+  if (!leaf) throw new Error('empty certificate chain');
+  const last = chain[chain.length - 1];
+  const withoutAnchor = chain.length > 1 && last && (await last.isSelfSigned()) ? chain.slice(0, -1) : chain;
+  const publicJwk = await exportJWK(await leaf.publicKey.export(EC_P256, ['verify']));
+  const privateJwk = await exportJWK(privateKey);
+  if (privateJwk.kty !== 'EC' || privateJwk.crv !== 'P-256') throw new Error('the private key is not a P-256 key');
+  if (privateJwk.x !== publicJwk.x || privateJwk.y !== publicJwk.y) throw new Error('the private key does not match the certificate');
+  // Re-import without extractability: the running service never needs to export it again.
+  const signingKey = await webcrypto.subtle.importKey('jwk', privateJwk, EC_P256, false, ['sign']);
+  return { privateKey: signingKey, publicJwk: { kty: 'EC', crv: 'P-256', x: publicJwk.x, y: publicJwk.y }, chain: withoutAnchor, x5c: x5cOf(withoutAnchor) };
+};
+
+export interface SigningIdentitySource {
+  /** Used in messages and as the development file names, e.g. `access` or `issuer`. */
+  readonly name: string;
+  /** Environment variable names, for messages. */
+  readonly certificateVariable: string;
+  readonly keyVariable: string;
+  /** PEM chain (leaf first) and PKCS#8 PEM key; both set or both unset. */
+  readonly certificateFile: string | undefined;
+  readonly keyFile: string | undefined;
+  /** Where a development chain is generated and kept when the files are not given. */
+  readonly dataDir: string;
+  /** Of the generated development leaf. */
+  readonly commonName: string;
+  readonly subjectAltNames?: readonly SubjectAltName[];
+}
+
+const DEV_CERTIFICATE = 'certificate.pem';
+const DEV_KEY = 'key.pem';
+const DEV_CA = 'ca.pem';
+const DEV_CA_KEY = 'ca-key.pem';
+
+/**
+ * The configured identity, or else a development chain (self-made CA + leaf) generated once into
+ * `DATA_DIR/<name>-identity/` and reused on every start. The directory is filled under a temporary
+ * name and renamed into place, so of two processes starting at once both end up with the same one.
+ */
+export const loadSigningIdentity = async (source: SigningIdentitySource): Promise<SigningIdentity> => {
+  if ((source.certificateFile === undefined) !== (source.keyFile === undefined)) {
+    throw new Error(`${source.certificateVariable} and ${source.keyVariable}: set both or neither`);
+  }
+  if (source.certificateFile !== undefined && source.keyFile !== undefined) {
+    return readIdentity(source.certificateFile, source.keyFile);
+  }
+  const dir = join(source.dataDir, `${source.name}-identity`);
+  const certificateFile = join(dir, DEV_CERTIFICATE);
+  const keyFile = join(dir, DEV_KEY);
+  try {
+    return await readIdentity(certificateFile, keyFile);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  await mkdir(source.dataDir, { recursive: true });
+  const staging = await mkdtemp(join(source.dataDir, `.${source.name}-identity-`));
+  try {
+    await writeDevelopmentChain(staging, source);
+    await rename(staging, dir);
+  } catch (err) {
+    await rm(staging, { recursive: true, force: true });
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
+  }
+  return readIdentity(certificateFile, keyFile);
+};
+
+const readIdentity = async (certificateFile: string, keyFile: string): Promise<SigningIdentity> => {
+  const [chainPem, keyPem] = await Promise.all([readFile(certificateFile, 'utf8'), readFile(keyFile, 'utf8')]);
+  return signingIdentity(certificatesFromPem(chainPem), await privateKeyFromPem(keyPem));
+};
+
+export interface GeneratedChain {
+  readonly ca: CertifiedKey;
+  readonly leaf: CertifiedKey;
+}
+
+/** A CA valid ten years and a leaf valid one year, for development and for `ops certificates generate`. */
+export const generateChain = async (commonName: string, subjectAltNames: readonly SubjectAltName[] = []): Promise<GeneratedChain> => {
+  const notBefore = new Date(Date.now() - 60_000);
+  const ca = await createCertificateAuthority({ commonName: `${commonName} CA`, notBefore, notAfter: new Date(notBefore.getTime() + 3650 * DAY_MS), pathLength: 0 });
+  const leaf = await createLeafCertificate(ca, { commonName, notBefore, subjectAltNames });
+  return { ca, leaf };
+};
+
+/**
+ * Writes `certificate.pem` (the leaf), `key.pem` (its PKCS#8 key), `ca.pem` and, with
+ * `includeCaKey`, `ca-key.pem` into `dir`, each mode 0600 and never over an existing file.
+ */
+export const writeChainFiles = async (dir: string, chain: GeneratedChain, options: { readonly includeCaKey?: boolean } = {}): Promise<void> => {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  if (options.includeCaKey) await writeFile(join(dir, DEV_CA_KEY), await privateKeyToPem(chain.ca.keys.privateKey), { flag: 'wx', mode: 0o600 });
+  await writeFile(join(dir, DEV_KEY), await privateKeyToPem(chain.leaf.keys.privateKey), { flag: 'wx', mode: 0o600 });
+  await writeFile(join(dir, DEV_CERTIFICATE), certificatesToPem([chain.leaf.certificate]), { flag: 'wx', mode: 0o600 });
+  await writeFile(join(dir, DEV_CA), certificatesToPem([chain.ca.certificate]), { flag: 'wx', mode: 0o600 });
+};
+
+const writeDevelopmentChain = async (dir: string, source: SigningIdentitySource): Promise<void> =>
+  writeChainFiles(dir, await generateChain(source.commonName, source.subjectAltNames));
