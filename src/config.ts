@@ -108,6 +108,13 @@ const variables = {
   x509VerifyTrustAnchor: withDefault('X509_VERIFY_TRUST_ANCHOR', BooleanFromString, 'false'),
   x509TrustAnchors: withDefault('X509_TRUST_ANCHORS', TrustAnchorsFromString, ''),
   x509CrlTimeoutSeconds: withDefault('X509_CRL_TIMEOUT_SECONDS', integerFromString(1, 300), '10'),
+  /** Lifetime of a presentation request when `expires_in` is omitted, in seconds. */
+  presentationExpiresIn: withDefault('PRESENTATION_EXPIRES_IN', integerFromString(1, 86_400), '300'),
+  /** Bounds of `expires_in`, in seconds; values outside are refused with 400. */
+  presentationExpiresInMin: withDefault('PRESENTATION_EXPIRES_IN_MIN', integerFromString(1, 86_400), '30'),
+  presentationExpiresInMax: withDefault('PRESENTATION_EXPIRES_IN_MAX', integerFromString(1, 86_400), '3600'),
+  /** How often the scheduler looks for presentation requests past their expiry. */
+  presentationExpiryIntervalMs: withDefault('PRESENTATION_EXPIRY_INTERVAL_MS', integerFromString(10, 3_600_000), '1000'),
   // issuance (OpenID4VCI): variables added here
   // callbacks: variables added here
 } satisfies Record<string, Variable<unknown>>;

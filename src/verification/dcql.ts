@@ -1,0 +1,161 @@
+// The Digital Credentials Query Language (OpenID4VP 1.0, section 6) as this connector accepts it:
+// SD-JWT VC (`dc+sd-jwt`) credential queries, claim sets and credential sets. The codecs check
+// shapes; `dcqlProblems` checks what io-ts cannot (unique ids, references between parts).
+import * as t from 'io-ts';
+import type { FieldError } from '../http/problem.js';
+import { NonEmptyString, NonNegativeInt, withMessage } from '../http/codecs.js';
+
+/** An array with at least one element; element failures are reported at their own index. */
+export const nonEmptyArray = <C extends t.Mixed>(item: C): t.Type<readonly t.TypeOf<C>[], readonly t.OutputOf<C>[], unknown> => {
+  const array = t.readonlyArray(item);
+  return new t.Type(
+    `NonEmptyArray<${item.name}>`,
+    (u): u is readonly t.TypeOf<C>[] => array.is(u) && u.length > 0,
+    (u, c) => {
+      const result = array.validate(u, c);
+      if (result._tag === 'Right' && result.right.length === 0) return t.failure(u, c, 'expected a non-empty array');
+      return result;
+    },
+    array.encode,
+  );
+};
+
+// OpenID4VP 1.0 section 6.1: ids are non-empty strings of alphanumerics, `_` and `-`.
+const Identifier = withMessage(
+  t.refinement(t.string, (s) => /^[A-Za-z0-9_-]+$/.test(s), 'Identifier'),
+  'expected a non-empty string of letters, digits, "_" and "-"',
+);
+
+/** A claims path element: a key, an array index, or null for "every element". */
+const PathElement = withMessage(t.union([t.string, NonNegativeInt, t.null]), 'expected a string, a non-negative integer or null');
+
+export const ClaimsQuery = t.exact(
+  t.intersection([
+    t.type({ path: nonEmptyArray(PathElement) }),
+    t.partial({
+      id: Identifier,
+      values: nonEmptyArray(withMessage(t.union([t.string, t.Int, t.boolean]), 'expected a string, an integer or a boolean')),
+    }),
+  ]),
+  'ClaimsQuery',
+);
+export type ClaimsQuery = t.TypeOf<typeof ClaimsQuery>;
+
+export const TrustedAuthority = t.exact(
+  t.type({
+    type: withMessage(t.keyof({ aki: null, etsi_tl: null, openid_federation: null }), 'expected one of aki, etsi_tl, openid_federation'),
+    values: nonEmptyArray(NonEmptyString),
+  }),
+  'TrustedAuthority',
+);
+export type TrustedAuthority = t.TypeOf<typeof TrustedAuthority>;
+
+export const CredentialQuery = t.exact(
+  t.intersection([
+    t.type({
+      id: Identifier,
+      format: withMessage(t.literal('dc+sd-jwt'), 'expected "dc+sd-jwt", the only format this connector verifies'),
+      meta: t.exact(t.type({ vct_values: nonEmptyArray(NonEmptyString) })),
+      // Required here although optional in DCQL: the connector discloses only what is asked for.
+      claims: nonEmptyArray(ClaimsQuery),
+    }),
+    t.partial({
+      multiple: t.boolean,
+      claim_sets: nonEmptyArray(nonEmptyArray(Identifier)),
+      require_cryptographic_holder_binding: t.boolean,
+      trusted_authorities: nonEmptyArray(TrustedAuthority),
+    }),
+  ]),
+  'CredentialQuery',
+);
+export type CredentialQuery = t.TypeOf<typeof CredentialQuery>;
+
+export const CredentialSetQuery = t.exact(
+  t.intersection([t.type({ options: nonEmptyArray(nonEmptyArray(Identifier)) }), t.partial({ required: t.boolean })]),
+  'CredentialSetQuery',
+);
+export type CredentialSetQuery = t.TypeOf<typeof CredentialSetQuery>;
+
+export const DcqlQuery = t.exact(
+  t.intersection([
+    t.type({ credentials: nonEmptyArray(CredentialQuery) }),
+    t.partial({ credential_sets: nonEmptyArray(CredentialSetQuery) }),
+  ]),
+  'DcqlQuery',
+);
+export type DcqlQuery = t.TypeOf<typeof DcqlQuery>;
+
+/** The DCQL default: holder binding unless the query turns it off. */
+export const requiresHolderBinding = (query: CredentialQuery): boolean => query.require_cryptographic_holder_binding ?? true;
+
+const duplicates = (values: readonly string[]): Set<string> => {
+  const seen = new Set<string>();
+  const repeated = new Set<string>();
+  for (const v of values) (seen.has(v) ? repeated : seen).add(v);
+  return repeated;
+};
+
+/** What the codecs cannot see: unique ids and that every reference names something that exists. */
+export const dcqlProblems = (query: DcqlQuery, location: string): FieldError[] => {
+  const errors: FieldError[] = [];
+  const ids = query.credentials.map((c) => c.id);
+  const repeatedIds = duplicates(ids);
+  query.credentials.forEach((credential, i) => {
+    const at = `${location}.credentials[${i}]`;
+    if (repeatedIds.has(credential.id)) {
+      errors.push({ location: `${at}.id`, message: 'credential query ids must be unique', value: credential.id });
+    }
+    const claimIds = credential.claims.flatMap((c) => (c.id === undefined ? [] : [c.id]));
+    for (const id of duplicates(claimIds)) {
+      errors.push({ location: `${at}.claims`, message: 'claim ids must be unique within a credential query', value: id });
+    }
+    if (credential.claim_sets === undefined) return;
+    credential.claims.forEach((claim, j) => {
+      if (claim.id === undefined) {
+        errors.push({ location: `${at}.claims[${j}].id`, message: 'required when claim_sets is present', value: undefined });
+      }
+    });
+    credential.claim_sets.forEach((set, j) =>
+      set.forEach((id, k) => {
+        if (!claimIds.includes(id)) {
+          errors.push({ location: `${at}.claim_sets[${j}][${k}]`, message: 'names no claim of this credential query', value: id });
+        }
+      }),
+    );
+  });
+  query.credential_sets?.forEach((set, i) =>
+    set.options.forEach((option, j) =>
+      option.forEach((id, k) => {
+        if (!ids.includes(id)) {
+          errors.push({
+            location: `${location}.credential_sets[${i}].options[${j}][${k}]`,
+            message: 'names no credential query',
+            value: id,
+          });
+        }
+      }),
+    ),
+  );
+  return errors;
+};
+
+/**
+ * The claim path lists a presentation may satisfy, in the query's order of preference: each
+ * claim set (OpenID4VP 1.0 section 6.4.1), or all claims when there are none.
+ */
+export const claimPathAlternatives = (query: CredentialQuery): ReadonlyArray<ReadonlyArray<ClaimsQuery['path']>> => {
+  if (query.claim_sets === undefined) return [query.claims.map((c) => c.path)];
+  return query.claim_sets.map((set) => set.flatMap((id) => query.claims.filter((c) => c.id === id).map((c) => c.path)));
+};
+
+/**
+ * The credential query ids a response must contain: every credential when there are no
+ * credential sets; otherwise, for each required set, the first option the response satisfies.
+ * Returns the ids of a required set none of whose options is satisfied, if any.
+ */
+export const unsatisfiedCredentialSets = (query: DcqlQuery, presented: ReadonlySet<string>): readonly string[] => {
+  if (query.credential_sets === undefined) return query.credentials.map((c) => c.id).filter((id) => !presented.has(id));
+  return query.credential_sets
+    .filter((set) => (set.required ?? true) && !set.options.some((option) => option.every((id) => presented.has(id))))
+    .flatMap((set) => set.options[0] ?? []);
+};

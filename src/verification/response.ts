@@ -1,0 +1,268 @@
+// Step 3: the wallet posts to the response URI (response mode `direct_post.jwt`): either
+// `response=<JWE>` encrypted to one of the session's request keys, or a plain error response.
+// Whatever the answer, the session ends with exactly one terminal event, appended at the
+// revision read; if the expiry scheduler got there first, the wallet is told the session ended.
+import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
+import { compactDecrypt, decodeProtectedHeader } from 'jose';
+import { createPrivateKey } from 'node:crypto';
+import {
+  presentation,
+  presentationStream,
+  purposes,
+  type FetchedRequest,
+  type PresentationEvent,
+  type PresentationTerminalEvent,
+} from '../../streams/presentation.js';
+import type { DataKey, DataKeys } from '../crypto/dataKeys.js';
+import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
+import type { EventStore } from '../eventstore/port.js';
+import type { FormFields } from '../http/body.js';
+import type { Logger } from '../log.js';
+import type { SealedRequest } from './createRequest.js';
+import { expired, fulfilled, processingFailed, rejected, verificationFailed } from './outcome.js';
+import { RESPONSE_ENCRYPTION, type Verifier } from './requestObject.js';
+import { openSession, unavailable, type SessionUnavailable } from './session.js';
+import { verifyVpToken, type PresentationVerifier } from './vpToken.js';
+
+export type WalletAnswer =
+  | { readonly kind: 'response'; readonly jwe: string }
+  | { readonly kind: 'error'; readonly error: string; readonly state: string | undefined };
+
+// RFC 6749 section 5.2: error codes are printable ASCII without `"` and `\`.
+const ERROR_CODE = /^[\x20\x21\x23-\x5B\x5D-\x7E]{1,128}$/;
+
+const single = (fields: FormFields, name: string): string | undefined => {
+  const value = fields[name];
+  return typeof value === 'string' ? value : undefined;
+};
+
+/** The wallet's form as an answer, or why it is not one (a 400 that changes nothing). */
+export const parseWalletAnswer = (fields: FormFields): Either<string, WalletAnswer> => {
+  for (const [name, value] of Object.entries(fields)) {
+    if (typeof value !== 'string') return left(`parameter ${name} appears more than once`);
+  }
+  const response = single(fields, 'response');
+  const error = single(fields, 'error');
+  if (response !== undefined && error === undefined) return right({ kind: 'response', jwe: response });
+  if (error !== undefined && response === undefined) {
+    if (!ERROR_CODE.test(error)) return left('error is not an OAuth 2.0 error code');
+    return right({ kind: 'error', error, state: single(fields, 'state') });
+  }
+  return left('expected either response (direct_post.jwt) or error');
+};
+
+export interface WalletReply {
+  readonly status: number;
+  readonly body: Readonly<Record<string, string>>;
+}
+
+const oauthError = (status: number, description: string): WalletReply => ({
+  status,
+  body: { error: 'invalid_request', error_description: description },
+});
+
+export const unavailableReply = (problem: SessionUnavailable | { readonly _tag: 'TooManyFetches' }): WalletReply => {
+  switch (problem._tag) {
+    case 'UnknownSession':
+      return oauthError(404, 'There is no presentation request with this state.');
+    case 'SessionFinished':
+      return oauthError(400, 'This presentation request has ended; a new one is needed.');
+    case 'SessionExpired':
+      return oauthError(400, 'This presentation request has expired; a new one is needed.');
+    case 'TooManyFetches':
+      return oauthError(400, 'This presentation request has been fetched too often; a new one is needed.');
+  }
+};
+
+const redirectTo = (redirectUri: string | null, responseCode: string | null): WalletReply => {
+  if (redirectUri === null || responseCode === null) return { status: 200, body: {} };
+  const url = new URL(redirectUri);
+  url.searchParams.set('response_code', responseCode);
+  return { status: 200, body: { redirect_uri: url.toString() } };
+};
+
+/** What the wallet is told once the event is recorded. */
+const replyFor = (event: PresentationTerminalEvent, request: SealedRequest): WalletReply => {
+  switch (event.type) {
+    case 'PresentationFulfilled':
+      return redirectTo(request.redirectUri, event.data.responseCode);
+    case 'PresentationRejected':
+      return { status: 200, body: {} };
+    case 'PresentationVerificationFailed':
+      return event.data.responseCode !== null
+        ? redirectTo(request.redirectUri, event.data.responseCode)
+        : oauthError(400, `The presentation failed verification: ${event.data.errorDetails}`);
+    case 'PresentationProcessingFailed':
+      return oauthError(400, `The response could not be processed: ${event.data.errorDetails}`);
+    case 'PresentationExpired':
+      return unavailableReply({ _tag: 'SessionExpired' });
+  }
+};
+
+export interface ResponseDeps {
+  readonly store: EventStore;
+  readonly dataKeys: DataKeys;
+  readonly verifier: Verifier;
+  readonly verify: PresentationVerifier;
+  readonly log: Logger;
+}
+
+interface Base {
+  readonly state: string;
+  readonly tenantId: string;
+  readonly at: Date;
+}
+
+const decryptFor = async (
+  jwe: string,
+  fetched: readonly FetchedRequest[],
+  key: DataKey,
+): Promise<{ request: FetchedRequest; plaintext: Uint8Array } | string> => {
+  let kid: unknown;
+  try {
+    kid = decodeProtectedHeader(jwe).kid;
+  } catch {
+    return 'the response is not a compact JWE';
+  }
+  // Wallets name the request key in `kid` (OpenID4VP 1.0 section 8.3); without it, try each.
+  const candidates = kid === undefined ? fetched : fetched.filter((f) => f.kid === kid);
+  if (candidates.length === 0) return 'the response is encrypted to a key this request never offered';
+  for (const request of candidates) {
+    const privateJwk = key.open(request.responseKey, purposes.responseKey(request.kid));
+    try {
+      const { plaintext } = await compactDecrypt(jwe, createPrivateKey({ key: privateJwk as never, format: 'jwk' }), {
+        keyManagementAlgorithms: [RESPONSE_ENCRYPTION.alg],
+        contentEncryptionAlgorithms: [...RESPONSE_ENCRYPTION.enc],
+      });
+      return { request, plaintext };
+    } catch {
+      // Another candidate may hold the key.
+    }
+  }
+  return 'the response could not be decrypted with the request key';
+};
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u);
+
+/** The terminal event the answer leads to; no I/O but decryption and credential checks. */
+const judge = async (
+  deps: ResponseDeps,
+  base: Base,
+  answer: WalletAnswer,
+  loaded: { fetched: readonly FetchedRequest[]; key: DataKey; request: SealedRequest },
+): Promise<PresentationTerminalEvent> => {
+  if (answer.kind === 'error') {
+    return answer.state === base.state ? rejected(base, answer.error) : processingFailed(base, 'the error response does not carry this request\'s state');
+  }
+  const decrypted = await decryptFor(answer.jwe, loaded.fetched, loaded.key);
+  if (typeof decrypted === 'string') return processingFailed(base, decrypted);
+  let payload: unknown;
+  try {
+    payload = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(decrypted.plaintext));
+  } catch {
+    return processingFailed(base, 'the decrypted response is not JSON');
+  }
+  if (!isRecord(payload) || payload['state'] !== base.state) return processingFailed(base, 'the response does not carry this request\'s state');
+  const error = payload['error'];
+  if (typeof error === 'string' && ERROR_CODE.test(error)) return rejected(base, error);
+  if (!('vp_token' in payload)) return processingFailed(base, 'the response has neither vp_token nor error');
+  const answered = { kid: decrypted.request.kid, flowType: decrypted.request.flowType };
+  const verified = await verifyVpToken(
+    payload['vp_token'],
+    loaded.request,
+    { clientId: deps.verifier.clientId, nonce: decrypted.request.nonce, now: base.at },
+    deps.verify,
+  );
+  return isLeft(verified) ? verificationFailed(base, answered, verified.left) : fulfilled(base, answered, verified.right, loaded.key);
+};
+
+/** Records the outcome of the wallet's answer and says what to reply. */
+export const receiveResponse = async (
+  deps: ResponseDeps,
+  state: string,
+  answer: WalletAnswer,
+  metadata: EventMetadata,
+  now: Date,
+): Promise<WalletReply> => {
+  const opened = await openSession(deps, state, now);
+  if (isLeft(opened)) {
+    if (opened.left._tag === 'SessionExpired') await expirePresentation(deps, state, metadata, now);
+    return unavailableReply(opened.left);
+  }
+  const { session, key, request } = opened.right;
+  const base = { state, tenantId: session.tenantId, at: now };
+  let outcome: PresentationTerminalEvent;
+  try {
+    outcome = await judge(deps, base, answer, { fetched: session.fetched, key, request });
+  } catch (err) {
+    deps.log.error('presentation response processing failed', { err });
+    outcome = processingFailed(base, 'internal error while processing the response');
+  }
+  const recorded = await finish(deps.store, state, outcome, metadata, now);
+  if (isLeft(recorded)) return unavailableReply(recorded.left);
+  await releaseKey(deps.dataKeys, recorded.right);
+  return replyFor(recorded.right, request);
+};
+
+/**
+ * Destroys the session's data key at once when the callback needs nothing sealed with it; a
+ * FULFILLED session's key lives until the callback subscriber has delivered the credentials.
+ */
+export const releaseKey = async (dataKeys: DataKeys, event: PresentationTerminalEvent): Promise<void> => {
+  if (event.data.callback.sealed === undefined) await dataKeys.destroy(event.data.state);
+};
+
+/**
+ * Appends `outcome` unless the session has ended, or `PresentationExpired` if it is past its
+ * expiry at `now`. A lost race is decided again on the stream as it now is.
+ */
+const finish = async (
+  store: EventStore,
+  state: string,
+  outcome: PresentationTerminalEvent | ((base: Base) => PresentationTerminalEvent | undefined),
+  metadata: EventMetadata,
+  now: Date,
+): Promise<Either<SessionUnavailable, PresentationTerminalEvent>> => {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const result = await handleCommand(
+      store,
+      presentation,
+      presentationStream(state),
+      (current): Either<SessionUnavailable, readonly PresentationEvent[]> => {
+        const problem = unavailable(current, now);
+        if (current.status !== 'open' || (problem !== undefined && problem._tag !== 'SessionExpired')) {
+          return left(problem ?? { _tag: 'SessionFinished' });
+        }
+        const base = { state, tenantId: current.tenantId, at: now };
+        if (problem !== undefined) return right([expired(base)]);
+        const event = typeof outcome === 'function' ? outcome(base) : outcome;
+        return right(event === undefined ? [] : [event]);
+      },
+      metadata,
+    );
+    if (isLeft(result)) {
+      if (result.left._tag === 'WrongExpectedRevision') continue;
+      return left(result.left._tag === 'StreamDeleted' ? { _tag: 'UnknownSession' } : result.left);
+    }
+    const [event] = result.right.events;
+    return event === undefined ? left({ _tag: 'SessionFinished' }) : right(event as PresentationTerminalEvent);
+  }
+  throw new Error(`presentation ${state}: the outcome kept losing to concurrent writers`);
+};
+
+/**
+ * The time-out as a command: appends `PresentationExpired` at the revision read if the session
+ * is still open and past its expiry at `now`, and destroys the session's data key; otherwise
+ * does nothing. Returns whether it expired the session.
+ */
+export const expirePresentation = async (
+  deps: { readonly store: EventStore; readonly dataKeys: DataKeys },
+  state: string,
+  metadata: EventMetadata,
+  now: Date,
+): Promise<boolean> => {
+  const result = await finish(deps.store, state, () => undefined, metadata, now);
+  if (isLeft(result)) return false;
+  await releaseKey(deps.dataKeys, result.right);
+  return true;
+};

@@ -1,0 +1,130 @@
+// HTTP for verification: `POST /oidc4vp` on the management listener; the request object and the
+// response URI on the public one. Wallet-facing routes answer OAuth-style errors
+// (`{error, error_description}`, `Cache-Control: no-store`), never problem bodies.
+import Router from '@koa/router';
+import { isLeft } from 'fp-ts/lib/Either.js';
+import type { Context } from 'koa';
+import { FlowType } from '../../streams/presentation.js';
+import type { DataKeys } from '../crypto/dataKeys.js';
+import type { EventMetadata } from '../eventstore/handle.js';
+import type { EventStore } from '../eventstore/port.js';
+import { readForm, readJson, type FormFields } from '../http/body.js';
+import { HttpError, invalidRequest } from '../http/problem.js';
+import { decode } from '../http/validate.js';
+import type { Logger } from '../log.js';
+import { requestIdOf } from '../log.js';
+import { principalOf, requireScope } from '../tenancy/authenticate.js';
+import {
+  createPresentation,
+  createPresentationBody,
+  requestUris,
+  validatePresentationBody,
+  type ExpiryBounds,
+} from './createRequest.js';
+import { fetchRequestObject, REQUEST_OBJECT_TYPE, type Verifier } from './requestObject.js';
+import { parseWalletAnswer, receiveResponse, unavailableReply, type WalletReply } from './response.js';
+import type { PresentationVerifier } from './vpToken.js';
+
+export interface VerificationDeps {
+  readonly store: EventStore;
+  readonly dataKeys: DataKeys;
+  readonly verifier: Verifier;
+  readonly verify: PresentationVerifier;
+  readonly bounds: ExpiryBounds;
+  readonly log: Logger;
+}
+
+const JSON_LIMIT = 256 * 1024;
+/** A response carries every presentation, each an SD-JWT with its disclosures and KB-JWT. */
+const RESPONSE_LIMIT = 1024 * 1024;
+const FORM_LIMIT = 64 * 1024;
+
+export const managementRouter = (deps: VerificationDeps): Router => {
+  const router = new Router();
+  const body = createPresentationBody(deps.bounds);
+  router.post('/oidc4vp', requireScope('connector'), async (ctx) => {
+    const principal = principalOf(ctx);
+    const request = decode(body, await readJson(ctx, { limitBytes: JSON_LIMIT }), 'body');
+    const problems = validatePresentationBody(request);
+    if (problems.length > 0) {
+      throw new HttpError(invalidRequest(problems.length === 1 ? `Invalid ${problems[0]!.location}.` : `${problems.length} values are invalid.`, problems));
+    }
+    const metadata = { actor: `apikey:${principal.keyId}`, requestId: requestIdOf(ctx) };
+    const created = await createPresentation(deps, principal.tenantId, request, deps.bounds, metadata, new Date());
+    if (isLeft(created)) throw new Error(`presentation not created: ${created.left._tag}`);
+    deps.log.info('presentation requested', { state: created.right.state, tenantId: principal.tenantId });
+    ctx.status = 201;
+    ctx.body = {
+      state: created.right.state,
+      ...requestUris(deps.verifier.publicUrl, deps.verifier.clientId, created.right.state),
+      expires_at: created.right.expiresAt.toISOString(),
+    };
+  });
+  return router;
+};
+
+// States are 256 random bits in base64url; anything else cannot name a session.
+const STATE = /^[A-Za-z0-9_-]{43}$/;
+
+const reply = (ctx: Context, answer: WalletReply): void => {
+  ctx.status = answer.status;
+  ctx.body = answer.body;
+  ctx.set('Cache-Control', 'no-store');
+};
+
+const badRequest = (description: string): WalletReply => ({ status: 400, body: { error: 'invalid_request', error_description: description } });
+
+/** Body errors (415, 413, 400) as OAuth errors: the wallet reads `error`, not problem details. */
+const readWalletForm = async (ctx: Context, limitBytes: number): Promise<FormFields | WalletReply> => {
+  try {
+    return await readForm(ctx, { limitBytes });
+  } catch (err) {
+    if (!(err instanceof HttpError)) throw err;
+    return { status: err.status, body: { error: 'invalid_request', error_description: err.problem.detail } };
+  }
+};
+
+const isReply = (v: FormFields | WalletReply): v is WalletReply => typeof v.status === 'number' && typeof v.body === 'object';
+
+const walletMetadata = (ctx: Context): EventMetadata => ({ actor: 'wallet', requestId: requestIdOf(ctx) });
+
+export const publicRouter = (deps: VerificationDeps): Router => {
+  const router = new Router();
+
+  const serveRequest = async (ctx: Context, walletNonce: string | undefined): Promise<void> => {
+    const state = ctx.params['state'] ?? '';
+    const flowType = ctx.query['flow_type'];
+    if (!STATE.test(state)) return reply(ctx, unavailableReply({ _tag: 'UnknownSession' }));
+    if (!FlowType.is(flowType)) return reply(ctx, badRequest('flow_type must be same-device or cross-device'));
+    const fetched = await fetchRequestObject(deps, state, flowType, walletNonce, walletMetadata(ctx), new Date());
+    if (isLeft(fetched)) return reply(ctx, unavailableReply(fetched.left));
+    ctx.status = 200;
+    ctx.body = fetched.right;
+    ctx.set('Content-Type', `application/${REQUEST_OBJECT_TYPE}`);
+    ctx.set('Cache-Control', 'no-store');
+  };
+
+  router.get('/oidc4vp/:state/request', (ctx) => serveRequest(ctx, undefined));
+
+  // request_uri_method=post (OpenID4VP 1.0 section 5.10): the wallet may send a nonce to be
+  // echoed in the request object; wallet_metadata is accepted and not needed.
+  router.post('/oidc4vp/:state/request', async (ctx) => {
+    const form = await readWalletForm(ctx, FORM_LIMIT);
+    if (isReply(form)) return reply(ctx, form);
+    const walletNonce = form['wallet_nonce'];
+    if (Array.isArray(walletNonce)) return reply(ctx, badRequest('wallet_nonce appears more than once'));
+    await serveRequest(ctx, typeof walletNonce === 'string' ? walletNonce : undefined);
+  });
+
+  router.post('/oidc4vp/:state/response', async (ctx) => {
+    const state = ctx.params['state'] ?? '';
+    if (!STATE.test(state)) return reply(ctx, unavailableReply({ _tag: 'UnknownSession' }));
+    const form = await readWalletForm(ctx, RESPONSE_LIMIT);
+    if (isReply(form)) return reply(ctx, form);
+    const answer = parseWalletAnswer(form);
+    if (isLeft(answer)) return reply(ctx, badRequest(answer.left));
+    const outcome = await receiveResponse(deps, state, answer.right, walletMetadata(ctx), new Date());
+    reply(ctx, outcome);
+  });
+  return router;
+};

@@ -1,0 +1,52 @@
+// Reading a presentation session on the write side, as the wallet-facing steps need it: its
+// state folded from the stream, its data key, and the sealed request opened.
+import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
+import { presentation, presentationStream, purposes, type PresentationState } from '../../streams/presentation.js';
+import type { DataKey, DataKeys } from '../crypto/dataKeys.js';
+import { loadStream } from '../eventstore/handle.js';
+import type { EventStore } from '../eventstore/port.js';
+import { SealedRequest } from './createRequest.js';
+
+export type SessionUnavailable =
+  | { readonly _tag: 'UnknownSession' }
+  | { readonly _tag: 'SessionFinished' }
+  | { readonly _tag: 'SessionExpired' };
+
+export type FetchError = SessionUnavailable | { readonly _tag: 'TooManyFetches' };
+
+/** Why a session cannot take a request fetch or a response now, if it cannot. */
+export const unavailable = (state: PresentationState, now: Date): SessionUnavailable | undefined => {
+  if (state.status === 'none') return { _tag: 'UnknownSession' };
+  if (state.status === 'finished') return { _tag: 'SessionFinished' };
+  if (Date.parse(state.expiresAt) <= now.getTime()) return { _tag: 'SessionExpired' };
+  return undefined;
+};
+
+export type OpenSession = Extract<PresentationState, { status: 'open' }>;
+
+export interface LoadedSession {
+  readonly session: OpenSession;
+  readonly key: DataKey;
+  readonly request: SealedRequest;
+  readonly expiresAt: Date;
+}
+
+/** The session if it can still take part in the protocol, with its secrets opened. */
+export const openSession = async (
+  deps: { readonly store: EventStore; readonly dataKeys: DataKeys },
+  state: string,
+  now: Date,
+): Promise<Either<SessionUnavailable, LoadedSession>> => {
+  const loaded = await loadStream(deps.store, presentation, presentationStream(state));
+  if (isLeft(loaded)) return left({ _tag: 'UnknownSession' });
+  const session = loaded.right.state;
+  const problem = unavailable(session, now);
+  if (problem !== undefined) return left(problem);
+  if (session.status !== 'open') return left({ _tag: 'SessionFinished' });
+  // Without its key a session's secrets are gone: it has ended, whatever the stream says yet.
+  const key = await deps.dataKeys.find(state);
+  if (key === undefined) return left({ _tag: 'SessionFinished' });
+  const request = SealedRequest.decode(key.open(session.request, purposes.request));
+  if (isLeft(request)) throw new Error(`presentation ${state}: the sealed request breaks its contract`);
+  return right({ session, key, request: request.right, expiresAt: new Date(session.expiresAt) });
+};

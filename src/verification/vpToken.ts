@@ -1,0 +1,109 @@
+// Step 4 (after decryption): does the wallet's `vp_token` answer the DCQL query? Under DCQL the
+// token is a JSON object keyed by credential query id, each holding an array of presentations
+// (OpenID4VP 1.0 section 8.1). Each presentation is checked by the SD-JWT VC verifier.
+import { isRight, left, right, type Either } from 'fp-ts/lib/Either.js';
+import type { SealedRequest } from './createRequest.js';
+import { claimPathAlternatives, requiresHolderBinding, unsatisfiedCredentialSets, type ClaimsQuery } from './dcql.js';
+
+export interface CredentialRequirements {
+  readonly vctValues: readonly string[];
+  readonly claimPaths: ReadonlyArray<ClaimsQuery['path']>;
+  readonly requireHolderBinding: boolean;
+}
+
+export interface PresentationContext {
+  /** The KB-JWT's expected `aud`. */
+  readonly clientId: string;
+  /** The KB-JWT's expected `nonce`: the one of the request the wallet answered. */
+  readonly nonce: string;
+  readonly now: Date;
+  readonly transactionData: ReadonlyArray<{ readonly encoded: string; readonly credentialIds: readonly string[] }>;
+  readonly credentialId: string;
+}
+
+export interface VerificationFailure {
+  /** Why, for `errorDetails`; never personal data. */
+  readonly reason: string;
+  /** The credential was valid but its issuer failed a trust policy set to `enforce`. */
+  readonly trustEnforcement: boolean;
+}
+
+/** The credential object and raw credential object of the callback, as the spec shapes them. */
+export interface PresentedCredential {
+  readonly credential: Readonly<Record<string, unknown>>;
+  readonly raw: Readonly<Record<string, unknown>>;
+}
+
+/** Checks one SD-JWT VC presentation (the per-credential checks of the spec). */
+export type PresentationVerifier = (
+  presentation: string,
+  requirements: CredentialRequirements,
+  context: PresentationContext,
+) => Promise<Either<VerificationFailure, PresentedCredential>>;
+
+export interface VerifiedPresentation {
+  readonly credentials: Record<string, unknown[]>;
+  readonly credentialsRaw: Record<string, unknown[]>;
+}
+
+const mismatch = (reason: string): VerificationFailure => ({ reason, trustEnforcement: false });
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u);
+
+export const verifyVpToken = async (
+  vpToken: unknown,
+  request: SealedRequest,
+  context: Omit<PresentationContext, 'credentialId' | 'transactionData'>,
+  verify: PresentationVerifier,
+): Promise<Either<VerificationFailure, VerifiedPresentation>> => {
+  if (!isRecord(vpToken)) return left(mismatch('vp_token is not a JSON object keyed by credential query id'));
+  const { dcqlQuery } = request;
+  const presented = new Map<string, readonly string[]>();
+  for (const [id, value] of Object.entries(vpToken)) {
+    const query = dcqlQuery.credentials.find((c) => c.id === id);
+    if (query === undefined) return left(mismatch(`vp_token holds ${JSON.stringify(id)}, which the query did not ask for`));
+    if (!Array.isArray(value) || value.length === 0 || !value.every((p): p is string => typeof p === 'string')) {
+      return left(mismatch(`vp_token.${id} is not a non-empty array of presentations`));
+    }
+    if (value.length > 1 && query.multiple !== true) return left(mismatch(`vp_token.${id} holds several presentations; the query allows one`));
+    presented.set(id, value);
+  }
+  const missing = unsatisfiedCredentialSets(dcqlQuery, new Set(presented.keys()));
+  if (missing.length > 0) return left(mismatch(`vp_token lacks the requested credential(s) ${missing.join(', ')}`));
+  const transactionData = request.transactionData.map((encoded) => ({ encoded, credentialIds: credentialIdsOf(encoded) }));
+  const uncovered = transactionData.findIndex(({ credentialIds }) => !credentialIds.some((id) => presented.has(id)));
+  if (uncovered >= 0) return left(mismatch(`no presented credential authorizes transaction_data[${uncovered}]`));
+
+  const credentials: Record<string, unknown[]> = {};
+  const credentialsRaw: Record<string, unknown[]> = {};
+  for (const [id, presentations] of presented) {
+    const query = dcqlQuery.credentials.find((c) => c.id === id)!;
+    for (const presentation of presentations) {
+      let first: VerificationFailure | undefined;
+      let verified: PresentedCredential | undefined;
+      // Claim sets are alternatives in order of preference; the first one satisfied wins.
+      for (const claimPaths of claimPathAlternatives(query)) {
+        const result = await verify(
+          presentation,
+          { vctValues: query.meta.vct_values, claimPaths, requireHolderBinding: requiresHolderBinding(query) },
+          { ...context, transactionData, credentialId: id },
+        );
+        if (isRight(result)) {
+          verified = result.right;
+          break;
+        }
+        first ??= result.left;
+      }
+      if (verified === undefined) return left(first!);
+      (credentials[id] ??= []).push(verified.credential);
+      (credentialsRaw[id] ??= []).push(verified.raw);
+    }
+  }
+  return right({ credentials, credentialsRaw });
+};
+
+/** The credential ids of a transaction data object the connector encoded itself. */
+const credentialIdsOf = (encoded: string): readonly string[] => {
+  const parsed = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')) as { credential_ids: readonly string[] };
+  return parsed.credential_ids;
+};

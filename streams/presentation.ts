@@ -1,0 +1,156 @@
+// Stream category `presentation`: one stream per OpenID4VP presentation request (verification
+// session), `presentation-<state>`. It holds the request, one event per fetch of the signed
+// request object (each with its own nonce and response-encryption key), and exactly one terminal
+// event carrying the callback request.
+//
+// Personal data never appears in the clear: the DCQL query (its `values` may name a person's
+// data), the transaction data and the redirect URI are sealed with the session's data key
+// (owner id = state), and so are each request's private decryption key and the verified
+// credentials in the callback. Destroying that key after the callback leaves a stream that still
+// replays every transition.
+import * as t from 'io-ts';
+import { streamName } from '../src/eventstore/port.js';
+import { CallbackRequest } from './callback.js';
+import { Sealed } from './dataKey.js';
+import { eventCodec, type StreamContract } from './event.js';
+
+export const category = 'presentation';
+export const presentationStream = (state: string): string => streamName(category, state);
+
+export const FlowType = t.keyof({ 'same-device': null, 'cross-device': null }, 'FlowType');
+export type FlowType = t.TypeOf<typeof FlowType>;
+
+/** The outcome statuses of the Presented Credentials Event, as the spec names them. */
+export const PresentationStatus = t.keyof(
+  { FULFILLED: null, REJECTED: null, EXPIRED: null, PROCESSING_ERROR: null, VERIFICATION_FAILED: null },
+  'PresentationStatus',
+);
+export type PresentationStatus = t.TypeOf<typeof PresentationStatus>;
+
+/** Sealed purposes of this category's data key. */
+export const purposes = {
+  request: 'presentation-request',
+  /** Suffixed with the request's `kid`, so one request's key cannot be swapped for another's. */
+  responseKey: (kid: string) => `response-key/${kid}`,
+  credentials: 'presented-credentials',
+} as const;
+
+export const PresentationRequested = eventCodec(
+  'PresentationRequested',
+  t.type({
+    state: t.string,
+    tenantId: t.string,
+    /** Ids of the DCQL credential queries, for auditors; the query itself is in `request`. */
+    credentialQueryIds: t.array(t.string),
+    transactionDataCount: t.number,
+    /** `{dcqlQuery, transactionData (base64url strings as sent), redirectUri}`, sealed. */
+    request: Sealed,
+    expiresAt: t.string,
+    createdAt: t.string,
+  }),
+);
+
+export const PresentationRequestFetched = eventCodec(
+  'PresentationRequestFetched',
+  t.type({
+    /** `kid` of this request's response-encryption key; wallets echo it in the JWE header. */
+    kid: t.string,
+    flowType: FlowType,
+    nonce: t.string,
+    /** The ECDH-ES private JWK, sealed: not personal, but a secret that dies with the data key. */
+    responseKey: Sealed,
+    fetchedAt: t.string,
+  }),
+);
+
+const terminal = <Type extends string, Data extends t.Props>(type: Type, data: Data) =>
+  eventCodec(type, t.type({ state: t.string, at: t.string, callback: CallbackRequest, ...data }));
+
+const ResponseCode = t.union([t.string, t.null]);
+
+export const PresentationFulfilled = terminal('PresentationFulfilled', {
+  kid: t.string,
+  flowType: FlowType,
+  responseCode: ResponseCode,
+});
+export const PresentationRejected = terminal('PresentationRejected', {
+  /** The wallet's OAuth 2.0 error code. */
+  error: t.string,
+});
+export const PresentationExpired = terminal('PresentationExpired', {});
+export const PresentationProcessingFailed = terminal('PresentationProcessingFailed', { errorDetails: t.string });
+export const PresentationVerificationFailed = terminal('PresentationVerificationFailed', {
+  kid: t.string,
+  flowType: FlowType,
+  errorDetails: t.string,
+  responseCode: ResponseCode,
+});
+
+export const PresentationTerminalEvent = t.union([
+  PresentationFulfilled,
+  PresentationRejected,
+  PresentationExpired,
+  PresentationProcessingFailed,
+  PresentationVerificationFailed,
+]);
+export type PresentationTerminalEvent = t.TypeOf<typeof PresentationTerminalEvent>;
+
+/** Every event a presentation stream can hold. */
+export const PresentationEvent = t.union([PresentationRequested, PresentationRequestFetched, PresentationTerminalEvent]);
+export type PresentationEvent = t.TypeOf<typeof PresentationEvent>;
+
+export const statusOf = (event: PresentationTerminalEvent): PresentationStatus => {
+  switch (event.type) {
+    case 'PresentationFulfilled':
+      return 'FULFILLED';
+    case 'PresentationRejected':
+      return 'REJECTED';
+    case 'PresentationExpired':
+      return 'EXPIRED';
+    case 'PresentationProcessingFailed':
+      return 'PROCESSING_ERROR';
+    case 'PresentationVerificationFailed':
+      return 'VERIFICATION_FAILED';
+  }
+};
+
+export interface FetchedRequest {
+  readonly kid: string;
+  readonly flowType: FlowType;
+  readonly nonce: string;
+  readonly responseKey: Sealed;
+}
+
+interface Session {
+  readonly state: string;
+  readonly tenantId: string;
+  readonly request: Sealed;
+  readonly expiresAt: string;
+  readonly fetched: readonly FetchedRequest[];
+}
+
+export type PresentationState =
+  | { readonly status: 'none' }
+  | ({ readonly status: 'open' } & Session)
+  | ({ readonly status: 'finished'; readonly outcome: PresentationStatus } & Session);
+
+export const presentation: StreamContract<PresentationState, PresentationEvent> = {
+  category,
+  codec: PresentationEvent,
+  initialState: { status: 'none' },
+  evolve: (state, event) => {
+    switch (event.type) {
+      case 'PresentationRequested': {
+        const { state: s, tenantId, request, expiresAt } = event.data;
+        return { status: 'open', state: s, tenantId, request, expiresAt, fetched: [] };
+      }
+      case 'PresentationRequestFetched': {
+        if (state.status !== 'open') return state;
+        const { kid, flowType, nonce, responseKey } = event.data;
+        return { ...state, fetched: [...state.fetched, { kid, flowType, nonce, responseKey }] };
+      }
+      default:
+        return state.status === 'none' ? state : { ...state, status: 'finished', outcome: statusOf(event) };
+    }
+  },
+};
