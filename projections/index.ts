@@ -1,7 +1,9 @@
 // Every read model the service maintains, in the order the runner applies them.
+import { deliveriesProjection } from './deliveries.js';
+import { tenantCallbacksProjection } from './tenantCallbacks.js';
 import { apiKeysProjection } from './apiKeys.js';
 import { presentationsProjection } from './presentations.js';
 import type { Projection } from './projection.js';
 import { tenantsProjection } from './tenants.js';
 
-export const allProjections: readonly Projection[] = [tenantsProjection, apiKeysProjection, presentationsProjection];
+export const allProjections: readonly Projection[] = [tenantsProjection, apiKeysProjection, presentationsProjection, deliveriesProjection, tenantCallbacksProjection];

@@ -15,6 +15,7 @@ export const tenantsProjection: Projection = {
   apply: (recorded) => {
     if (!inCategory(tenant.category, recorded)) return [];
     const event = decodeRecorded(tenant.codec, recorded);
+    if (event.type !== 'TenantCreated') return [];
     return [change('INSERT INTO tenants (tenant_id, name, created_at) VALUES (?, ?, ?)', event.data.tenantId, event.data.name, event.data.createdAt)];
   },
 };

@@ -11,6 +11,9 @@ import { HttpBaseUrl, integerFromString, MillisecondsFromString, PortFromString,
 import { LOG_LEVELS } from './log.js';
 import type { LogLevel } from './log.js';
 import { TrustAnchorsFromString } from './trust/trustAnchors.js';
+import { CallbackUrl } from './callbacks/url.js';
+import { DEFAULT_RETRY_SCHEDULE, RetryScheduleFromString } from './callbacks/schedule.js';
+import { WebhookSecret } from './callbacks/signature.js';
 
 interface Variable<A> {
   readonly env: string;
@@ -117,6 +120,15 @@ const variables = {
   presentationExpiryIntervalMs: withDefault('PRESENTATION_EXPIRY_INTERVAL_MS', integerFromString(10, 3_600_000), '1000'),
   // issuance (OpenID4VCI): variables added here
   // callbacks: variables added here
+  /** The bootstrap tenant's callback URL, applied at start (with CALLBACK_SECRET). */
+  callbackUrl: optional('CALLBACK_URL', CallbackUrl),
+  /** The bootstrap tenant's Standard Webhooks signing secret, `whsec_...`. */
+  callbackSecret: optional('CALLBACK_SECRET', WebhookSecret, { secret: true }),
+  /** Delay before each attempt: the first from the terminal event, each next from the failure before. */
+  callbackRetrySchedule: withDefault('CALLBACK_RETRY_SCHEDULE', RetryScheduleFromString, DEFAULT_RETRY_SCHEDULE),
+  callbackTimeoutSeconds: withDefault('CALLBACK_TIMEOUT_SECONDS', integerFromString(1, 300), '15'),
+  /** Attempts one instance runs at the same time. */
+  callbackMaxInFlight: withDefault('CALLBACK_MAX_IN_FLIGHT', integerFromString(1, 1000), '64'),
 } satisfies Record<string, Variable<unknown>>;
 
 type Variables = typeof variables;

@@ -1,5 +1,6 @@
 // Every feature of the service, in the order their routers are mounted.
 import type { Feature, ServiceContext } from './feature.js';
 import { tenancyFeature } from './tenancy/routes.js';
+import { callbacksFeature } from './callbacks/feature.js';
 
-export const features = async (context: ServiceContext): Promise<readonly Feature[]> => [tenancyFeature(context)];
+export const features = async (context: ServiceContext): Promise<readonly Feature[]> => [tenancyFeature(context), await callbacksFeature(context)];

@@ -1,0 +1,230 @@
+// The deliverer: claims a due delivery (an append at the revision it read, so only one instance
+// attempts it at a time), composes the body, signs and posts it, and records the outcome at the
+// claim's revision. A claim lapses after the attempt timeout plus a grace period, so a crashed
+// instance's deliveries are taken over. Once a delivery has ended (delivered, abandoned or
+// undeliverable) the flow's data key is destroyed and that is recorded too.
+import { isLeft } from 'fp-ts/lib/Either.js';
+import { deliveriesWithDataToDestroy, dueDeliveries } from '../../projections/deliveries.js';
+import { findTenantCallback } from '../../projections/tenantCallbacks.js';
+import type { CallbackRequest } from '../../streams/callback.js';
+import { delivery, deliveryStream, type Delivery, type DeliveryEvent } from '../../streams/delivery.js';
+import { tenant, tenantStream, type TenantCallback } from '../../streams/tenant.js';
+import type { DataKeys } from '../crypto/dataKeys.js';
+import { loadStream } from '../eventstore/handle.js';
+import type { EventStore } from '../eventstore/port.js';
+import type { Logger } from '../log.js';
+import type { Sqlite } from '../sqlite.js';
+import { postCallback } from './post.js';
+import type { Claim } from './record.js';
+import { toEventData } from './record.js';
+import { nextAttemptAt, type RetrySchedule } from './schedule.js';
+import { webhookHeaders } from './signature.js';
+import { openSecret } from './tenantCallback.js';
+
+/** How long a claim outlives its attempt's timeout before another instance may take over. */
+export const CLAIM_GRACE_MS = 10_000;
+
+/** Ended deliveries whose data keys are destroyed per scan. */
+const DESTROY_BATCH = 100;
+
+export interface DelivererOptions {
+  readonly store: EventStore;
+  /** Read models: due deliveries and tenants' callback configuration. */
+  readonly db: Sqlite;
+  readonly dataKeys: DataKeys;
+  readonly kek: Buffer;
+  readonly schedule: RetrySchedule;
+  readonly timeoutMs: number;
+  readonly maxInFlight: number;
+  readonly instanceId: string;
+  readonly log: Logger;
+  readonly now: () => Date;
+}
+
+type Composed = { readonly body: string } | { readonly gone: true };
+
+export class Deliverer {
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly shutdown = new AbortController();
+  /** Opened tenant secrets, keyed by tenant and sealed value (a new secret is a new key). */
+  private readonly secrets = new Map<string, string>();
+
+  constructor(private readonly options: DelivererOptions) {}
+
+  /** A claim for an attempt starting now, or undefined when this instance is at its limit. */
+  claimIfFree(now: Date): Claim | undefined {
+    return this.inFlight.size >= this.options.maxInFlight ? undefined : this.claimAt(now);
+  }
+
+  private claimAt(now: Date): Claim {
+    return { instanceId: this.options.instanceId, expiresAt: new Date(now.getTime() + this.options.timeoutMs + CLAIM_GRACE_MS) };
+  }
+
+  /** Attempts a delivery this instance has just recorded and claimed at `revision`. */
+  dispatch(claimed: Delivery, revision: number): void {
+    this.track(claimed.deliveryId, this.attempt(claimed, revision));
+  }
+
+  /** One pass: attempt what is due and unclaimed, then destroy the data keys of ended deliveries. */
+  async scan(): Promise<void> {
+    const free = this.options.maxInFlight - this.inFlight.size;
+    if (free > 0) {
+      const due = await dueDeliveries(this.options.db, this.options.now(), free + this.inFlight.size);
+      for (const id of due.filter((d) => !this.inFlight.has(d)).slice(0, free)) this.track(id, this.claimAndAttempt(id));
+    }
+    for (const id of await deliveriesWithDataToDestroy(this.options.db, DESTROY_BATCH)) await this.destroyDataOf(id);
+  }
+
+  /** Interrupts attempts in flight (they are recorded as failed) and waits for them. */
+  async stop(): Promise<void> {
+    this.shutdown.abort();
+    await Promise.all(this.inFlight.values());
+  }
+
+  private track(deliveryId: string, work: Promise<void>): void {
+    this.inFlight.set(
+      deliveryId,
+      work
+        // The claim lapses and the delivery is attempted again; nothing is lost.
+        .catch((err: unknown) => this.options.log.error('callback attempt failed unexpectedly', { deliveryId, err }))
+        .finally(() => this.inFlight.delete(deliveryId)),
+    );
+  }
+
+  private async claimAndAttempt(deliveryId: string): Promise<void> {
+    const loaded = await loadStream(this.options.store, delivery, deliveryStream(deliveryId));
+    if (isLeft(loaded)) return;
+    const { state, expectedRevision } = loaded.right;
+    const now = this.options.now();
+    if (state.status !== 'pending' || typeof expectedRevision !== 'number') return;
+    if (state.nextAttemptAt !== null && Date.parse(state.nextAttemptAt) > now.getTime()) return;
+    if (state.claim && Date.parse(state.claim.expiresAt) > now.getTime()) return;
+    const claim = this.claimAt(now);
+    const claimed: DeliveryEvent = {
+      type: 'DeliveryClaimed',
+      data: { deliveryId, instanceId: claim.instanceId, claimedAt: now.toISOString(), expiresAt: claim.expiresAt.toISOString() },
+    };
+    const appended = await this.options.store.append(deliveryStream(deliveryId), [toEventData(claimed)], expectedRevision);
+    // Another instance claimed it first (or recorded an outcome): it is theirs.
+    if (isLeft(appended)) return;
+    await this.attempt(delivery.evolve(state, claimed) as Delivery, appended.right.nextExpectedRevision);
+  }
+
+  private async attempt(claimed: Delivery, revision: number): Promise<void> {
+    const { deliveryId, callback } = claimed;
+    const log = this.options.log.child({ deliveryId, tenantId: callback.tenantId, status: callback.status });
+    const target = await this.targetOf(callback.tenantId);
+    if (!target) {
+      await this.end(claimed, revision, [abandoned(deliveryId, 'no_callback_url', this.options.now())], log);
+      return;
+    }
+    const composed = await this.compose(callback, log);
+    if ('gone' in composed) {
+      await this.end(claimed, revision, [abandoned(deliveryId, 'data_gone', this.options.now())], log);
+      return;
+    }
+    const attempt = claimed.attempts + 1;
+    const started = this.options.now();
+    const outcome = await postCallback({
+      url: target.url,
+      body: composed.body,
+      headers: webhookHeaders(target.secret, deliveryId, Math.floor(started.getTime() / 1000), composed.body),
+      timeoutMs: this.options.timeoutMs,
+      shutdown: this.shutdown.signal,
+      now: this.options.now,
+    });
+    const attemptedAt = started.toISOString();
+    if (outcome.ok) {
+      const { httpStatus, durationMs } = outcome;
+      await this.end(claimed, revision, [{ type: 'DeliveryDelivered', data: { deliveryId, attempt, attemptedAt, httpStatus, durationMs } }], log);
+      return;
+    }
+    const next = nextAttemptAt(this.options.schedule, attempt, claimed.attemptLimit, this.options.now(), outcome.retryAfterMs);
+    const failed: DeliveryEvent = {
+      type: 'DeliveryAttemptFailed',
+      data: {
+        deliveryId, attempt, attemptedAt, reason: outcome.reason, httpStatus: outcome.httpStatus, detail: outcome.detail,
+        durationMs: outcome.durationMs, nextAttemptAt: next?.toISOString() ?? null,
+      },
+    };
+    log.warn('callback attempt failed', { attempt, reason: outcome.reason, httpStatus: outcome.httpStatus, nextAttemptAt: failed.data.nextAttemptAt });
+    if (next) await this.append(deliveryId, revision, [failed], log);
+    else await this.end(claimed, revision, [failed, abandoned(deliveryId, 'retries_exhausted', this.options.now())], log);
+  }
+
+  /** Records how a delivery ended, then destroys the flow's data key. */
+  private async end(claimed: Delivery, revision: number, events: readonly DeliveryEvent[], log: Logger): Promise<void> {
+    const after = await this.append(claimed.deliveryId, revision, events, log);
+    const last = events[events.length - 1]!;
+    if (last.type === 'DeliveryDelivered') log.info('callback delivered', { attempt: last.data.attempt, httpStatus: last.data.httpStatus });
+    if (last.type === 'DeliveryAbandoned') log.warn('callback abandoned', { reason: last.data.reason, attempts: claimed.attempts });
+    if (after !== undefined && claimed.callback.sealed) await this.destroyData(claimed.deliveryId, claimed.callback.sealed.ownerId, after);
+  }
+
+  private async append(deliveryId: string, revision: number, events: readonly DeliveryEvent[], log: Logger): Promise<number | undefined> {
+    const appended = await this.options.store.append(deliveryStream(deliveryId), events.map(toEventData), revision);
+    if (isLeft(appended)) {
+      // Our claim lapsed and another instance took the delivery over: its record wins.
+      log.warn('callback outcome not recorded: the claim was lost', { error: appended.left._tag });
+      return undefined;
+    }
+    return appended.right.nextExpectedRevision;
+  }
+
+  private async destroyDataOf(deliveryId: string): Promise<void> {
+    const loaded = await loadStream(this.options.store, delivery, deliveryStream(deliveryId));
+    if (isLeft(loaded)) return;
+    const { state, expectedRevision } = loaded.right;
+    if (state.status === 'none' || state.status === 'pending' || state.dataDestroyed || !state.callback.sealed) return;
+    if (typeof expectedRevision === 'number') await this.destroyData(deliveryId, state.callback.sealed.ownerId, expectedRevision);
+  }
+
+  private async destroyData(deliveryId: string, ownerId: string, revision: number): Promise<void> {
+    await this.options.dataKeys.destroy(ownerId);
+    const destroyed: DeliveryEvent = { type: 'DeliveryDataDestroyed', data: { deliveryId, ownerId, destroyedAt: this.options.now().toISOString() } };
+    // Losing this race only means the next scan records it (destroying again is a no-op).
+    await this.options.store.append(deliveryStream(deliveryId), [toEventData(destroyed)], revision);
+  }
+
+  /** The tenant's URL and opened secret. The read model first; the tenant stream when it has none yet. */
+  private async targetOf(tenantId: string): Promise<{ url: string; secret: string } | undefined> {
+    let config: TenantCallback | null | undefined = await findTenantCallback(this.options.db, tenantId);
+    if (!config) {
+      const loaded = await loadStream(this.options.store, tenant, tenantStream(tenantId));
+      config = isLeft(loaded) || loaded.right.state.status === 'none' ? null : loaded.right.state.callback;
+    }
+    if (!config) return undefined;
+    const cacheKey = `${tenantId}/${config.secret.ciphertext}`;
+    let secret = this.secrets.get(cacheKey);
+    if (secret === undefined) {
+      secret = openSecret(this.options.kek, tenantId, config.secret);
+      this.secrets.set(cacheKey, secret);
+    }
+    return { url: config.url, secret };
+  }
+
+  /** The body as the spec defines it: the request's body with the opened sealed fields merged in. */
+  private async compose(callback: CallbackRequest, log: Logger): Promise<Composed> {
+    if (!callback.sealed) return { body: JSON.stringify(callback.body) };
+    const { ownerId, purpose, value } = callback.sealed;
+    const key = await this.options.dataKeys.find(ownerId);
+    if (!key) return { gone: true };
+    let opened: unknown;
+    try {
+      opened = key.open(value, purpose);
+    } catch (err) {
+      log.error('sealed callback fields do not open with their flow key', { err });
+      return { gone: true };
+    }
+    if (typeof opened !== 'object' || opened === null || Array.isArray(opened)) {
+      log.error('sealed callback fields are not an object', {});
+      return { gone: true };
+    }
+    return { body: JSON.stringify({ ...callback.body, ...opened }) };
+  }
+}
+
+const abandoned = (deliveryId: string, reason: 'no_callback_url' | 'data_gone' | 'retries_exhausted', now: Date): DeliveryEvent => ({
+  type: 'DeliveryAbandoned',
+  data: { deliveryId, reason, abandonedAt: now.toISOString() },
+});

@@ -1,0 +1,140 @@
+// The recorder: a subscription to `$all`, filtered to the flow categories, that turns each event
+// carrying a callback request into a delivery stream. The delivery id is derived from (tenant,
+// eventId, status) and the stream is created with `no_stream`, so however many instances see the
+// event, one records it and the others find it recorded.
+//
+// Checkpoint: none of its own. Each instance records in `$all` order, so the furthest source
+// position among the recorded deliveries (the deliveries read model, itself rebuilt from the
+// store) is a point before which everything is recorded. A restart resumes there; events after it
+// that another instance already recorded collide harmlessly on `no_stream`.
+import { randomUUID } from 'node:crypto';
+import { isLeft, right, type Either } from 'fp-ts/lib/Either.js';
+import { CallbackRequest, callbackSourceCategories } from '../../streams/callback.js';
+import { delivery, deliveryIdOf, deliveryStream, type Delivery, type DeliveryEvent } from '../../streams/delivery.js';
+import {
+  formatPosition,
+  START,
+  type AppendError,
+  type EventData,
+  type EventStore,
+  type Json,
+  type Position,
+  type RecordedEvent,
+  type Subscription,
+} from '../eventstore/port.js';
+import type { Logger } from '../log.js';
+
+export const sourceFilter = { streamNamePrefixes: callbackSourceCategories.map((c) => `${c}-`) };
+
+/** The callback request an event carries; undefined when it carries none; 'malformed' when it breaks the contract. */
+export const callbackRequestOf = (recorded: RecordedEvent): CallbackRequest | undefined | 'malformed' => {
+  const data = recorded.data;
+  if (typeof data !== 'object' || data === null || Array.isArray(data) || !('callback' in data)) return undefined;
+  const decoded = CallbackRequest.decode((data as { callback: unknown }).callback);
+  return isLeft(decoded) ? 'malformed' : decoded.right;
+};
+
+export interface Claim {
+  readonly instanceId: string;
+  readonly expiresAt: Date;
+}
+
+export const toEventData = (event: DeliveryEvent): EventData => ({ id: randomUUID(), type: event.type, data: event.data as Json });
+
+/**
+ * Records the delivery a source event asks for, claimed at once by `claim` when given (one append:
+ * the instance that records it attempts it first). Left(WrongExpectedRevision) means it was
+ * already recorded.
+ */
+export const recordDelivery = async (
+  store: EventStore,
+  recorded: RecordedEvent,
+  callback: CallbackRequest,
+  now: Date,
+  claim: Claim | undefined,
+): Promise<Either<AppendError, { readonly delivery: Delivery; readonly revision: number }>> => {
+  const deliveryId = deliveryIdOf(callback.tenantId, callback.eventId, callback.status);
+  const at = now.toISOString();
+  const events: DeliveryEvent[] = [
+    {
+      type: 'DeliveryRecorded',
+      data: {
+        deliveryId,
+        source: { streamId: recorded.streamId, revision: recorded.revision, eventId: recorded.id, position: formatPosition(recorded.position) },
+        callback,
+        recordedAt: at,
+      },
+    },
+  ];
+  if (claim) {
+    events.push({ type: 'DeliveryClaimed', data: { deliveryId, instanceId: claim.instanceId, claimedAt: at, expiresAt: claim.expiresAt.toISOString() } });
+  }
+  // Fresh event ids: another instance's identical append must fail on `no_stream`, not be
+  // taken for an idempotent retry of ours (it would then believe it holds the claim).
+  const appended = await store.append(deliveryStream(deliveryId), events.map(toEventData), 'no_stream');
+  if (isLeft(appended)) return appended;
+  const state = events.reduce(delivery.evolve, delivery.initialState);
+  if (state.status === 'none') throw new Error('a recorded delivery folds to a delivery');
+  return right({ delivery: state, revision: appended.right.nextExpectedRevision });
+};
+
+export interface RecorderOptions {
+  readonly store: EventStore;
+  readonly log: Logger;
+  readonly now: () => Date;
+  /** Called for each source event with a callback request; it records (and may claim). */
+  readonly onCallback: (recorded: RecordedEvent, callback: CallbackRequest) => Promise<void>;
+}
+
+/** The subscription loop; resubscribes from the last handled event after a failure, with backoff. */
+export class DeliveryRecorder {
+  private subscription: Subscription | undefined;
+  private running: Promise<void> | undefined;
+  private stopping = false;
+  private position: Position = START;
+
+  constructor(private readonly options: RecorderOptions) {}
+
+  start(after: Position): void {
+    this.position = after;
+    this.running ??= this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.subscription?.stop();
+    await this.running;
+  }
+
+  private async run(): Promise<void> {
+    let backoffMs = 250;
+    while (!this.stopping) {
+      const subscription = this.options.store.subscribeToAll({ after: this.position, filter: sourceFilter });
+      this.subscription = subscription;
+      try {
+        for await (const message of subscription) {
+          if (message.kind !== 'event') continue;
+          const callback = callbackRequestOf(message.event);
+          if (callback === 'malformed') {
+            // A flow broke the contract; stalling every other tenant's callbacks behind it would be
+            // worse than skipping it loudly.
+            this.options.log.error('callback request breaks its contract; skipped', {
+              stream: message.event.streamId, revision: message.event.revision, type: message.event.type,
+            });
+          } else if (callback) {
+            await this.options.onCallback(message.event, callback);
+          }
+          this.position = message.event.position;
+          backoffMs = 250;
+        }
+      } catch (err) {
+        if (this.stopping) break;
+        this.options.log.error('callback recorder failed; resubscribing', { err, after: formatPosition(this.position), backoffMs });
+        await subscription.stop().catch(() => undefined);
+      }
+      if (this.stopping) break;
+      await new Promise((resolve) => setTimeout(resolve, backoffMs));
+      backoffMs = Math.min(backoffMs * 2, 10_000);
+    }
+  }
+}
