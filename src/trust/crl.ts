@@ -1,0 +1,156 @@
+// Revocation by CRL (RFC 5280, 5): fetch the CRL named in a certificate's CRL Distribution Points,
+// check it was signed by the certificate's issuer, names that issuer and is current, then look the
+// serial number up. A CRL that cannot be had is an outcome (`unknown`, with the reason), never an
+// exception: the caller decides what unknown means (trust verification fails closed on it).
+//
+// Only chains already resolved to a trust anchor reach this module, so the URLs fetched come from
+// certificates a trusted CA signed, not from whoever sent the presentation.
+import { x509 } from '../crypto/x509.js';
+import { describeCertificate } from './x509Chain.js';
+
+type Certificate = x509.X509Certificate;
+
+export type RevocationStatus =
+  | { readonly status: 'good' }
+  | { readonly status: 'revoked'; readonly reason: string }
+  | { readonly status: 'unknown'; readonly reason: string };
+
+export interface CrlCheckerOptions {
+  /** X509_CRL_TIMEOUT_SECONDS, in milliseconds: bounds the whole fetch, body included. */
+  readonly timeoutMs: number;
+  /** Larger responses are abandoned: a CRL endpoint must not be able to exhaust memory. */
+  readonly maxBytes?: number;
+  /** Distinct CRL URLs kept; the oldest is dropped beyond it. */
+  readonly maxCached?: number;
+}
+
+export interface CrlChecker {
+  /** Revocation status of `certificate` (at `index` in its chain, for messages), issued by `issuer`. */
+  check(certificate: Certificate, index: number, issuer: Certificate, now: Date): Promise<RevocationStatus>;
+}
+
+const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
+const DEFAULT_MAX_CACHED = 256;
+
+/** The http(s) URLs of a certificate's CRL Distribution Points (other name forms are skipped). */
+export const crlDistributionPoints = (certificate: Certificate): string[] => {
+  const extension = certificate.getExtension(x509.CRLDistributionPointsExtension);
+  if (!extension) return [];
+  const urls: string[] = [];
+  for (const point of extension.distributionPoints) {
+    for (const name of point.distributionPoint?.fullName ?? []) {
+      const url = name.uniformResourceIdentifier;
+      if (url && /^https?:\/\//i.test(url)) urls.push(url);
+    }
+  }
+  return urls;
+};
+
+class FetchFailure extends Error {}
+
+const readBounded = async (response: Response, maxBytes: number): Promise<Uint8Array> => {
+  const declared = Number(response.headers.get('content-length') ?? '0');
+  if (declared > maxBytes) throw new FetchFailure(`response larger than ${maxBytes} bytes`);
+  if (!response.body) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel();
+      throw new FetchFailure(`response larger than ${maxBytes} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+};
+
+const download = async (url: string, timeoutMs: number, maxBytes: number): Promise<x509.X509Crl> => {
+  let response: Response;
+  try {
+    // No redirects: a CRL moves by reissuing certificates, and a redirect could lead anywhere.
+    response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
+  } catch (err) {
+    throw new FetchFailure((err as Error).name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : 'could not be fetched');
+  }
+  if (!response.ok) {
+    await response.body?.cancel();
+    throw new FetchFailure(`answered HTTP ${response.status}`);
+  }
+  let body: Uint8Array;
+  try {
+    body = await readBounded(response, maxBytes);
+  } catch (err) {
+    if (err instanceof FetchFailure) throw err;
+    throw new FetchFailure((err as Error).name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : 'could not be read');
+  }
+  try {
+    return new x509.X509Crl(body);
+  } catch {
+    throw new FetchFailure('is not a DER or PEM CRL');
+  }
+};
+
+export const createCrlChecker = (options: CrlCheckerOptions): CrlChecker => {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const maxCached = options.maxCached ?? DEFAULT_MAX_CACHED;
+  // Promises, so concurrent verifications of one issuer share one download.
+  const cache = new Map<string, Promise<x509.X509Crl>>();
+
+  const crlAt = (url: string, now: Date): Promise<x509.X509Crl> => {
+    const cached = cache.get(url);
+    if (cached) return cached.then((crl) => (crl.nextUpdate && crl.nextUpdate >= now ? crl : refetch(url)));
+    return refetch(url);
+  };
+
+  const refetch = (url: string): Promise<x509.X509Crl> => {
+    const pending = download(url, options.timeoutMs, maxBytes);
+    cache.delete(url);
+    cache.set(url, pending);
+    // A failure is not cached: the next verification tries again.
+    pending.catch(() => {
+      if (cache.get(url) === pending) cache.delete(url);
+    });
+    for (const key of cache.keys()) {
+      if (cache.size <= maxCached) break;
+      cache.delete(key);
+    }
+    return pending;
+  };
+
+  const checkOne = async (url: string, certificate: Certificate, index: number, issuer: Certificate, now: Date): Promise<RevocationStatus> => {
+    const name = describeCertificate(certificate, index);
+    let crl: x509.X509Crl;
+    try {
+      crl = await crlAt(url, now);
+    } catch (err) {
+      if (!(err instanceof FetchFailure)) throw err;
+      return { status: 'unknown', reason: `revocation status of ${name} unknown: CRL ${url} ${err.message}` };
+    }
+    if (crl.issuer !== issuer.subject) return { status: 'unknown', reason: `revocation status of ${name} unknown: CRL ${url} is issued by ${crl.issuer}, not ${issuer.subject}` };
+    const signed = await crl.verify({ publicKey: issuer }).catch(() => false);
+    if (!signed) return { status: 'unknown', reason: `revocation status of ${name} unknown: CRL ${url} signature does not verify with the issuer's key` };
+    if (crl.thisUpdate > now) return { status: 'unknown', reason: `revocation status of ${name} unknown: CRL ${url} is not valid before ${crl.thisUpdate.toISOString()}` };
+    if (!crl.nextUpdate || crl.nextUpdate < now) return { status: 'unknown', reason: `revocation status of ${name} unknown: CRL ${url} is past its nextUpdate` };
+    const entry = crl.findRevoked(certificate);
+    return entry ? { status: 'revoked', reason: `${name} is revoked since ${entry.revocationDate.toISOString()} (CRL ${url})` } : { status: 'good' };
+  };
+
+  return {
+    // A certificate without distribution points has no revocation source: good by RFC 5280's
+    // rules, as nothing says otherwise. With several points, the first that answers decides.
+    async check(certificate, index, issuer, now) {
+      const urls = crlDistributionPoints(certificate);
+      let unknown: RevocationStatus | undefined;
+      for (const url of urls) {
+        const status = await checkOne(url, certificate, index, issuer, now);
+        if (status.status !== 'unknown') return status;
+        unknown ??= status;
+      }
+      return unknown ?? { status: 'good' };
+    },
+  };
+};

@@ -1,0 +1,99 @@
+// What the SD-JWT VC verifier asks about an issuer's `x5c`: is the chain valid (always checked; a
+// failure fails verification), and, with X509_VERIFY_TRUST_ANCHOR=true, does it resolve to a static
+// trust anchor and is any of its certificates revoked.
+//
+// Policy (the spec's per-category policy; static mode has no categories, so one for all):
+// - `evaluate` (default): an unanchored chain is reported `isTrusted: false` and a revoked one
+//   `isCertificateRevoked: true`; the credential is still delivered and the integrator decides.
+// - `enforce`: either of those fails verification as a trust-enforcement failure.
+// In both, a revocation status that cannot be established (CRL unreachable, timed out, badly
+// signed, stale) fails verification: "not revoked" is never reported without a CRL saying so.
+// CRLs are only fetched for anchored chains; an unanchored one reports `isCertificateRevoked: false`
+// meaning no CRL was consulted (`isTrusted: false` already tells the integrator to refuse it).
+import type { Either } from 'fp-ts/lib/Either.js';
+import { isLeft, left, right } from 'fp-ts/lib/Either.js';
+import type { Config } from '../config.js';
+import type { x509 } from '../crypto/x509.js';
+import { createCrlChecker, type CrlChecker } from './crl.js';
+import { trustAnchorCertificates } from './trustAnchors.js';
+import { findTrustAnchor, parseX5c, sameCertificate, validateChain } from './x509Chain.js';
+
+type Certificate = x509.X509Certificate;
+
+export type TrustPolicy = 'evaluate' | 'enforce';
+
+/** Why a credential failed verification: `reason` is the callback's errorDetails. */
+export interface VerificationFailure {
+  readonly reason: string;
+  /** True when only the trust policy (anchor, revocation) refused it, not the credential's own checks. */
+  readonly trustEnforcement: boolean;
+}
+
+/** The credential object's trust fields: `isTrusted` and `isCertificateRevoked` only when anchoring is on. */
+export type TrustFields =
+  | { readonly supportTrustAnchor: false }
+  | { readonly supportTrustAnchor: true; readonly isTrusted: boolean; readonly isCertificateRevoked: boolean };
+
+export interface TrustedChain {
+  /** Leaf first, as sent. */
+  readonly chain: readonly Certificate[];
+  readonly trust: TrustFields;
+}
+
+export interface TrustVerifier {
+  verify(x5c: unknown, now: Date): Promise<Either<VerificationFailure, TrustedChain>>;
+}
+
+export interface TrustVerifierOptions {
+  readonly verifyTrustAnchor: boolean;
+  readonly anchors: readonly Certificate[];
+  readonly crl: CrlChecker;
+  readonly policy?: TrustPolicy;
+}
+
+const failure = (reason: string, trustEnforcement: boolean): Either<VerificationFailure, never> => left({ reason, trustEnforcement });
+
+export const createTrustVerifier = (options: TrustVerifierOptions): TrustVerifier => {
+  const enforce = options.policy === 'enforce';
+  return {
+    async verify(x5c, now) {
+      const chain = parseX5c(x5c);
+      if (isLeft(chain)) return failure(chain.left, false);
+      const valid = await validateChain(chain.right, now);
+      if (isLeft(valid)) return failure(`invalid X.509 chain: ${valid.left}`, false);
+      if (!options.verifyTrustAnchor) return right({ chain: chain.right, trust: { supportTrustAnchor: false } });
+
+      const anchor = await findTrustAnchor(chain.right, options.anchors, now);
+      if (!anchor) {
+        if (enforce) return failure('issuer chain does not resolve to a configured trust anchor', true);
+        return right({ chain: chain.right, trust: { supportTrustAnchor: true, isTrusted: false, isCertificateRevoked: false } });
+      }
+      // Every certificate the anchor vouches for, each with its issuer; the anchor itself is
+      // trusted by configuration, not by a CRL.
+      const issued = chain.right.filter((c) => !sameCertificate(c, anchor));
+      let revoked = false;
+      for (const [index, certificate] of issued.entries()) {
+        const issuer = issued[index + 1] ?? anchor;
+        const status = await options.crl.check(certificate, index, issuer, now);
+        if (status.status === 'unknown') return failure(status.reason, true);
+        if (status.status === 'revoked') {
+          if (enforce) return failure(status.reason, true);
+          revoked = true;
+        }
+      }
+      return right({ chain: chain.right, trust: { supportTrustAnchor: true, isTrusted: true, isCertificateRevoked: revoked } });
+    },
+  };
+};
+
+/** The verifier this instance's configuration describes. */
+export const trustVerifierFromConfig = (
+  config: Pick<Config, 'x509VerifyTrustAnchor' | 'x509TrustAnchors' | 'x509CrlTimeoutSeconds'>,
+  policy: TrustPolicy = 'evaluate',
+): TrustVerifier =>
+  createTrustVerifier({
+    verifyTrustAnchor: config.x509VerifyTrustAnchor,
+    anchors: trustAnchorCertificates(config.x509TrustAnchors),
+    crl: createCrlChecker({ timeoutMs: config.x509CrlTimeoutSeconds * 1000 }),
+    policy,
+  });
