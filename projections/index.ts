@@ -2,8 +2,9 @@
 import { deliveriesProjection } from './deliveries.js';
 import { tenantCallbacksProjection } from './tenantCallbacks.js';
 import { apiKeysProjection } from './apiKeys.js';
+import { offersProjection } from './offers.js';
 import { presentationsProjection } from './presentations.js';
 import type { Projection } from './projection.js';
 import { tenantsProjection } from './tenants.js';
 
-export const allProjections: readonly Projection[] = [tenantsProjection, apiKeysProjection, presentationsProjection, deliveriesProjection, tenantCallbacksProjection];
+export const allProjections: readonly Projection[] = [tenantsProjection, apiKeysProjection, presentationsProjection, deliveriesProjection, tenantCallbacksProjection, offersProjection];

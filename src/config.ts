@@ -119,6 +119,20 @@ const variables = {
   /** How often the scheduler looks for presentation requests past their expiry. */
   presentationExpiryIntervalMs: withDefault('PRESENTATION_EXPIRY_INTERVAL_MS', integerFromString(10, 3_600_000), '1000'),
   // issuance (OpenID4VCI): variables added here
+  /** JSON file of the credential configurations; unset means the built-in `pid` and `membership` types. */
+  credentialConfigurationsFile: optional('CREDENTIAL_CONFIGURATIONS', NonEmptyText),
+  /** Time a wallet has to finish an offer, from its creation. */
+  offerTtlSeconds: withDefault('OFFER_TTL_SECONDS', integerFromString(1, 86_400), '300'),
+  /** How often the scheduler looks for offers past their time-to-live. */
+  offerExpiryIntervalMs: withDefault('OFFER_EXPIRY_INTERVAL_MS', integerFromString(10, 3_600_000), '1000'),
+  /** Wrong transaction codes an offer tolerates; the last one fails the offer. */
+  txCodeMaxAttempts: withDefault('TX_CODE_MAX_ATTEMPTS', integerFromString(1, 100), '3'),
+  /** Lifetime of a c_nonce from the nonce endpoint. */
+  cNonceTtlSeconds: withDefault('C_NONCE_TTL_SECONDS', integerFromString(1, 3_600), '120'),
+  /** Oldest `iat` accepted in a DPoP proof or key proof. */
+  proofMaxAgeSeconds: withDefault('PROOF_MAX_AGE_SECONDS', integerFromString(1, 3_600), '120'),
+  /** Validity of an issued credential (`exp` - `iat`). */
+  credentialValidityDays: withDefault('CREDENTIAL_VALIDITY_DAYS', integerFromString(1, 3_650), '365'),
   // callbacks: variables added here
   /** The bootstrap tenant's callback URL, applied at start (with CALLBACK_SECRET). */
   callbackUrl: optional('CALLBACK_URL', CallbackUrl),

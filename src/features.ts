@@ -2,5 +2,6 @@
 import type { Feature, ServiceContext } from './feature.js';
 import { tenancyFeature } from './tenancy/routes.js';
 import { callbacksFeature } from './callbacks/feature.js';
+import { issuanceFeature } from './issuance/feature.js';
 
-export const features = async (context: ServiceContext): Promise<readonly Feature[]> => [tenancyFeature(context), await callbacksFeature(context)];
+export const features = async (context: ServiceContext): Promise<readonly Feature[]> => [tenancyFeature(context), await callbacksFeature(context), await issuanceFeature(context)];

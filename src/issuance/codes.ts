@@ -1,0 +1,39 @@
+// The bearer values of an offer. Each starts with the offer id, so the one stream that decides
+// about it is found without an index; the rest is what makes it unguessable.
+//  - pre-authorized code: `<offer id>.<MAC of the offer id>`: derivable by any instance, never recorded;
+//  - access token: `<offer id>.<256 random bits>`: only its SHA-256 is recorded, with the DPoP key;
+//  - transaction code: recorded as a MAC bound to the offer id.
+import { hashSecret, sameHash } from '../tenancy/secrets.js';
+import { randomToken, type IssuanceSecrets } from './secrets.js';
+
+const BOUND_VALUE = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.([A-Za-z0-9_-]{43})$/;
+
+const split = (value: string): { offerId: string; secret: string } | undefined => {
+  const m = BOUND_VALUE.exec(value);
+  return m ? { offerId: m[1]!, secret: m[2]! } : undefined;
+};
+
+export const preAuthorizedCode = (secrets: IssuanceSecrets, offerId: string): string =>
+  `${offerId}.${secrets.mac('pre-authorized_code', offerId)}`;
+
+/** The offer a pre-authorized code belongs to, or undefined for a code this issuer never made. */
+export const offerOfPreAuthorizedCode = (secrets: IssuanceSecrets, code: string): string | undefined => {
+  const parts = split(code);
+  return parts && secrets.verify('pre-authorized_code', parts.offerId, parts.secret) ? parts.offerId : undefined;
+};
+
+export const newAccessToken = (offerId: string): { token: string; hash: string } => {
+  const secret = randomToken();
+  return { token: `${offerId}.${secret}`, hash: hashSecret(secret) };
+};
+
+/** The offer an access token claims to belong to, and a check against the recorded hash. */
+export const parseAccessToken = (token: string): { offerId: string; matches: (hash: string) => boolean } | undefined => {
+  const parts = split(token);
+  return parts && { offerId: parts.offerId, matches: (hash) => sameHash(hash, hashSecret(parts.secret)) };
+};
+
+export const txCodeHash = (secrets: IssuanceSecrets, offerId: string, txCode: string): string => secrets.mac('tx_code', `${offerId}:${txCode}`);
+
+export const txCodeMatches = (secrets: IssuanceSecrets, offerId: string, txCode: string, hash: string): boolean =>
+  secrets.verify('tx_code', `${offerId}:${txCode}`, hash);

@@ -1,0 +1,162 @@
+// The credential configurations the connector can issue: read once at start from the JSON file
+// named by CREDENTIAL_CONFIGURATIONS, or the built-in defaults. A bad file stops the process
+// with a message naming the entry, because an issuer that starts with half its types is worse
+// than one that does not start.
+import { readFile } from 'node:fs/promises';
+import * as t from 'io-ts';
+import { isLeft } from 'fp-ts/lib/Either.js';
+import { describeErrors } from '../http/validate.js';
+
+export const Display = t.intersection([t.type({ lang: t.string, name: t.string }), t.partial({ description: t.string })], 'Display');
+export type Display = t.TypeOf<typeof Display>;
+
+/** SD-JWT VC Type Metadata's selective disclosure rule; `allowed` is disclosed selectively here. */
+export const SdRule = t.keyof({ always: null, never: null, allowed: null }, 'SdRule');
+export type SdRule = t.TypeOf<typeof SdRule>;
+
+/** What a claim's value must be; absent means any JSON value but null. */
+export const ValueType = t.keyof({ string: null, number: null, integer: null, boolean: null, date: null, object: null, array: null }, 'ValueType');
+export type ValueType = t.TypeOf<typeof ValueType>;
+
+const ClaimName = t.refinement(t.string, (s) => s !== '', 'ClaimName');
+
+export const ClaimConfiguration = t.intersection(
+  [
+    t.type({ path: t.array(ClaimName), mandatory: t.boolean, sd: SdRule, display: t.array(Display) }),
+    t.partial({ value_type: ValueType }),
+  ],
+  'ClaimConfiguration',
+);
+export type ClaimConfiguration = t.TypeOf<typeof ClaimConfiguration>;
+
+const ConfigurationId = t.refinement(t.string, (s) => /^[A-Za-z0-9_.-]{1,64}$/.test(s), 'ConfigurationId');
+const Uri = t.refinement(t.string, (s) => /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/.test(s), 'Uri');
+
+export const CredentialConfiguration = t.type(
+  { id: ConfigurationId, vct: Uri, display: t.array(Display), claims: t.array(ClaimConfiguration) },
+  'CredentialConfiguration',
+);
+export type CredentialConfiguration = t.TypeOf<typeof CredentialConfiguration>;
+
+export const CredentialConfigurationsFile = t.type({ credential_configurations: t.array(t.unknown) }, 'CredentialConfigurationsFile');
+
+/** Registered JWT and SD-JWT VC claims the connector sets itself; an offer must not supply them. */
+export const RESERVED_CLAIMS: readonly string[] = ['iss', 'sub', 'iat', 'exp', 'nbf', 'vct', 'vct#integrity', 'cnf', 'status', '_sd', '_sd_alg', '...'];
+
+/** Names SD-JWT gives a meaning at any depth. */
+const SD_JWT_NAMES: readonly string[] = ['_sd', '_sd_alg', '...'];
+
+const samePath = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((s, i) => s === b[i]);
+const isPrefix = (prefix: readonly string[], path: readonly string[]): boolean =>
+  prefix.length < path.length && prefix.every((s, i) => s === path[i]);
+
+/** Rules io-ts cannot say: what makes a configuration unusable even though it is well-formed. */
+const semanticProblems = (c: CredentialConfiguration): string[] => {
+  const problems: string[] = [];
+  if (c.display.length === 0) problems.push('display: at least one entry is needed');
+  if (c.claims.length === 0) problems.push('claims: at least one claim is needed');
+  c.claims.forEach((claim, i) => {
+    const [first] = claim.path;
+    if (first === undefined) problems.push(`claims[${i}].path: must not be empty`);
+    else if (RESERVED_CLAIMS.includes(first)) problems.push(`claims[${i}].path: "${first}" is set by the connector`);
+    if (claim.path.some((s) => SD_JWT_NAMES.includes(s))) {
+      problems.push(`claims[${i}].path: SD-JWT reserved names cannot be claim names`);
+    }
+    c.claims.forEach((other, j) => {
+      if (j <= i) return;
+      if (samePath(claim.path, other.path)) problems.push(`claims[${j}].path: duplicates claims[${i}]`);
+      // A claim inside another would make the outer one both a value and a container.
+      else if (isPrefix(claim.path, other.path) || isPrefix(other.path, claim.path)) {
+        problems.push(`claims[${j}].path: nests with claims[${i}]; describe the members of an object, not the object too`);
+      }
+    });
+  });
+  return problems;
+};
+
+/** Validates a configurations document; throws with one line per problem, each naming its entry. */
+export const parseCredentialConfigurations = (document: unknown, source: string): readonly CredentialConfiguration[] => {
+  const file = CredentialConfigurationsFile.decode(document);
+  if (isLeft(file)) throw new Error(`${source}: expected {"credential_configurations": [...]}`);
+  const problems: string[] = [];
+  const out: CredentialConfiguration[] = [];
+  file.right.credential_configurations.forEach((entry, index) => {
+    const id = typeof entry === 'object' && entry !== null && typeof (entry as { id?: unknown }).id === 'string' ? (entry as { id: string }).id : undefined;
+    const name = `entry ${id === undefined ? index : `"${id}"`} (credential_configurations[${index}])`;
+    const decoded = CredentialConfiguration.decode(entry);
+    if (isLeft(decoded)) {
+      for (const e of describeErrors(decoded.left, '')) problems.push(`${name}: ${e.location || 'entry'}: ${e.message}`);
+      return;
+    }
+    for (const p of semanticProblems(decoded.right)) problems.push(`${name}: ${p}`);
+    if (out.some((c) => c.id === decoded.right.id)) problems.push(`${name}: id "${decoded.right.id}" is used twice`);
+    out.push(decoded.right);
+  });
+  if (out.length === 0 && problems.length === 0) problems.push('no credential configuration');
+  if (problems.length > 0) throw new Error(`${source}: ${problems.join('; ')}`);
+  return out;
+};
+
+/** The file named by CREDENTIAL_CONFIGURATIONS, or the built-in defaults when unset. */
+export const loadCredentialConfigurations = async (file: string | undefined): Promise<readonly CredentialConfiguration[]> => {
+  if (file === undefined) return parseCredentialConfigurations(DEFAULT_CONFIGURATIONS, 'built-in credential configurations');
+  const source = `CREDENTIAL_CONFIGURATIONS (${file})`;
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new Error(`${source}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch {
+    throw new Error(`${source}: not valid JSON`);
+  }
+  return parseCredentialConfigurations(document, source);
+};
+
+const en = (name: string): Display[] => [{ lang: 'en', name }];
+const claim = (path: string[], name: string, rule: Partial<ClaimConfiguration> = {}): ClaimConfiguration => ({
+  path,
+  mandatory: false,
+  sd: 'always',
+  display: en(name),
+  ...rule,
+});
+
+/** A PID-like type and a simple membership attestation, so a fresh start can issue something. */
+export const DEFAULT_CONFIGURATIONS = {
+  credential_configurations: [
+    {
+      id: 'pid',
+      vct: 'urn:eudi:pid:1',
+      display: [{ lang: 'en', name: 'Person identification data' }],
+      claims: [
+        claim(['family_name'], 'Family name', { mandatory: true, value_type: 'string' }),
+        claim(['given_name'], 'Given name', { mandatory: true, value_type: 'string' }),
+        claim(['birthdate'], 'Date of birth', { mandatory: true, value_type: 'date' }),
+        claim(['nationalities'], 'Nationalities', { mandatory: true, value_type: 'array' }),
+        claim(['place_of_birth', 'locality'], 'Place of birth', { value_type: 'string' }),
+        claim(['address', 'street_address'], 'Street', { value_type: 'string' }),
+        claim(['address', 'locality'], 'City', { value_type: 'string' }),
+        claim(['address', 'postal_code'], 'Postal code', { value_type: 'string' }),
+        claim(['address', 'country'], 'Country', { value_type: 'string' }),
+        claim(['age_equal_or_over', '18'], 'Adult', { value_type: 'boolean' }),
+        claim(['issuing_authority'], 'Issuing authority', { mandatory: true, sd: 'never', value_type: 'string' }),
+        claim(['issuing_country'], 'Issuing country', { mandatory: true, sd: 'never', value_type: 'string' }),
+      ],
+    },
+    {
+      id: 'membership',
+      vct: 'urn:example:membership:1',
+      display: [{ lang: 'en', name: 'Membership card' }],
+      claims: [
+        claim(['member_number'], 'Member number', { mandatory: true, sd: 'never', value_type: 'string' }),
+        claim(['given_name'], 'Given name', { mandatory: true, value_type: 'string' }),
+        claim(['family_name'], 'Family name', { mandatory: true, value_type: 'string' }),
+        claim(['tier'], 'Tier', { sd: 'allowed', value_type: 'string' }),
+      ],
+    },
+  ],
+};

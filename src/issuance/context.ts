@@ -1,0 +1,36 @@
+// What every issuance step needs, built once by the feature.
+import type { Config } from '../config.js';
+import type { DataKeys } from '../crypto/dataKeys.js';
+import type { EventStore } from '../eventstore/port.js';
+import type { Logger } from '../log.js';
+import type { ProjectionRunner } from '../projection-runner.js';
+import type { CredentialConfiguration } from './configurations.js';
+import type { IssuerSigningKey } from './sdJwtVc.js';
+import type { IssuanceSecrets } from './secrets.js';
+
+export interface IssuanceContext {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly store: EventStore;
+  readonly runner: ProjectionRunner;
+  readonly dataKeys: DataKeys;
+  readonly secrets: IssuanceSecrets;
+  readonly configurations: ReadonlyMap<string, CredentialConfiguration>;
+  readonly signingKey: IssuerSigningKey;
+  readonly now: () => Date;
+}
+
+/** The wallet-facing paths; the credential issuer identifier is PUBLIC_URL. */
+export const PATHS = {
+  offer: '/oidc4vci/offers/:offer_id',
+  token: '/oidc4vci/token',
+  nonce: '/oidc4vci/nonce',
+  credential: '/oidc4vci/credential',
+  typeMetadata: '/oidc4vci/types/:credential_configuration_id',
+  issuerMetadata: '/.well-known/openid-credential-issuer',
+  authorizationServerMetadata: '/.well-known/oauth-authorization-server',
+} as const;
+
+export const endpointUrl = (config: Pick<Config, 'publicUrl'>, path: string): string => `${config.publicUrl}${path}`;
+
+export const PRE_AUTHORIZED_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';

@@ -1,0 +1,150 @@
+// The credential endpoint (OpenID4VCI section 8). Checks, in order, each failing with its own
+// OAuth error and recording nothing: the DPoP-bound access token (read from the offer stream),
+// the DPoP proof (bound to the token's key, `ath`), the request, the key proof and its c_nonce.
+// Then the claims are opened, the credential signed, and CredentialIssued appended at the
+// revision read: only if that append wins is the credential handed out, so an offer that expired
+// meanwhile never issues.
+import type { Context } from 'koa';
+import * as t from 'io-ts';
+import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
+import { issuanceCallback, offer, offerStream, type OfferEvent, type OfferState, type OpenOffer } from '../../streams/offer.js';
+import { handleCommand, loadStream, type EventMetadata } from '../eventstore/handle.js';
+import type { Json } from '../eventstore/port.js';
+import { readJson } from '../http/body.js';
+import { requestIdOf } from '../log.js';
+import { parseAccessToken } from './codes.js';
+import { endpointUrl, PATHS, type IssuanceContext } from './context.js';
+import { verifyDpopProof } from './dpop.js';
+import { verifyKeyProof } from './keyProof.js';
+import { dpopChallenge, OAuthError } from './oauthError.js';
+import { purgeClaims } from './offerEnd.js';
+import { signSdJwtVc } from './sdJwtVc.js';
+
+const BODY_LIMIT = 64 * 1024;
+
+const CredentialRequest = t.type({
+  credential_configuration_id: t.string,
+  proofs: t.type({ jwt: t.array(t.string) }),
+});
+
+const invalidToken = (description: string) => new OAuthError(401, 'invalid_token', description, dpopChallenge('invalid_token', description));
+const invalidCredentialRequest = (description: string) => new OAuthError(400, 'invalid_credential_request', description);
+
+type Authorised = OpenOffer & { readonly token: NonNullable<OpenOffer['token']> };
+
+/** The offer the token opens, if the token is genuine, unexpired and its offer still open. */
+const authorise = (state: OfferState, matches: (hash: string) => boolean, now: Date): Either<string, Authorised> => {
+  if (state.status === 'none' || state.token === null || !matches(state.token.accessTokenHash)) return left('The access token is unknown.');
+  if (state.status !== 'OFFER_CREATED') return left('The access token is no longer valid: the offer has ended.');
+  if (Date.parse(state.expiresAt) <= now.getTime()) return left('The access token has expired.');
+  return right({ ...state, token: state.token });
+};
+
+const failOffer = async (ctx: IssuanceContext, offerId: string, errorDetails: string, metadata: EventMetadata): Promise<void> => {
+  const now = ctx.now();
+  const failed = await handleCommand(
+    ctx.store,
+    offer,
+    offerStream(offerId),
+    (state) =>
+      right<never, OfferEvent[]>(
+        state.status === 'OFFER_CREATED'
+          ? [{ type: 'OfferFailed', data: { errorDetails, failedAt: now.toISOString(), callback: issuanceCallback(state.tenantId, offerId, 'FAILED', errorDetails) } }]
+          : [],
+      ),
+    metadata,
+  );
+  if (!isLeft(failed) && failed.right.events.length > 0) {
+    ctx.log.warn('offer failed', { offerId, errorDetails });
+    await purgeClaims(ctx, offerId, metadata);
+  }
+};
+
+export const credentialEndpoint = (ctx: IssuanceContext) => async (http: Context): Promise<void> => {
+  // RFC 6750 section 2.3 allows it for bearer tokens; a DPoP token in a URL would end up in logs.
+  if (http.query['access_token'] !== undefined) throw new OAuthError(400, 'invalid_request', 'Send the access token in the Authorization header, not the query.');
+  const authorization = /^DPoP ([A-Za-z0-9._~+/-]+=*)$/.exec(http.get('Authorization'));
+  if (!authorization) throw invalidToken('Send the access token as `Authorization: DPoP <token>` with a DPoP proof.');
+  const accessToken = authorization[1]!;
+  const parsed = parseAccessToken(accessToken);
+  if (!parsed) throw invalidToken('The access token is unknown.');
+  const now = ctx.now();
+  const loaded = await loadStream(ctx.store, offer, offerStream(parsed.offerId));
+  if (isLeft(loaded)) throw invalidToken('The access token is unknown.');
+  const authorised = authorise(loaded.right.state, parsed.matches, now);
+  if (isLeft(authorised)) throw invalidToken(authorised.left);
+  const state = authorised.right;
+
+  const dpop = await verifyDpopProof(ctx.store, {
+    proof: http.headers['dpop'],
+    htm: 'POST',
+    htu: endpointUrl(ctx.config, PATHS.credential),
+    accessToken,
+    now,
+    maxAgeSeconds: ctx.config.proofMaxAgeSeconds,
+  });
+  if (!dpop.ok) throw new OAuthError(401, 'invalid_dpop_proof', dpop.reason, dpopChallenge('invalid_dpop_proof', dpop.reason));
+  if (dpop.jkt !== state.token.dpopJkt) {
+    const reason = 'The DPoP proof is not signed with the key the access token is bound to.';
+    throw new OAuthError(401, 'invalid_dpop_proof', reason, dpopChallenge('invalid_dpop_proof', reason));
+  }
+
+  const body = await readJson(http, { limitBytes: BODY_LIMIT });
+  if (typeof body === 'object' && body !== null && 'credential_response_encryption' in body) {
+    throw new OAuthError(400, 'invalid_encryption_parameters', 'Credential response encryption is not supported.');
+  }
+  const request = CredentialRequest.decode(body);
+  if (isLeft(request)) throw invalidCredentialRequest('Expected {credential_configuration_id, proofs: {jwt: [<key proof>]}}.');
+  if (request.right.credential_configuration_id !== state.credentialConfigurationId) {
+    throw new OAuthError(400, 'unknown_credential_configuration', 'This access token is for another credential configuration.');
+  }
+  const [proof, ...more] = request.right.proofs.jwt;
+  if (proof === undefined || more.length > 0) throw invalidCredentialRequest('Send exactly one key proof: batch issuance is not offered.');
+  const holder = await verifyKeyProof(ctx, proof, now);
+  if (!holder.ok) throw new OAuthError(400, holder.error, holder.reason);
+
+  const metadata = { actor: 'wallet', requestId: requestIdOf(http) };
+  const offerId = state.offerId;
+  const configuration = ctx.configurations.get(state.credentialConfigurationId);
+  const key = await ctx.dataKeys.find(offerId);
+  let credential: string;
+  // errorDetails reaches the integrator: only reasons written here, never an internal message.
+  let failure = 'credential configuration no longer configured';
+  try {
+    if (!configuration) throw new Error(failure);
+    failure = 'claims unavailable';
+    if (!key) throw new Error(failure);
+    const claims = key.open(state.claims, 'claims') as { [name: string]: Json };
+    failure = 'credential signing failed';
+    credential = await signSdJwtVc(ctx.signingKey, {
+      issuer: ctx.config.publicUrl,
+      configuration,
+      claims,
+      holderJwk: holder.jwk,
+      now,
+      validitySeconds: ctx.config.credentialValidityDays * 86_400,
+    });
+  } catch (err) {
+    ctx.log.error('credential could not be issued', { offerId, err });
+    await failOffer(ctx, offerId, failure, metadata);
+    throw new OAuthError(500, 'server_error', 'The credential could not be issued; the offer has failed.');
+  }
+
+  const issued = await handleCommand(
+    ctx.store,
+    offer,
+    offerStream(offerId),
+    (current) => {
+      const still = authorise(current, parsed.matches, ctx.now());
+      return isLeft(still)
+        ? still
+        : right<string, OfferEvent[]>([{ type: 'CredentialIssued', data: { issuedAt: now.toISOString(), callback: issuanceCallback(state.tenantId, offerId, 'ISSUED') } }]);
+    },
+    metadata,
+  );
+  if (isLeft(issued)) throw invalidToken(typeof issued.left === 'string' ? issued.left : 'The offer changed while the credential was requested; it was not issued.');
+  ctx.log.info('credential issued', { offerId, credentialConfigurationId: state.credentialConfigurationId });
+  await purgeClaims(ctx, offerId, metadata);
+  http.set('Cache-Control', 'no-store');
+  http.body = { credentials: [{ credential }] };
+};

@@ -1,0 +1,29 @@
+// The offer time-to-live as a command: each tick finds open offers past their expiry in the read
+// model and appends OfferExpired to each at the revision it reads, so a wallet finishing at the
+// same moment and the timer cannot both win. It also finishes purges an ended flow left undone
+// (a crash between an offer's end and the destruction of its data key).
+import { offersPastExpiry, offersToPurge } from '../../projections/offers.js';
+import { startPeriodic, type Periodic } from '../periodic.js';
+import type { IssuanceContext } from './context.js';
+import { expireOffer, purgeClaims } from './offerEnd.js';
+
+const BATCH = 100;
+/** An ended offer's own request purges it at once; only older leftovers are the sweeper's. */
+const PURGE_GRACE_MS = 30_000;
+
+export const startOfferExpiry = (ctx: IssuanceContext): Periodic =>
+  startPeriodic(
+    'offer expiry',
+    ctx.config.offerExpiryIntervalMs,
+    async () => {
+      const now = ctx.now();
+      for (const offerId of await offersPastExpiry(ctx.runner.db, now.toISOString(), BATCH)) {
+        if (await expireOffer(ctx, offerId)) ctx.log.info('offer expired', { offerId });
+      }
+      const before = new Date(now.getTime() - PURGE_GRACE_MS).toISOString();
+      for (const offerId of await offersToPurge(ctx.runner.db, before, BATCH)) {
+        await purgeClaims(ctx, offerId, { actor: 'scheduler' });
+      }
+    },
+    ctx.log,
+  );

@@ -1,0 +1,65 @@
+// Issuance (OpenID4VCI, pre-authorized code flow): the management routes for offers, the
+// wallet-facing protocol routes, and the offer expiry scheduler.
+import Router from '@koa/router';
+import { loadKek } from '../crypto/kek.js';
+import { loadSigningIdentity } from '../crypto/certificates.js';
+import type { Feature, ServiceContext } from '../feature.js';
+import type { Periodic } from '../periodic.js';
+import { loadCredentialConfigurations } from './configurations.js';
+import { PATHS, type IssuanceContext } from './context.js';
+import { credentialEndpoint } from './credentialEndpoint.js';
+import { credentialOfferEndpoint } from './credentialOffer.js';
+import { offersRouter } from './createOffer.js';
+import { startOfferExpiry } from './expiry.js';
+import { metadataRoutes } from './metadata.js';
+import { nonceEndpoint } from './nonce.js';
+import { oauthErrors } from './oauthError.js';
+import { issuanceSecrets } from './secrets.js';
+import { tokenEndpoint } from './token.js';
+
+const walletRouter = (ctx: IssuanceContext): Router => {
+  const metadata = metadataRoutes(ctx);
+  const router = new Router();
+  router.get(PATHS.issuerMetadata, oauthErrors(ctx.log), metadata.issuer);
+  router.get(PATHS.authorizationServerMetadata, oauthErrors(ctx.log), metadata.authorizationServer);
+  router.get(PATHS.typeMetadata, oauthErrors(ctx.log), metadata.type);
+  router.get(PATHS.offer, oauthErrors(ctx.log), credentialOfferEndpoint(ctx));
+  router.post(PATHS.token, oauthErrors(ctx.log, 'invalid_request'), tokenEndpoint(ctx));
+  router.post(PATHS.nonce, oauthErrors(ctx.log), nonceEndpoint(ctx.secrets, ctx.config.cNonceTtlSeconds));
+  router.post(PATHS.credential, oauthErrors(ctx.log, 'invalid_credential_request'), credentialEndpoint(ctx));
+  return router;
+};
+
+/** Loads the credential configurations and the Issuer Signing Certificate; a bad one stops the start. */
+export const issuanceFeature = async (service: ServiceContext): Promise<Feature> => {
+  const { config } = service;
+  const configurations = await loadCredentialConfigurations(config.credentialConfigurationsFile);
+  const identity = await loadSigningIdentity({
+    name: 'issuer',
+    certificateVariable: 'ISSUER_CERTIFICATE_FILE',
+    keyVariable: 'ISSUER_KEY_FILE',
+    certificateFile: config.issuerCertificateFile,
+    keyFile: config.issuerKeyFile,
+    dataDir: config.dataDir,
+    commonName: 'Connector issuer (development)',
+  });
+  const ctx: IssuanceContext = {
+    ...service,
+    secrets: issuanceSecrets(await loadKek(config)),
+    configurations: new Map(configurations.map((c) => [c.id, c])),
+    signingKey: identity,
+    now: () => new Date(),
+  };
+  let expiry: Periodic | undefined;
+  return {
+    name: 'issuance',
+    managementRouters: [offersRouter(ctx)],
+    publicRouters: [walletRouter(ctx)],
+    start: () => {
+      expiry = startOfferExpiry(ctx);
+    },
+    stop: async () => {
+      await expiry?.stop();
+    },
+  };
+};

@@ -1,0 +1,42 @@
+// The key proof of a credential request (OpenID4VCI appendix F.1, proof type `jwt`): signed by
+// the key the credential is to be bound to, which it carries as `jwk`; addressed to this issuer;
+// fresh; and holding a c_nonce from the nonce endpoint, spent here so it is used once.
+import { decodeProtectedHeader, EmbeddedJWK, jwtVerify, type JWK } from 'jose';
+import type { IssuanceContext } from './context.js';
+import { spendCNonce } from './nonce.js';
+
+export type KeyProofResult =
+  | { readonly ok: true; readonly jwk: JWK }
+  | { readonly ok: false; readonly error: 'invalid_proof' | 'invalid_nonce'; readonly reason: string };
+
+const SKEW_SECONDS = 5;
+
+const invalidProof = (reason: string): KeyProofResult => ({ ok: false, error: 'invalid_proof', reason });
+
+export const verifyKeyProof = async (ctx: Pick<IssuanceContext, 'config' | 'store' | 'secrets'>, proof: string, now: Date): Promise<KeyProofResult> => {
+  let payload: Record<string, unknown>;
+  try {
+    const header = decodeProtectedHeader(proof);
+    if (header.typ !== 'openid4vci-proof+jwt') return invalidProof('The key proof must have typ openid4vci-proof+jwt.');
+    if (header.alg !== 'ES256') return invalidProof('The key proof must be signed with ES256.');
+    if (header.jwk === undefined) return invalidProof('The key proof must carry the key to bind as jwk.');
+    payload = (await jwtVerify(proof, EmbeddedJWK, { typ: 'openid4vci-proof+jwt', algorithms: ['ES256'] })).payload;
+  } catch {
+    return invalidProof('The key proof is malformed or its signature does not verify with its jwk.');
+  }
+  const aud = payload['aud'];
+  const audiences = Array.isArray(aud) ? aud : [aud];
+  if (!audiences.includes(ctx.config.publicUrl)) return invalidProof(`The key proof's aud must be the credential issuer ${ctx.config.publicUrl}.`);
+  const iat = payload['iat'];
+  const nowSeconds = now.getTime() / 1000;
+  if (typeof iat !== 'number' || iat > nowSeconds + SKEW_SECONDS || iat < nowSeconds - ctx.config.proofMaxAgeSeconds) {
+    return invalidProof('The key proof is not fresh: check its iat.');
+  }
+  const nonce = payload['nonce'];
+  if (typeof nonce !== 'string') return { ok: false, error: 'invalid_nonce', reason: 'The key proof must carry a c_nonce from the nonce endpoint.' };
+  const rejected = await spendCNonce(ctx.store, ctx.secrets, nonce, now);
+  if (rejected !== undefined) {
+    return { ok: false, error: 'invalid_nonce', reason: `The c_nonce is ${rejected === 'used' ? 'already used' : rejected}; get a fresh one from the nonce endpoint.` };
+  }
+  return { ok: true, jwk: decodeProtectedHeader(proof).jwk! };
+};

@@ -1,0 +1,75 @@
+// The documents a wallet reads before it starts: Credential Issuer Metadata (OpenID4VCI section
+// 12.2, `display` and `claims` nested in `credential_metadata`), the issuer's own Authorization
+// Server Metadata (RFC 8414; the issuer is its own authorization server, so the issuer metadata
+// names none), and SD-JWT VC Type Metadata in the draft-13 array form.
+import type { Context } from 'koa';
+import type { Config } from '../config.js';
+import type { CredentialConfiguration, Display } from './configurations.js';
+import { endpointUrl, PATHS, PRE_AUTHORIZED_CODE_GRANT, type IssuanceContext } from './context.js';
+import { OAuthError } from './oauthError.js';
+
+/** OpenID4VCI display objects use `locale` and `name`. */
+const asLocaleDisplay = (display: readonly Display[]) =>
+  display.map((d) => ({ name: d.name, locale: d.lang, ...(d.description === undefined ? {} : { description: d.description }) }));
+
+export const credentialIssuerMetadata = (config: Config, configurations: Iterable<CredentialConfiguration>) => ({
+  credential_issuer: config.publicUrl,
+  credential_endpoint: endpointUrl(config, PATHS.credential),
+  nonce_endpoint: endpointUrl(config, PATHS.nonce),
+  credential_configurations_supported: Object.fromEntries(
+    [...configurations].map((c) => [
+      c.id,
+      {
+        format: 'dc+sd-jwt',
+        vct: c.vct,
+        cryptographic_binding_methods_supported: ['jwk'],
+        credential_signing_alg_values_supported: ['ES256'],
+        proof_types_supported: { jwt: { proof_signing_alg_values_supported: ['ES256'] } },
+        credential_metadata: {
+          display: asLocaleDisplay(c.display),
+          claims: c.claims.map((claim) => ({ path: claim.path, mandatory: claim.mandatory, display: asLocaleDisplay(claim.display) })),
+        },
+      },
+    ]),
+  ),
+});
+
+export const authorizationServerMetadata = (config: Config) => ({
+  issuer: config.publicUrl,
+  token_endpoint: endpointUrl(config, PATHS.token),
+  grant_types_supported: [PRE_AUTHORIZED_CODE_GRANT],
+  'pre-authorized_grant_anonymous_access_supported': true,
+  token_endpoint_auth_methods_supported: ['none'],
+  dpop_signing_alg_values_supported: ['ES256'],
+});
+
+/** SD-JWT VC Type Metadata: type display `{lang, name}`, claim display `{lang, label}`. */
+export const typeMetadata = (c: CredentialConfiguration) => ({
+  vct: c.vct,
+  name: c.display[0]?.name,
+  display: c.display.map((d) => ({ lang: d.lang, name: d.name, ...(d.description === undefined ? {} : { description: d.description }) })),
+  claims: c.claims.map((claim) => ({
+    path: claim.path,
+    sd: claim.sd,
+    mandatory: claim.mandatory,
+    display: claim.display.map((d) => ({ lang: d.lang, label: d.name, ...(d.description === undefined ? {} : { description: d.description }) })),
+  })),
+});
+
+export const metadataRoutes = (ctx: IssuanceContext) => {
+  const issuer = credentialIssuerMetadata(ctx.config, ctx.configurations.values());
+  const server = authorizationServerMetadata(ctx.config);
+  return {
+    issuer: (http: Context): void => {
+      http.body = issuer;
+    },
+    authorizationServer: (http: Context): void => {
+      http.body = server;
+    },
+    type: (http: Context): void => {
+      const configuration = ctx.configurations.get(http.params['credential_configuration_id'] ?? '');
+      if (!configuration) throw new OAuthError(404, 'not_found', 'No credential configuration with this id.');
+      http.body = typeMetadata(configuration);
+    },
+  };
+};

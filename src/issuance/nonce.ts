@@ -1,0 +1,41 @@
+// The nonce endpoint's c_nonce (OpenID4VCI section 7). Handing one out writes nothing: the value
+// is `<id>.<expiry>.<mac>`, so it is unforgeable and carries its own lifetime. Spending it in a
+// key proof records `cnonce-<id>` with `no_stream`, so each nonce is accepted once.
+import type { Context } from 'koa';
+import { cNonceStream } from '../../streams/cNonce.js';
+import type { EventStore } from '../eventstore/port.js';
+import { randomToken, type IssuanceSecrets } from './secrets.js';
+import { spendOnce } from './singleUse.js';
+
+const NONCE = /^([A-Za-z0-9_-]{22})\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/;
+
+export const issueCNonce = (secrets: IssuanceSecrets, now: Date, ttlSeconds: number): string => {
+  const payload = `${randomToken(16)}.${Math.floor(now.getTime() / 1000) + ttlSeconds}`;
+  return `${payload}.${secrets.mac('c_nonce', payload)}`;
+};
+
+export type CNonceRejection = 'unknown' | 'expired' | 'used';
+
+/** Spends the nonce; undefined when accepted. */
+export const spendCNonce = async (
+  store: EventStore,
+  secrets: IssuanceSecrets,
+  nonce: string,
+  now: Date,
+): Promise<CNonceRejection | undefined> => {
+  const m = NONCE.exec(nonce);
+  if (!m || !secrets.verify('c_nonce', `${m[1]}.${m[2]}`, m[3]!)) return 'unknown';
+  const expiresAt = Number(m[2]) * 1000;
+  if (expiresAt <= now.getTime()) return 'expired';
+  const spent = await spendOnce(store, cNonceStream(m[1]!), 'CNonceUsed', {
+    usedAt: now.toISOString(),
+    expiresAt: new Date(expiresAt).toISOString(),
+  });
+  return spent ? undefined : 'used';
+};
+
+/** POST nonce endpoint: no authentication, nothing recorded. */
+export const nonceEndpoint = (secrets: IssuanceSecrets, ttlSeconds: number) => (ctx: Context): void => {
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = { c_nonce: issueCNonce(secrets, new Date(), ttlSeconds) };
+};

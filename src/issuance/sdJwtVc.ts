@@ -1,0 +1,67 @@
+// The credential: an SD-JWT VC (`typ: dc+sd-jwt`), ES256, with the Issuer Signing Certificate
+// chain in `x5c`. `iss`, `iat`, `exp`, `vct` and `cnf` are always plain; each configured claim
+// is disclosed by its `sd` rule (`allowed` is made selectively disclosable: the holder can always
+// reveal it, and it cannot be hidden afterwards otherwise). Salts come from the CSPRNG.
+import { createHash, randomBytes } from 'node:crypto';
+import type { webcrypto } from 'node:crypto';
+import { SignJWT, type JWK } from 'jose';
+import type { Json } from '../eventstore/port.js';
+import { valueAt } from './claims.js';
+import type { CredentialConfiguration } from './configurations.js';
+
+export interface IssuerSigningKey {
+  readonly privateKey: webcrypto.CryptoKey;
+  readonly x5c: readonly string[];
+}
+
+export interface CredentialToSign {
+  readonly issuer: string;
+  readonly configuration: CredentialConfiguration;
+  readonly claims: { readonly [name: string]: Json | undefined };
+  readonly holderJwk: JWK;
+  readonly now: Date;
+  readonly validitySeconds: number;
+}
+
+type Node = { [name: string]: Json | string[] };
+
+const digestOf = (disclosure: string): string => createHash('sha256').update(disclosure, 'ascii').digest('base64url');
+
+export const signSdJwtVc = async (key: IssuerSigningKey, credential: CredentialToSign): Promise<string> => {
+  const body: Node = {};
+  const disclosures: string[] = [];
+  const digestLists = new Set<string[]>();
+  for (const claim of credential.configuration.claims) {
+    const value = valueAt(credential.claims, claim.path);
+    if (value === undefined) continue;
+    let node = body;
+    for (const step of claim.path.slice(0, -1)) node = (node[step] ??= {}) as Node;
+    const name = claim.path[claim.path.length - 1]!;
+    if (claim.sd === 'never') {
+      node[name] = value;
+      continue;
+    }
+    const disclosure = Buffer.from(JSON.stringify([randomBytes(16).toString('base64url'), name, value]), 'utf8').toString('base64url');
+    disclosures.push(disclosure);
+    const digests = (node['_sd'] ??= []) as string[];
+    digests.push(digestOf(disclosure));
+    digestLists.add(digests);
+  }
+  // Sorted, so a digest's position says nothing about which claim it hides.
+  for (const digests of digestLists) digests.sort();
+  const iat = Math.floor(credential.now.getTime() / 1000);
+  const { kty, crv, x, y } = credential.holderJwk;
+  const jwt = await new SignJWT({
+    ...body,
+    iss: credential.issuer,
+    iat,
+    exp: iat + credential.validitySeconds,
+    vct: credential.configuration.vct,
+    cnf: { jwk: { kty, crv, x, y } },
+    _sd_alg: 'sha-256',
+  })
+    .setProtectedHeader({ alg: 'ES256', typ: 'dc+sd-jwt', x5c: [...key.x5c] })
+    .sign(key.privateKey);
+  return `${jwt}~${disclosures.map((d) => `${d}~`).join('')}`;
+};
+

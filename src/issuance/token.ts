@@ -1,0 +1,134 @@
+// The token endpoint (OpenID4VCI section 6, pre-authorized code grant; RFC 9449 for DPoP). The
+// DPoP proof is checked first, so a bad proof changes nothing about the offer. The decision on
+// the code is taken on the offer stream and appended at the revision read: a code is redeemed
+// once, a wrong transaction code is counted, and the last allowed wrong one fails the offer.
+import type { Context } from 'koa';
+import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
+import { issuanceCallback, offer, offerStream, type OfferEvent, type OfferState } from '../../streams/offer.js';
+import { handleCommand } from '../eventstore/handle.js';
+import { readForm } from '../http/body.js';
+import { requestIdOf } from '../log.js';
+import { newAccessToken, offerOfPreAuthorizedCode, txCodeMatches } from './codes.js';
+import { endpointUrl, PATHS, PRE_AUTHORIZED_CODE_GRANT, type IssuanceContext } from './context.js';
+import { verifyDpopProof } from './dpop.js';
+import { OAuthError } from './oauthError.js';
+import { purgeClaims } from './offerEnd.js';
+import type { IssuanceSecrets } from './secrets.js';
+
+const FORM_LIMIT = 16 * 1024;
+
+const invalidGrant = (description: string) => new OAuthError(400, 'invalid_grant', description);
+const invalidRequest = (description: string) => new OAuthError(400, 'invalid_request', description);
+
+/** A form field given once, or undefined; repeated fields are refused (RFC 6749 section 3.2). */
+const single = (fields: Readonly<Record<string, string | readonly string[]>>, name: string): string | undefined => {
+  const value = fields[name];
+  if (value === undefined || value === '') return undefined;
+  if (typeof value !== 'string') throw invalidRequest(`${name} must appear once.`);
+  return value;
+};
+
+export interface Redemption {
+  readonly offerId: string;
+  readonly txCode: string | undefined;
+  readonly accessTokenHash: string;
+  readonly dpopJkt: string;
+  readonly now: Date;
+  readonly maxTxCodeAttempts: number;
+  readonly secrets: IssuanceSecrets;
+}
+
+// The access token lives as long as the offer: past that, the offer expires and the token with it.
+const redeemed = (expiresAt: string, r: Redemption): OfferEvent => ({
+  type: 'PreAuthorizedCodeRedeemed',
+  data: { accessTokenHash: r.accessTokenHash, dpopJkt: r.dpopJkt, redeemedAt: r.now.toISOString(), expiresAt },
+});
+
+/** What the offer says to a token request: the events to record, or why nothing is recorded. */
+export const decideRedemption = (state: OfferState, r: Redemption): Either<OAuthError, OfferEvent[]> => {
+  if (state.status === 'none') return left(invalidGrant('The pre-authorized code is unknown.'));
+  if (state.status !== 'OFFER_CREATED') return left(invalidGrant('The offer has ended; ask for a new one.'));
+  if (Date.parse(state.expiresAt) <= r.now.getTime()) return left(invalidGrant('The pre-authorized code has expired.'));
+  if (state.token !== null) return left(invalidGrant('The pre-authorized code was already used.'));
+  if (state.txCode === null) {
+    return r.txCode === undefined ? right([redeemed(state.expiresAt, r)]) : left(invalidRequest('This offer has no transaction code; do not send tx_code.'));
+  }
+  if (r.txCode === undefined) return left(invalidRequest('This offer requires tx_code.'));
+  if (txCodeMatches(r.secrets, state.offerId, r.txCode, state.txCode.hash)) {
+    return right([redeemed(state.expiresAt, r)]);
+  }
+  const attempt = state.txCodeFailures + 1;
+  const rejected: OfferEvent = { type: 'TxCodeRejected', data: { attempt, rejectedAt: r.now.toISOString() } };
+  if (attempt < r.maxTxCodeAttempts) return right([rejected]);
+  const errorDetails = `transaction code wrong ${attempt} times`;
+  return right([
+    rejected,
+    { type: 'OfferFailed', data: { errorDetails, failedAt: r.now.toISOString(), callback: issuanceCallback(state.tenantId, state.offerId, 'FAILED', errorDetails) } },
+  ]);
+};
+
+export const tokenEndpoint = (ctx: IssuanceContext) => async (http: Context): Promise<void> => {
+  const fields = await readForm(http, { limitBytes: FORM_LIMIT });
+  const grantType = single(fields, 'grant_type');
+  if (grantType === undefined) throw invalidRequest('grant_type is required.');
+  if (grantType !== PRE_AUTHORIZED_CODE_GRANT) {
+    throw new OAuthError(400, 'unsupported_grant_type', `Only ${PRE_AUTHORIZED_CODE_GRANT} is supported.`);
+  }
+  const code = single(fields, 'pre-authorized_code');
+  if (code === undefined) throw invalidRequest('pre-authorized_code is required.');
+  const txCode = single(fields, 'tx_code');
+
+  const now = ctx.now();
+  const dpop = await verifyDpopProof(ctx.store, {
+    proof: http.headers['dpop'],
+    htm: 'POST',
+    htu: endpointUrl(ctx.config, PATHS.token),
+    now,
+    maxAgeSeconds: ctx.config.proofMaxAgeSeconds,
+  });
+  // Bearer tokens are not issued: a request without a proof is malformed, one with a bad proof is refused.
+  if (!dpop.ok) throw dpop.missing ? invalidRequest(dpop.reason) : new OAuthError(400, 'invalid_dpop_proof', dpop.reason);
+
+  const offerId = offerOfPreAuthorizedCode(ctx.secrets, code);
+  if (offerId === undefined) throw invalidGrant('The pre-authorized code is unknown.');
+  const access = newAccessToken(offerId);
+  const metadata = { actor: 'wallet', requestId: requestIdOf(http) };
+  const result = await handleCommand(
+    ctx.store,
+    offer,
+    offerStream(offerId),
+    (state) =>
+      decideRedemption(state, {
+        offerId,
+        txCode,
+        accessTokenHash: access.hash,
+        dpopJkt: dpop.jkt,
+        now,
+        maxTxCodeAttempts: ctx.config.txCodeMaxAttempts,
+        secrets: ctx.secrets,
+      }),
+    metadata,
+  );
+  if (isLeft(result)) {
+    if (result.left instanceof OAuthError) throw result.left;
+    throw invalidGrant('The pre-authorized code was used concurrently; it can be redeemed once.');
+  }
+  const events = result.right.events;
+  if (events.some((e) => e.type === 'OfferFailed')) {
+    await purgeClaims(ctx, offerId, metadata);
+    ctx.log.info('offer failed', { offerId, reason: 'tx_code attempts exhausted' });
+  }
+  if (events[0]?.type === 'TxCodeRejected') throw invalidGrant('The transaction code is wrong.');
+
+  const redeemed = events[0];
+  if (redeemed?.type !== 'PreAuthorizedCodeRedeemed') throw new Error('token decision recorded neither a redemption nor a rejection');
+  ctx.log.info('pre-authorized code redeemed', { offerId });
+  http.set('Cache-Control', 'no-store');
+  http.set('Pragma', 'no-cache');
+  http.body = {
+    access_token: access.token,
+    token_type: 'DPoP',
+    expires_in: Math.max(1, Math.floor((Date.parse(redeemed.data.expiresAt) - now.getTime()) / 1000)),
+  };
+};
+
