@@ -130,9 +130,15 @@ export const createCrlChecker = (options: CrlCheckerOptions): CrlChecker => {
       if (!(err instanceof FetchFailure)) throw err;
       return { status: 'unknown', reason: `revocation status of ${name} unknown: CRL ${url} ${err.message}` };
     }
-    if (crl.issuer !== issuer.subject) return { status: 'unknown', reason: `revocation status of ${name} unknown: CRL ${url} is issued by ${crl.issuer}, not ${issuer.subject}` };
-    const signed = await crl.verify({ publicKey: issuer }).catch(() => false);
-    if (!signed) return { status: 'unknown', reason: `revocation status of ${name} unknown: CRL ${url} signature does not verify with the issuer's key` };
+    // A CRL that is not the issuer's is not kept: the next verification fetches again.
+    if (crl.issuer !== issuer.subject) {
+      cache.delete(url);
+      return { status: 'unknown', reason: `revocation status of ${name} unknown: CRL ${url} is issued by ${crl.issuer}, not ${issuer.subject}` };
+    }
+    if (!(await crl.verify({ publicKey: issuer }).catch(() => false))) {
+      cache.delete(url);
+      return { status: 'unknown', reason: `revocation status of ${name} unknown: CRL ${url} signature does not verify with the issuer's key` };
+    }
     if (crl.thisUpdate > now) return { status: 'unknown', reason: `revocation status of ${name} unknown: CRL ${url} is not valid before ${crl.thisUpdate.toISOString()}` };
     if (!crl.nextUpdate || crl.nextUpdate < now) return { status: 'unknown', reason: `revocation status of ${name} unknown: CRL ${url} is past its nextUpdate` };
     const entry = crl.findRevoked(certificate);
