@@ -8,7 +8,8 @@ import type { CallbackRequest } from '../../streams/callback.js';
 import { purposes, type FlowType, type PresentationStatus, type PresentationTerminalEvent } from '../../streams/presentation.js';
 import type { DataKey } from '../crypto/dataKeys.js';
 import type { Json } from '../eventstore/port.js';
-import type { VerificationFailure, VerifiedPresentation } from './vpToken.js';
+import type { VerificationFailure } from './sdJwtVc.js';
+import type { VerifiedPresentation } from './vpToken.js';
 
 interface Base {
   readonly state: string;

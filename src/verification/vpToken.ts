@@ -3,47 +3,19 @@
 // (OpenID4VP 1.0 section 8.1). Each presentation is checked by the SD-JWT VC verifier.
 import { isRight, left, right, type Either } from 'fp-ts/lib/Either.js';
 import type { SealedRequest } from './createRequest.js';
-import { claimPathAlternatives, requiresHolderBinding, unsatisfiedCredentialSets, type ClaimsQuery } from './dcql.js';
-
-export interface CredentialRequirements {
-  readonly vctValues: readonly string[];
-  readonly claimPaths: ReadonlyArray<ClaimsQuery['path']>;
-  readonly requireHolderBinding: boolean;
-}
-
-export interface PresentationContext {
-  /** The KB-JWT's expected `aud`. */
-  readonly clientId: string;
-  /** The KB-JWT's expected `nonce`: the one of the request the wallet answered. */
-  readonly nonce: string;
-  readonly now: Date;
-  readonly transactionData: ReadonlyArray<{ readonly encoded: string; readonly credentialIds: readonly string[] }>;
-  readonly credentialId: string;
-}
-
-export interface VerificationFailure {
-  /** Why, for `errorDetails`; never personal data. */
-  readonly reason: string;
-  /** The credential was valid but its issuer failed a trust policy set to `enforce`. */
-  readonly trustEnforcement: boolean;
-}
-
-/** The credential object and raw credential object of the callback, as the spec shapes them. */
-export interface PresentedCredential {
-  readonly credential: Readonly<Record<string, unknown>>;
-  readonly raw: Readonly<Record<string, unknown>>;
-}
+import { claimPathAlternatives, requiresHolderBinding, unsatisfiedCredentialSets } from './dcql.js';
+import type { CredentialRequirements, PresentationContext, VerificationFailure, VerifiedCredential } from './sdJwtVc.js';
 
 /** Checks one SD-JWT VC presentation (the per-credential checks of the spec). */
 export type PresentationVerifier = (
   presentation: string,
   requirements: CredentialRequirements,
   context: PresentationContext,
-) => Promise<Either<VerificationFailure, PresentedCredential>>;
+) => Promise<Either<VerificationFailure, VerifiedCredential>>;
 
 export interface VerifiedPresentation {
-  readonly credentials: Record<string, unknown[]>;
-  readonly credentialsRaw: Record<string, unknown[]>;
+  readonly credentials: Record<string, VerifiedCredential['credential'][]>;
+  readonly credentialsRaw: Record<string, VerifiedCredential['raw'][]>;
 }
 
 const mismatch = (reason: string): VerificationFailure => ({ reason, trustEnforcement: false });
@@ -61,7 +33,7 @@ export const verifyVpToken = async (
   const presented = new Map<string, readonly string[]>();
   for (const [id, value] of Object.entries(vpToken)) {
     const query = dcqlQuery.credentials.find((c) => c.id === id);
-    if (query === undefined) return left(mismatch(`vp_token holds ${JSON.stringify(id)}, which the query did not ask for`));
+    if (query === undefined) return left(mismatch('vp_token holds a credential the query did not ask for'));
     if (!Array.isArray(value) || value.length === 0 || !value.every((p): p is string => typeof p === 'string')) {
       return left(mismatch(`vp_token.${id} is not a non-empty array of presentations`));
     }
@@ -74,13 +46,13 @@ export const verifyVpToken = async (
   const uncovered = transactionData.findIndex(({ credentialIds }) => !credentialIds.some((id) => presented.has(id)));
   if (uncovered >= 0) return left(mismatch(`no presented credential authorizes transaction_data[${uncovered}]`));
 
-  const credentials: Record<string, unknown[]> = {};
-  const credentialsRaw: Record<string, unknown[]> = {};
+  const credentials: VerifiedPresentation['credentials'] = {};
+  const credentialsRaw: VerifiedPresentation['credentialsRaw'] = {};
   for (const [id, presentations] of presented) {
     const query = dcqlQuery.credentials.find((c) => c.id === id)!;
     for (const presentation of presentations) {
       let first: VerificationFailure | undefined;
-      let verified: PresentedCredential | undefined;
+      let verified: VerifiedCredential | undefined;
       // Claim sets are alternatives in order of preference; the first one satisfied wins.
       for (const claimPaths of claimPathAlternatives(query)) {
         const result = await verify(

@@ -1,0 +1,68 @@
+// The verification feature (OpenID4VP): its routes on both listeners and the expiry scheduler.
+import { configVariableNames } from '../config.js';
+import { loadSigningIdentity, x509HashClientId } from '../crypto/certificates.js';
+import type { Feature, ServiceContext } from '../feature.js';
+import type { Periodic } from '../periodic.js';
+import { trustVerifierFromConfig } from '../trust/issuerTrust.js';
+import type { ExpiryBounds } from './createRequest.js';
+import { startPresentationExpiry } from './expiry.js';
+import type { Verifier } from './requestObject.js';
+import { managementRouter, publicRouter } from './routes.js';
+import { verifySdJwtVcPresentation } from './sdJwtVc.js';
+import type { PresentationVerifier } from './vpToken.js';
+
+const expiryBounds = (context: ServiceContext): ExpiryBounds => {
+  const { presentationExpiresIn: defaultSeconds, presentationExpiresInMin: minSeconds, presentationExpiresInMax: maxSeconds } =
+    context.config;
+  if (!(minSeconds <= defaultSeconds && defaultSeconds <= maxSeconds)) {
+    throw new Error(
+      `${configVariableNames.presentationExpiresIn} (${defaultSeconds}) must lie between ` +
+        `${configVariableNames.presentationExpiresInMin} (${minSeconds}) and ${configVariableNames.presentationExpiresInMax} (${maxSeconds})`,
+    );
+  }
+  return { defaultSeconds, minSeconds, maxSeconds };
+};
+
+/** The relying party as wallets see it: the access certificate and the client id derived from it. */
+export const loadVerifier = async (context: ServiceContext): Promise<Verifier> => {
+  const { config } = context;
+  const identity = await loadSigningIdentity({
+    name: 'access',
+    certificateVariable: configVariableNames.accessCertificateFile,
+    keyVariable: configVariableNames.accessKeyFile,
+    certificateFile: config.accessCertificateFile,
+    keyFile: config.accessKeyFile,
+    dataDir: config.dataDir,
+    commonName: `${new URL(config.publicUrl).hostname} access certificate (development)`,
+    subjectAltNames: [{ type: 'dns', value: new URL(config.publicUrl).hostname }],
+  });
+  const leaf = identity.chain[0];
+  if (leaf === undefined) throw new Error('the access certificate chain is empty');
+  return { identity, clientId: x509HashClientId(leaf), publicUrl: config.publicUrl };
+};
+
+export const verificationFeature = async (context: ServiceContext): Promise<Feature> => {
+  const trust = trustVerifierFromConfig(context.config);
+  const verify: PresentationVerifier = (presentation, requirements, presentationContext) =>
+    verifySdJwtVcPresentation(presentation, requirements, presentationContext, trust);
+  const deps = {
+    store: context.store,
+    dataKeys: context.dataKeys,
+    verifier: await loadVerifier(context),
+    verify,
+    bounds: expiryBounds(context),
+    log: context.log,
+  };
+  let expiry: Periodic | undefined;
+  return {
+    name: 'verification',
+    managementRouters: [managementRouter(deps)],
+    publicRouters: [publicRouter(deps)],
+    start() {
+      expiry = startPresentationExpiry({ ...deps, readModels: context.runner.db }, context.config.presentationExpiryIntervalMs);
+    },
+    async stop() {
+      await expiry?.stop();
+    },
+  };
+};
