@@ -130,7 +130,7 @@ export interface TestIssuer {
 export interface TestIssuerOptions {
   /** Adds an intermediate CA between the root and the leaf. */
   readonly intermediate?: boolean;
-  /** CRL Distribution Point URL of the leaf (and of the intermediate, if any). */
+  /** CRL Distribution Point URL of the leaf (the intermediate's goes in `intermediateCa`). */
   readonly crlUrl?: string;
   /** Overrides for the leaf, the intermediate and the CA (validity, Key Usage, Basic Constraints). */
   readonly leaf?: Partial<CertificateOptions>;
@@ -144,7 +144,7 @@ export const createTestIssuer = async (options: TestIssuerOptions = {}): Promise
   const crl = options.crlUrl ? { crlDistributionPoint: options.crlUrl } : {};
   const ca = options.ca ?? (await createCertificateAuthority({ commonName: 'Test Issuer Root CA', ...options.rootCa }));
   const intermediate = options.intermediate
-    ? await createCertificateAuthority({ commonName: 'Test Issuer Intermediate CA', ...crl, ...options.intermediateCa }, ca)
+    ? await createCertificateAuthority({ commonName: 'Test Issuer Intermediate CA', ...options.intermediateCa }, ca)
     : undefined;
   const leaf = await createLeafCertificate(intermediate ?? ca, { commonName: 'Test Issuer', ...crl, ...options.leaf });
   const x5c = x5cOf(intermediate ? [leaf.certificate, intermediate.certificate] : [leaf.certificate]);
