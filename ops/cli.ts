@@ -11,6 +11,7 @@ import { parsePosition, type EventStore, type Position } from '../src/eventstore
 import { createLogger } from '../src/log.js';
 import { ProjectionRunner } from '../src/projection-runner.js';
 import { createApiKey, createTenant, deleteApiKey } from '../src/tenancy/commands.js';
+import { CERTIFICATES_USAGE, CertificatesUsageError, runCertificates } from './certificates.js';
 import { printAll, printStream } from './replay.js';
 
 const USAGE = `usage: npm run -s ops -- <command>
@@ -27,7 +28,7 @@ const USAGE = `usage: npm run -s ops -- <command>
       prints $all between two positions, both inclusive, as JSON lines
   projections rebuild
       drops the read models and rebuilds them from the event store (stop the service first)
-`;
+${CERTIFICATES_USAGE}`;
 
 class UsageError extends Error {}
 
@@ -127,7 +128,17 @@ const run = async (args: readonly string[], config: Config, store: EventStore): 
   throw new UsageError(command === undefined || command === 'help' ? '' : `unknown command: ${positionals.join(' ')}`);
 };
 
+const usageFailure = (err: unknown): number => {
+  const usage = err instanceof UsageError || err instanceof CertificatesUsageError || (err instanceof TypeError && 'code' in err);
+  if (!usage) throw err;
+  if (err.message) process.stderr.write(`${err.message}\n`);
+  process.stderr.write(USAGE);
+  return 2;
+};
+
 const main = async (): Promise<number> => {
+  // Needs no store or configuration: it only writes files.
+  if (process.argv[2] === 'certificates') return runCertificates(process.argv.slice(2), out).catch(usageFailure);
   const config = loadConfig(process.env);
   if (isLeft(config)) {
     for (const message of config.left) process.stderr.write(`configuration error: ${message}\n`);
@@ -137,10 +148,7 @@ const main = async (): Promise<number> => {
   try {
     return await run(process.argv.slice(2), config.right, store);
   } catch (err) {
-    if (!(err instanceof UsageError) && !(err instanceof TypeError && 'code' in err)) throw err;
-    if (err.message) process.stderr.write(`${err.message}\n`);
-    process.stderr.write(USAGE);
-    return 2;
+    return usageFailure(err);
   } finally {
     await store.close();
   }
