@@ -10,7 +10,7 @@ import type { EventMetadata } from '../eventstore/handle.js';
 import type { AppendError, EventStore, Json, Position } from '../eventstore/port.js';
 import { NonEmptyString, withMessage } from '../http/codecs.js';
 import type { FieldError } from '../http/problem.js';
-import { DcqlQuery, dcqlProblems, nonEmptyArray, requiresHolderBinding } from './dcql.js';
+import { DcqlQuery, dcqlProblems, nonEmptyArray, object, requiresHolderBinding } from './dcql.js';
 
 /** A transaction data object as the integrator sends it; further fields belong to its rulebook. */
 export const TransactionData = t.type(
@@ -37,18 +37,17 @@ export interface ExpiryBounds {
 }
 
 export const createPresentationBody = (bounds: ExpiryBounds) =>
-  t.exact(
-    t.intersection([
-      t.type({ dcql_query: DcqlQuery }),
-      t.partial({
-        redirect_uri: RedirectUri,
-        transaction_data: nonEmptyArray(TransactionData),
-        expires_in: withMessage(
-          t.refinement(t.Int, (n) => n >= bounds.minSeconds && n <= bounds.maxSeconds),
-          `expected an integer number of seconds from ${bounds.minSeconds} to ${bounds.maxSeconds}`,
-        ),
-      }),
-    ]),
+  object(
+    { dcql_query: DcqlQuery },
+    {
+      redirect_uri: RedirectUri,
+      transaction_data: nonEmptyArray(TransactionData),
+      expires_in: withMessage(
+        t.refinement(t.Int, (n) => n >= bounds.minSeconds && n <= bounds.maxSeconds),
+        `expected an integer number of seconds from ${bounds.minSeconds} to ${bounds.maxSeconds}`,
+      ),
+    },
+    'CreatePresentationRequest',
   );
 export type CreatePresentationBody = t.TypeOf<ReturnType<typeof createPresentationBody>>;
 

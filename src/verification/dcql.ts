@@ -29,58 +29,52 @@ const Identifier = withMessage(
 /** A claims path element: a key, an array index, or null for "every element". */
 const PathElement = withMessage(t.union([t.string, NonNegativeInt, t.null]), 'expected a string, a non-negative integer or null');
 
-export const ClaimsQuery = t.exact(
-  t.intersection([
-    t.type({ path: nonEmptyArray(PathElement) }),
-    t.partial({
-      id: Identifier,
-      values: nonEmptyArray(withMessage(t.union([t.string, t.Int, t.boolean]), 'expected a string, an integer or a boolean')),
-    }),
-  ]),
+// Exact on both halves rather than around the intersection: unknown members are dropped before
+// the query is sealed, and failures keep plain locations (`credentials[0].id`).
+export const object = <R extends t.Props, O extends t.Props>(required: R, optional: O, name: string) =>
+  t.intersection([t.exact(t.type(required)), t.exact(t.partial(optional))], name);
+
+export const ClaimsQuery = object(
+  { path: nonEmptyArray(PathElement) },
+  { id: Identifier, values: nonEmptyArray(withMessage(t.union([t.string, t.Int, t.boolean]), 'expected a string, an integer or a boolean')) },
   'ClaimsQuery',
 );
 export type ClaimsQuery = t.TypeOf<typeof ClaimsQuery>;
 
-export const TrustedAuthority = t.exact(
-  t.type({
+export const TrustedAuthority = object(
+  {
     type: withMessage(t.keyof({ aki: null, etsi_tl: null, openid_federation: null }), 'expected one of aki, etsi_tl, openid_federation'),
     values: nonEmptyArray(NonEmptyString),
-  }),
+  },
+  {},
   'TrustedAuthority',
 );
 export type TrustedAuthority = t.TypeOf<typeof TrustedAuthority>;
 
-export const CredentialQuery = t.exact(
-  t.intersection([
-    t.type({
-      id: Identifier,
-      format: withMessage(t.literal('dc+sd-jwt'), 'expected "dc+sd-jwt", the only format this connector verifies'),
-      meta: t.exact(t.type({ vct_values: nonEmptyArray(NonEmptyString) })),
-      // Required here although optional in DCQL: the connector discloses only what is asked for.
-      claims: nonEmptyArray(ClaimsQuery),
-    }),
-    t.partial({
-      multiple: t.boolean,
-      claim_sets: nonEmptyArray(nonEmptyArray(Identifier)),
-      require_cryptographic_holder_binding: t.boolean,
-      trusted_authorities: nonEmptyArray(TrustedAuthority),
-    }),
-  ]),
+export const CredentialQuery = object(
+  {
+    id: Identifier,
+    format: withMessage(t.literal('dc+sd-jwt'), 'expected "dc+sd-jwt", the only format this connector verifies'),
+    meta: object({ vct_values: nonEmptyArray(NonEmptyString) }, {}, 'Meta'),
+    // Required here although optional in DCQL: the connector discloses only what is asked for.
+    claims: nonEmptyArray(ClaimsQuery),
+  },
+  {
+    multiple: t.boolean,
+    claim_sets: nonEmptyArray(nonEmptyArray(Identifier)),
+    require_cryptographic_holder_binding: t.boolean,
+    trusted_authorities: nonEmptyArray(TrustedAuthority),
+  },
   'CredentialQuery',
 );
 export type CredentialQuery = t.TypeOf<typeof CredentialQuery>;
 
-export const CredentialSetQuery = t.exact(
-  t.intersection([t.type({ options: nonEmptyArray(nonEmptyArray(Identifier)) }), t.partial({ required: t.boolean })]),
-  'CredentialSetQuery',
-);
+export const CredentialSetQuery = object({ options: nonEmptyArray(nonEmptyArray(Identifier)) }, { required: t.boolean }, 'CredentialSetQuery');
 export type CredentialSetQuery = t.TypeOf<typeof CredentialSetQuery>;
 
-export const DcqlQuery = t.exact(
-  t.intersection([
-    t.type({ credentials: nonEmptyArray(CredentialQuery) }),
-    t.partial({ credential_sets: nonEmptyArray(CredentialSetQuery) }),
-  ]),
+export const DcqlQuery = object(
+  { credentials: nonEmptyArray(CredentialQuery) },
+  { credential_sets: nonEmptyArray(CredentialSetQuery) },
   'DcqlQuery',
 );
 export type DcqlQuery = t.TypeOf<typeof DcqlQuery>;
