@@ -2,7 +2,7 @@
 // RFC 5280 path validation that apply to a chain we are handed whole. Each failure names the
 // certificate by its position and subject, because it becomes the callback's errorDetails.
 import type { Either } from 'fp-ts/lib/Either.js';
-import { left, right } from 'fp-ts/lib/Either.js';
+import { isLeft, left, right } from 'fp-ts/lib/Either.js';
 import { x509 } from '../crypto/x509.js';
 
 type Certificate = x509.X509Certificate;
@@ -25,17 +25,24 @@ const UNDERSTOOD = new Set<string>(Object.values(OID));
 /** `certificate 2 (CN=Example CA)`: position from 1, leaf first. */
 export const describeCertificate = (certificate: Certificate, index: number): string => `certificate ${index + 1} (${certificate.subject})`;
 
-/** Decode an `x5c` value: a non-empty array of base64 (not base64url) DER certificates. */
+/** A base64 (not base64url) DER certificate, as in `x5c` and X509_TRUST_ANCHORS, or why not. */
+export const certificateFromBase64 = (text: unknown): Either<string, Certificate> => {
+  if (typeof text !== 'string' || !/^[A-Za-z0-9+/]+={0,2}$/.test(text)) return left('is not base64');
+  try {
+    return right(new x509.X509Certificate(Buffer.from(text, 'base64')));
+  } catch {
+    return left('is not a DER X.509 certificate');
+  }
+};
+
+/** Decode an `x5c` value: a non-empty array of base64 DER certificates. */
 export const parseX5c = (x5c: unknown): Either<string, Certificate[]> => {
   if (!Array.isArray(x5c) || x5c.length === 0) return left('x5c header missing or empty');
   const chain: Certificate[] = [];
   for (const [index, entry] of x5c.entries()) {
-    if (typeof entry !== 'string' || !/^[A-Za-z0-9+/]+={0,2}$/.test(entry)) return left(`x5c entry ${index + 1} is not base64`);
-    try {
-      chain.push(new x509.X509Certificate(Buffer.from(entry, 'base64')));
-    } catch {
-      return left(`x5c entry ${index + 1} is not a DER X.509 certificate`);
-    }
+    const certificate = certificateFromBase64(entry);
+    if (isLeft(certificate)) return left(`x5c entry ${index + 1} ${certificate.left}`);
+    chain.push(certificate.right);
   }
   return right(chain);
 };

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Either } from 'fp-ts/lib/Either.js';
 import { left, right } from 'fp-ts/lib/Either.js';
+import { isRecord, parseJson } from './json.js';
 
 /** One disclosure as presented: `[salt, name, value]` for a property, `[salt, value]` for an array element. */
 export interface Disclosure {
@@ -29,21 +30,11 @@ export const sha256Base64url = (text: string): string => createHash('sha256').up
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-const parseJson = (text: string): unknown => {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-};
-
 // Positions are counted from 1 in messages, as a reader of errorDetails would count.
 export const parseDisclosure = (encoded: string, position: number): Either<string, Disclosure> => {
   const bad = (why: string): Either<string, never> => left(`disclosure ${position} ${why}`);
   if (!BASE64URL.test(encoded)) return bad('is not base64url');
-  const array = parseJson(Buffer.from(encoded, 'base64url').toString('utf8'));
+  const array = parseJson(Buffer.from(encoded, 'base64url'));
   if (!Array.isArray(array)) return bad('is not a JSON array');
   const [salt, second, third] = array as unknown[];
   if (typeof salt !== 'string') return bad('has no string salt');

@@ -6,6 +6,7 @@ import type { Either } from 'fp-ts/lib/Either.js';
 import { isLeft, left, right } from 'fp-ts/lib/Either.js';
 import { calculateJwkThumbprint, compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
 import { sha256Base64url } from './disclosures.js';
+import { isRecord, parseJson } from './json.js';
 
 /** How far in the past a KB-JWT `iat` may be: long enough for a user to confirm on a phone. */
 export const KB_MAX_AGE_SECONDS = 300;
@@ -35,8 +36,6 @@ const describeSeconds = (seconds: number): string => {
   const date = new Date(seconds * 1000);
   return Number.isNaN(date.getTime()) ? String(seconds) : date.toISOString();
 };
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** `cnf.jwk` as a public P-256 key usable for ES256, or why not. */
 const holderKey = (cnfJwk: unknown): Either<string, JWK> => {
@@ -83,12 +82,7 @@ export const verifyKeyBinding = async (kbJwt: string, expect: KeyBindingExpectat
   } catch {
     return left('KB-JWT signature does not verify with cnf.jwk');
   }
-  let payload: unknown;
-  try {
-    payload = JSON.parse(Buffer.from(payloadBytes).toString('utf8'));
-  } catch {
-    return left('KB-JWT payload is not JSON');
-  }
+  const payload = parseJson(payloadBytes);
   if (!isRecord(payload)) return left('KB-JWT payload is not a JSON object');
   if (payload['aud'] !== expect.clientId) return left('KB-JWT aud is not this verifier\'s client_id');
   if (payload['nonce'] !== expect.nonce) return left('KB-JWT nonce does not match the request\'s nonce');

@@ -9,6 +9,7 @@ import type { TrustVerifier, VerificationFailure } from '../trust/issuerTrust.js
 import { parseX5c } from '../trust/x509Chain.js';
 import { isRequested, selectsAValue, type ClaimPathPointer } from './claimPaths.js';
 import { applyDisclosures, describePath, parseDisclosure, type Disclosure } from './disclosures.js';
+import { isRecord, parseJson } from './json.js';
 import { verifyKeyBinding, type KeyBindingResult } from './keyBinding.js';
 
 export type { VerificationFailure } from '../trust/issuerTrust.js';
@@ -71,8 +72,6 @@ const NOT_CLAIMS = new Set(['iss', 'iat', 'nbf', 'exp', 'cnf', 'status']);
 
 const fail = (reason: string): Either<VerificationFailure, never> => left({ reason, trustEnforcement: false });
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 const numericDate = (payload: Record<string, unknown>, name: string): Either<string, Date | undefined> => {
   const value = payload[name];
   if (value === undefined) return right(undefined);
@@ -118,12 +117,7 @@ const verifyIssuerJwt = async (jwt: string): Promise<Either<string, { x5c: unkno
   } catch {
     return left('issuer signature does not verify with the x5c leaf certificate key');
   }
-  let payload: unknown;
-  try {
-    payload = JSON.parse(Buffer.from(payloadBytes).toString('utf8'));
-  } catch {
-    return left('issuer-signed JWT payload is not JSON');
-  }
+  const payload = parseJson(payloadBytes);
   return isRecord(payload) ? right({ x5c: header.x5c, payload }) : left('issuer-signed JWT payload is not a JSON object');
 };
 
