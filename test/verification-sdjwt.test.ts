@@ -20,6 +20,7 @@ import {
 import {
   createHolder,
   createTestIssuer,
+  disclosureDigest,
   encodeTransactionData,
   forgedDisclosure,
   present,
@@ -275,6 +276,22 @@ test('a disclosure the issuer never signed, a repeated one, or an orphan one fai
   t.is(await reasonOf(orphan), 'disclosure 2 is not referenced by the credential');
   const reserved = await present(pid, { disclose: requested, extraDisclosures: [forgedDisclosure('exp', 4102444800)], keyBinding: { holder, aud: CLIENT_ID, nonce: NONCE } });
   t.is(await reasonOf(reserved), 'claim exp must not be selectively disclosed');
+});
+
+test('a claim named __proto__ stays a claim', async (t) => {
+  const odd = await issuer.issue({ vct: VCT, holder, claims: { ['__proto__']: sd({ polluted: true }), given_name: sd('Erika') } });
+  const vp = await present(odd, { disclose: ['__proto__', 'given_name'], keyBinding: { holder, aud: CLIENT_ID, nonce: NONCE } });
+  const { credential } = rightOf(await verify(vp, { ...requirements, claimPaths: [['__proto__'], ['given_name']] }));
+  t.true(Object.hasOwn(credential.claims, '__proto__'));
+  t.is(Object.getPrototypeOf(credential.claims), Object.prototype);
+});
+
+test('a disclosure whose name is already signed in the clear fails', async (t) => {
+  const shadow = forgedDisclosure('given_name', 'Mallory');
+  // The issuer (here, a careless one) committed to a digest of a claim it also signed in the clear.
+  const credential = await issuer.issue({ vct: VCT, holder, claims: { given_name: 'Erika', _sd: [disclosureDigest(shadow)] } });
+  const vp = await present(credential, { disclose: [], extraDisclosures: [shadow], keyBinding: { holder, aud: CLIENT_ID, nonce: NONCE } });
+  t.is(await reasonOf(vp, { ...requirements, claimPaths: [['given_name']] }), 'disclosed claim given_name already exists in the credential');
 });
 
 // --- key binding

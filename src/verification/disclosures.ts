@@ -48,6 +48,12 @@ export const parseDisclosure = (encoded: string, position: number): Either<strin
 
 class Rejection extends Error {}
 
+// An own property even for the name `__proto__`, which plain assignment would turn into a
+// prototype change: a claim named so must come out as a claim, not vanish or alter the object.
+const defineClaim = (object: Record<string, unknown>, name: string, value: unknown): void => {
+  Object.defineProperty(object, name, { value, enumerable: true, writable: true, configurable: true });
+};
+
 /**
  * The payload with every presented disclosure put in place and every `_sd`, `_sd_alg` and
  * undisclosed `{"...": digest}` removed. `_sd_alg` must be absent or `sha-256`.
@@ -102,7 +108,7 @@ export const applyDisclosures = (signed: Record<string, unknown>, disclosures: r
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(object)) {
       if (key === '_sd' || (key === '_sd_alg' && path.length === 0)) continue;
-      out[key] = rebuild(value, [...path, key]);
+      defineClaim(out, key, rebuild(value, [...path, key]));
     }
     const digests = object['_sd'];
     if (digests === undefined) return out;
@@ -115,7 +121,7 @@ export const applyDisclosures = (signed: Record<string, unknown>, disclosures: r
       const here = [...path, name];
       if (Object.hasOwn(out, name)) throw new Rejection(`disclosed claim ${describePath(here)} already exists in the credential`);
       disclosedPaths.push(here);
-      out[name] = rebuild(disclosure.value, here);
+      defineClaim(out, name, rebuild(disclosure.value, here));
     }
     return out;
   };

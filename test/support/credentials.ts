@@ -49,6 +49,9 @@ const sha256 = (text: string): string => b64url(createHash('sha256').update(text
 /** base64url(SHA-256(the exact base64url string sent)): what a KB-JWT's transaction_data_hashes hold. */
 export const transactionDataHash = (encoded: string): string => sha256(encoded);
 
+/** The digest an issuer puts in `_sd` for a disclosure. */
+export const disclosureDigest = (encoded: string): string => sha256(encoded);
+
 /** base64url of the JSON of a transaction data object, as the request carries it. */
 export const encodeTransactionData = (item: Record<string, unknown>): string => b64url(Buffer.from(JSON.stringify(item)));
 
@@ -88,6 +91,11 @@ export interface IssuedCredential {
   readonly disclosures: Readonly<Record<string, string>>;
 }
 
+// Own properties even for `__proto__`, which plain assignment would turn into a prototype change.
+const setOwn = (object: Record<string, unknown>, name: string, value: unknown): void => {
+  Object.defineProperty(object, name, { value, enumerable: true, writable: true, configurable: true });
+};
+
 const disclosure = (parts: readonly unknown[]): string => b64url(Buffer.from(JSON.stringify([b64url(randomBytes(16)), ...parts])));
 
 /** Replace every `sd(...)` by a digest, collecting the disclosures by path name. */
@@ -97,7 +105,7 @@ const conceal = (value: unknown, name: string, out: Record<string, string>): unk
       const itemName = `${name}[${index}]`;
       if (!isSd(item)) return conceal(item, itemName, out);
       const encoded = disclosure([conceal(item.value, itemName, out)]);
-      out[itemName] = encoded;
+      setOwn(out, itemName, encoded);
       return { '...': sha256(encoded) };
     });
   }
@@ -107,11 +115,11 @@ const conceal = (value: unknown, name: string, out: Record<string, string>): unk
   for (const [key, child] of Object.entries(value)) {
     const childName = name === '' ? key : `${name}.${key}`;
     if (!isSd(child)) {
-      result[key] = conceal(child, childName, out);
+      setOwn(result, key, conceal(child, childName, out));
       continue;
     }
     const encoded = disclosure([key, conceal(child.value, childName, out)]);
-    out[childName] = encoded;
+    setOwn(out, childName, encoded);
     digests.push(sha256(encoded));
   }
   if (digests.length > 0) result['_sd'] = digests.sort();
@@ -206,7 +214,7 @@ export interface PresentOptions {
 /** The holder's presentation: `<jwt>~<disclosure>~...~[<KB-JWT>]`. */
 export const present = async (credential: IssuedCredential, options: PresentOptions): Promise<string> => {
   const chosen = options.disclose.map((name) => {
-    const encoded = credential.disclosures[name];
+    const encoded = Object.hasOwn(credential.disclosures, name) ? credential.disclosures[name] : undefined;
     if (encoded === undefined) throw new Error(`test credential has no disclosure named ${name}`);
     return encoded;
   });
