@@ -53,6 +53,11 @@ export class IssuanceWallet {
     return new IssuanceWallet(publicUrl, listenUrl, { dpop: await newWalletKey(), holder: await newWalletKey() });
   }
 
+  /** The same wallet (same keys) talking to another instance or a restarted service. */
+  at(listenUrl: string): IssuanceWallet {
+    return new IssuanceWallet(this.publicUrl, listenUrl, { dpop: this.dpopKey, holder: this.holderKey });
+  }
+
   /** fetch a URL the issuer handed out, through the listener it is really served on. */
   fetch(url: string, init?: RequestInit): Promise<Response> {
     if (!url.startsWith(this.publicUrl)) throw new Error(`${url} is not under ${this.publicUrl}`);
