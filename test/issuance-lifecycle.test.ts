@@ -79,6 +79,47 @@ test('the expiry command does nothing to an offer that is not yet due or already
   }
 });
 
+test('of several wallets redeeming one code at once, exactly one gets a token', async (t) => {
+  const service = await startTestService();
+  try {
+    const created = await createOffer(service, { credential_configuration_id: 'pid', claims: PID_CLAIMS });
+    const wallets = await Promise.all(Array.from({ length: 5 }, () => IssuanceWallet.create(service.config.publicUrl, service.service.publicListenUrl)));
+    const code = (await wallets[0]!.resolveOffer(created.credential_offer_uri)).body.grants[PRE_AUTHORIZED]['pre-authorized_code'];
+    const answers = await Promise.all(wallets.map((w) => w.token(code)));
+    t.is(answers.filter((a) => a.status === 200).length, 1);
+    t.true(answers.filter((a) => a.status !== 200).every((a) => a.status === 400 && a.body['error'] === 'invalid_grant'));
+  } finally {
+    await service.cleanup();
+  }
+});
+
+test('the expiry timer and a wallet racing for one offer: exactly one wins, and a credential only with ISSUED', async (t) => {
+  const service = await startTestService();
+  try {
+    const ctx = { store: service.service.store, dataKeys: service.service.context.dataKeys, now: () => new Date(Date.now() + 86_400_000) };
+    for (let round = 0; round < 6; round++) {
+      const created = await createOffer(service, { credential_configuration_id: 'pid', claims: PID_CLAIMS });
+      const w = await IssuanceWallet.create(service.config.publicUrl, service.service.publicListenUrl);
+      const token = await w.token((await w.resolveOffer(created.credential_offer_uri)).body.grants[PRE_AUTHORIZED]['pre-authorized_code']);
+      const request = { credential_configuration_id: 'pid', proofs: { jwt: [await w.keyProof({ nonce: await w.nonce() })] } };
+      const [response, expired] = await Promise.all([w.credential(String(token.body['access_token']), request), expireOffer(ctx, created.offer_id)]);
+      const read = await service.service.store.readStream(offerStream(created.offer_id));
+      if (read._tag !== 'Found') return t.fail();
+      const endings = read.events.map((e) => e.type).filter((type) => type === 'CredentialIssued' || type === 'OfferExpired');
+      t.is(endings.length, 1);
+      if (response.status === 200) {
+        t.deepEqual(endings, ['CredentialIssued']);
+        t.false(expired);
+      } else {
+        t.deepEqual(endings, ['OfferExpired']);
+        t.is(response.body['error'], 'invalid_token');
+      }
+    }
+  } finally {
+    await service.cleanup();
+  }
+});
+
 test('a token issued before a restart is honoured after it: codes, nonces and tokens live in the store', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'issuance-restart-'));
   const first = await startTestService({ dataDir });
