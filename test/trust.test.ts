@@ -22,7 +22,7 @@ import { x509 } from '../src/crypto/x509.js';
 import { loadConfig } from '../src/config.js';
 import { createCrlChecker } from '../src/trust/crl.js';
 import { createTrustVerifier, type TrustPolicy, type TrustVerifier } from '../src/trust/issuerTrust.js';
-import { findTrustAnchor, validateChain } from '../src/trust/x509Chain.js';
+import { findTrustAnchor, parseX5c, validateChain } from '../src/trust/x509Chain.js';
 import { startCrlServer, type CrlServer } from './support/crlServer.js';
 import { runCertificates } from '../ops/certificates.js';
 
@@ -125,14 +125,14 @@ interface Pki {
   readonly root: CertifiedKey;
   readonly intermediate: CertifiedKey;
   readonly leaf: CertifiedKey;
-  readonly x5c: string[];
+  readonly chain: readonly x509.X509Certificate[];
 }
 
 const pkiWithCrls = async (server: CrlServer, prefix: string): Promise<Pki> => {
   const root = await rootCa();
   const intermediate = await createCertificateAuthority({ commonName: 'Intermediate', crlDistributionPoint: server.url(`/${prefix}/root.crl`) }, root);
   const leaf = await createLeafCertificate(intermediate, { commonName: 'Leaf', crlDistributionPoint: server.url(`/${prefix}/intermediate.crl`) });
-  return { root, intermediate, leaf, x5c: x5cOf([leaf.certificate, intermediate.certificate]) };
+  return { root, intermediate, leaf, chain: [leaf.certificate, intermediate.certificate] };
 };
 
 const serveCrl = async (server: CrlServer, path: string, issuer: CertifiedKey, options: Parameters<typeof createCrl>[1] = {}): Promise<void> => {
@@ -158,7 +158,7 @@ test.after.always(async () => {
 test('with anchoring off, a valid chain reports supportTrustAnchor false and fetches no CRL', async (t) => {
   const pki = await pkiWithCrls(server, 'off');
   const trust = createTrustVerifier({ verifyTrustAnchor: false, anchors: [], crl: createCrlChecker({ timeoutMs: 1000 }) });
-  t.deepEqual(rightOf(await trust.verify(pki.x5c, now)).trust, { supportTrustAnchor: false });
+  t.deepEqual(rightOf(await trust.verify(pki.chain, now)).trust, { supportTrustAnchor: false });
   t.is(server.hits('/off/intermediate.crl'), 0);
 });
 
@@ -167,8 +167,8 @@ test('an anchored chain with current CRLs is trusted and not revoked; the CRL is
   await serveCrl(server, '/good/root.crl', pki.root);
   await serveCrl(server, '/good/intermediate.crl', pki.intermediate, { revokedSerialNumbers: ['0badc0de'] });
   const trust = verifier(pki);
-  t.deepEqual(rightOf(await trust.verify(pki.x5c, now)).trust, { supportTrustAnchor: true, isTrusted: true, isCertificateRevoked: false });
-  t.deepEqual(rightOf(await trust.verify(pki.x5c, now)).trust, { supportTrustAnchor: true, isTrusted: true, isCertificateRevoked: false });
+  t.deepEqual(rightOf(await trust.verify(pki.chain, now)).trust, { supportTrustAnchor: true, isTrusted: true, isCertificateRevoked: false });
+  t.deepEqual(rightOf(await trust.verify(pki.chain, now)).trust, { supportTrustAnchor: true, isTrusted: true, isCertificateRevoked: false });
   t.is(server.hits('/good/intermediate.crl'), 1);
   t.is(server.hits('/good/root.crl'), 1);
 });
@@ -177,8 +177,8 @@ test('a revoked leaf is reported under evaluate and fails under enforce', async 
   const pki = await pkiWithCrls(server, 'revoked');
   await serveCrl(server, '/revoked/root.crl', pki.root);
   await serveCrl(server, '/revoked/intermediate.crl', pki.intermediate, { revokedSerialNumbers: [pki.leaf.certificate.serialNumber] });
-  t.deepEqual(rightOf(await verifier(pki).verify(pki.x5c, now)).trust, { supportTrustAnchor: true, isTrusted: true, isCertificateRevoked: true });
-  const failure = leftOf(await verifier(pki, { policy: 'enforce' }).verify(pki.x5c, now));
+  t.deepEqual(rightOf(await verifier(pki).verify(pki.chain, now)).trust, { supportTrustAnchor: true, isTrusted: true, isCertificateRevoked: true });
+  const failure = leftOf(await verifier(pki, { policy: 'enforce' }).verify(pki.chain, now));
   t.true(failure.trustEnforcement);
   t.regex(failure.reason, /^certificate 1 \(CN=Leaf\) is revoked since .* \(CRL http:\/\/127\.0\.0\.1:\d+\/revoked\/intermediate\.crl\)$/);
 });
@@ -187,14 +187,14 @@ test('a revoked intermediate (on the root CRL) is revoked too', async (t) => {
   const pki = await pkiWithCrls(server, 'revoked-ca');
   await serveCrl(server, '/revoked-ca/root.crl', pki.root, { revokedSerialNumbers: [pki.intermediate.certificate.serialNumber] });
   await serveCrl(server, '/revoked-ca/intermediate.crl', pki.intermediate);
-  t.deepEqual(rightOf(await verifier(pki).verify(pki.x5c, now)).trust, { supportTrustAnchor: true, isTrusted: true, isCertificateRevoked: true });
+  t.deepEqual(rightOf(await verifier(pki).verify(pki.chain, now)).trust, { supportTrustAnchor: true, isTrusted: true, isCertificateRevoked: true });
 });
 
 test('a CRL fetch that times out fails closed with the reason', async (t) => {
   const pki = await pkiWithCrls(server, 'hang');
   await serveCrl(server, '/hang/root.crl', pki.root);
   server.serve('/hang/intermediate.crl', 'hang');
-  const failure = leftOf(await verifier(pki, { timeoutMs: 200 }).verify(pki.x5c, now));
+  const failure = leftOf(await verifier(pki, { timeoutMs: 200 }).verify(pki.chain, now));
   t.true(failure.trustEnforcement);
   t.regex(failure.reason, /^revocation status of certificate 1 \(CN=Leaf\) unknown: CRL http:\/\/127\.0\.0\.1:\d+\/hang\/intermediate\.crl timed out after 200 ms$/);
 });
@@ -205,28 +205,28 @@ test('a CRL that is missing, badly signed, from another issuer, stale or too lar
   // One checker throughout: a rejected CRL must not stay cached.
   const trust = verifier(pki, { maxBytes: 4096 });
 
-  t.regex(leftOf(await trust.verify(pki.x5c, now)).reason, /intermediate\.crl answered HTTP 404$/);
+  t.regex(leftOf(await trust.verify(pki.chain, now)).reason, /intermediate\.crl answered HTTP 404$/);
 
   // Same issuer name, another key: the signature must not verify.
   const impostor = await createCertificateAuthority({ commonName: 'Intermediate' }, pki.root);
   await serveCrl(server, '/bad/intermediate.crl', impostor);
-  t.regex(leftOf(await trust.verify(pki.x5c, now)).reason, /signature does not verify with the issuer's key$/);
+  t.regex(leftOf(await trust.verify(pki.chain, now)).reason, /signature does not verify with the issuer's key$/);
 
   const stranger = await createCertificateAuthority({ commonName: 'Stranger' }, pki.root);
   await serveCrl(server, '/bad/intermediate.crl', stranger);
-  t.regex(leftOf(await trust.verify(pki.x5c, now)).reason, /is issued by CN=Stranger, not CN=Intermediate$/);
+  t.regex(leftOf(await trust.verify(pki.chain, now)).reason, /is issued by CN=Stranger, not CN=Intermediate$/);
 
   await serveCrl(server, '/bad/intermediate.crl', pki.intermediate, { thisUpdate: new Date(now.getTime() - 3 * DAY), nextUpdate: new Date(now.getTime() - DAY) });
-  t.regex(leftOf(await trust.verify(pki.x5c, now)).reason, /is past its nextUpdate$/);
+  t.regex(leftOf(await trust.verify(pki.chain, now)).reason, /is past its nextUpdate$/);
 
   server.serve('/bad/intermediate.crl', { status: 200, body: new Uint8Array(8192) });
-  t.regex(leftOf(await trust.verify(pki.x5c, now)).reason, /response larger than 4096 bytes$/);
+  t.regex(leftOf(await trust.verify(pki.chain, now)).reason, /response larger than 4096 bytes$/);
 
   server.serve('/bad/intermediate.crl', { status: 200, body: new TextEncoder().encode('not a crl') });
-  t.regex(leftOf(await trust.verify(pki.x5c, now)).reason, /is not a DER or PEM CRL$/);
+  t.regex(leftOf(await trust.verify(pki.chain, now)).reason, /is not a DER or PEM CRL$/);
 
   await serveCrl(server, '/bad/intermediate.crl', pki.intermediate);
-  t.true(isRight(await trust.verify(pki.x5c, now)));
+  t.true(isRight(await trust.verify(pki.chain, now)));
 });
 
 test('an unanchored chain is untrusted under evaluate, fails under enforce, and fetches no CRL', async (t) => {
@@ -234,20 +234,21 @@ test('an unanchored chain is untrusted under evaluate, fails under enforce, and 
   const stranger = await rootCa({ commonName: 'Stranger' });
   const crl = createCrlChecker({ timeoutMs: 1000 });
   const evaluate = createTrustVerifier({ verifyTrustAnchor: true, anchors: [stranger.certificate], crl });
-  t.deepEqual(rightOf(await evaluate.verify(pki.x5c, now)).trust, { supportTrustAnchor: true, isTrusted: false, isCertificateRevoked: false });
+  t.deepEqual(rightOf(await evaluate.verify(pki.chain, now)).trust, { supportTrustAnchor: true, isTrusted: false, isCertificateRevoked: false });
   const enforce = createTrustVerifier({ verifyTrustAnchor: true, anchors: [stranger.certificate], crl, policy: 'enforce' });
-  t.deepEqual(leftOf(await enforce.verify(pki.x5c, now)), { reason: 'issuer chain does not resolve to a configured trust anchor', trustEnforcement: true });
+  t.deepEqual(leftOf(await enforce.verify(pki.chain, now)), { reason: 'issuer chain does not resolve to a configured trust anchor', trustEnforcement: true });
   t.is(server.hits('/stranger/intermediate.crl'), 0);
 });
 
 test('an invalid chain fails before anchoring, as a verification (not trust) failure', async (t) => {
   const pki = await pkiWithCrls(server, 'invalid');
   const other = await createCertificateAuthority({ commonName: 'Other' }, pki.root);
-  const failure = leftOf(await verifier(pki).verify(x5cOf([pki.leaf.certificate, other.certificate]), now));
+  const failure = leftOf(await verifier(pki).verify([pki.leaf.certificate, other.certificate], now));
   t.false(failure.trustEnforcement);
   t.regex(failure.reason, /^invalid X\.509 chain: certificate 1 \(CN=Leaf\) is not signed by certificate 2 \(CN=Other\)/);
-  t.is(leftOf(await verifier(pki).verify(['%%%'], now)).reason, 'x5c entry 1 is not base64');
-  t.is(leftOf(await verifier(pki).verify([], now)).reason, 'x5c header missing or empty');
+  t.is(leftOf(parseX5c(['%%%'])), 'x5c entry 1 is not base64');
+  t.is(leftOf(parseX5c([btoa('not DER')])), 'x5c entry 1 is not a DER X.509 certificate');
+  t.is(leftOf(parseX5c([])), 'x5c header missing or empty');
 });
 
 // --- configuration and signing identities

@@ -16,7 +16,7 @@ import type { Config } from '../config.js';
 import type { x509 } from '../crypto/x509.js';
 import { createCrlChecker, type CrlChecker } from './crl.js';
 import { trustAnchorCertificates } from './trustAnchors.js';
-import { findTrustAnchor, parseX5c, sameCertificate, validateChain } from './x509Chain.js';
+import { findTrustAnchor, sameCertificate, validateChain } from './x509Chain.js';
 
 type Certificate = x509.X509Certificate;
 
@@ -41,7 +41,8 @@ export interface TrustedChain {
 }
 
 export interface TrustVerifier {
-  verify(x5c: unknown, now: Date): Promise<Either<VerificationFailure, TrustedChain>>;
+  /** `chain` is the decoded `x5c` (`parseX5c`), leaf first. */
+  verify(chain: readonly Certificate[], now: Date): Promise<Either<VerificationFailure, TrustedChain>>;
 }
 
 export interface TrustVerifierOptions {
@@ -56,21 +57,19 @@ const failure = (reason: string, trustEnforcement: boolean): Either<Verification
 export const createTrustVerifier = (options: TrustVerifierOptions): TrustVerifier => {
   const enforce = options.policy === 'enforce';
   return {
-    async verify(x5c, now) {
-      const chain = parseX5c(x5c);
-      if (isLeft(chain)) return failure(chain.left, false);
-      const valid = await validateChain(chain.right, now);
+    async verify(chain, now) {
+      const valid = await validateChain(chain, now);
       if (isLeft(valid)) return failure(`invalid X.509 chain: ${valid.left}`, false);
-      if (!options.verifyTrustAnchor) return right({ chain: chain.right, trust: { supportTrustAnchor: false } });
+      if (!options.verifyTrustAnchor) return right({ chain, trust: { supportTrustAnchor: false } });
 
-      const anchor = await findTrustAnchor(chain.right, options.anchors, now);
+      const anchor = await findTrustAnchor(chain, options.anchors, now);
       if (!anchor) {
         if (enforce) return failure('issuer chain does not resolve to a configured trust anchor', true);
-        return right({ chain: chain.right, trust: { supportTrustAnchor: true, isTrusted: false, isCertificateRevoked: false } });
+        return right({ chain, trust: { supportTrustAnchor: true, isTrusted: false, isCertificateRevoked: false } });
       }
       // Every certificate the anchor vouches for, each with its issuer; the anchor itself is
       // trusted by configuration, not by a CRL.
-      const issued = chain.right.filter((c) => !sameCertificate(c, anchor));
+      const issued = chain.filter((c) => !sameCertificate(c, anchor));
       let revoked = false;
       for (const [index, certificate] of issued.entries()) {
         const issuer = issued[index + 1] ?? anchor;
@@ -81,7 +80,7 @@ export const createTrustVerifier = (options: TrustVerifierOptions): TrustVerifie
           revoked = true;
         }
       }
-      return right({ chain: chain.right, trust: { supportTrustAnchor: true, isTrusted: true, isCertificateRevoked: revoked } });
+      return right({ chain, trust: { supportTrustAnchor: true, isTrusted: true, isCertificateRevoked: revoked } });
     },
   };
 };

@@ -5,6 +5,7 @@
 import type { Either } from 'fp-ts/lib/Either.js';
 import { isLeft, left, right } from 'fp-ts/lib/Either.js';
 import { compactVerify, decodeProtectedHeader } from 'jose';
+import type { x509 } from '../crypto/x509.js';
 import type { TrustVerifier, VerificationFailure } from '../trust/issuerTrust.js';
 import { parseX5c } from '../trust/x509Chain.js';
 import { isRequested, selectsAValue, type ClaimPathPointer } from './claimPaths.js';
@@ -98,7 +99,7 @@ const splitPresentation = (presentation: string): Either<string, Parts> => {
 };
 
 /** Verify the issuer's signature with the `x5c` leaf key and return the header and payload. */
-const verifyIssuerJwt = async (jwt: string): Promise<Either<string, { x5c: unknown; payload: Record<string, unknown> }>> => {
+const verifyIssuerJwt = async (jwt: string): Promise<Either<string, { chain: readonly x509.X509Certificate[]; payload: Record<string, unknown> }>> => {
   let header: ReturnType<typeof decodeProtectedHeader>;
   try {
     header = decodeProtectedHeader(jwt);
@@ -110,15 +111,16 @@ const verifyIssuerJwt = async (jwt: string): Promise<Either<string, { x5c: unkno
   const chain = parseX5c(header.x5c);
   if (isLeft(chain)) return left(`issuer-signed JWT: ${chain.left}`);
   const [leaf] = chain.right;
+  if (!leaf) return left('issuer-signed JWT: x5c header missing or empty');
   let payloadBytes: Uint8Array;
   try {
-    const key = await leaf!.publicKey.export({ name: 'ECDSA', namedCurve: 'P-256' }, ['verify']);
+    const key = await leaf.publicKey.export({ name: 'ECDSA', namedCurve: 'P-256' }, ['verify']);
     payloadBytes = (await compactVerify(jwt, key, { algorithms: ['ES256'] })).payload;
   } catch {
     return left('issuer signature does not verify with the x5c leaf certificate key');
   }
   const payload = parseJson(payloadBytes);
-  return isRecord(payload) ? right({ x5c: header.x5c, payload }) : left('issuer-signed JWT payload is not a JSON object');
+  return isRecord(payload) ? right({ chain: chain.right, payload }) : left('issuer-signed JWT payload is not a JSON object');
 };
 
 const parseDisclosures = (encoded: readonly string[]): Either<string, Disclosure[]> => {
@@ -141,7 +143,7 @@ export const verifySdJwtVcPresentation = async (
   if (isLeft(parts)) return fail(parts.left);
   const issued = await verifyIssuerJwt(parts.right.issuerJwt);
   if (isLeft(issued)) return fail(issued.left);
-  const trusted = await trust.verify(issued.right.x5c, context.now);
+  const trusted = await trust.verify(issued.right.chain, context.now);
   if (isLeft(trusted)) return trusted;
 
   const disclosures = parseDisclosures(parts.right.disclosures);
@@ -187,7 +189,7 @@ export const verifySdJwtVcPresentation = async (
     return fail('transaction data names this credential but the presentation has no KB-JWT to sign it');
   }
 
-  const issuer = typeof payload['iss'] === 'string' ? payload['iss'] : trusted.right.chain[0]!.subject;
+  const issuer = typeof payload['iss'] === 'string' ? payload['iss'] : (trusted.right.chain[0]?.subject ?? '');
   const claims = Object.fromEntries(Object.entries(payload).filter(([name]) => !NOT_CLAIMS.has(name)));
   const validity = {
     ...(nbf.right ? { validFrom: nbf.right.toISOString() } : {}),
