@@ -215,9 +215,12 @@ test('a bad issuer signature fails', async (t) => {
   t.is(await reasonOf(vp, { ...requirements, claimPaths: [['given_name']] }), 'issuer signature does not verify with the x5c leaf certificate key');
 });
 
-test('an issuer JWT with another typ fails', async (t) => {
+test('an issuer JWT with another typ fails; the media type form of dc+sd-jwt is accepted', async (t) => {
+  const reqs = { ...requirements, claimPaths: [], requireHolderBinding: false };
   const old = await issuer.issue({ vct: VCT, holder, claims: {}, typ: 'vc+sd-jwt' });
-  t.is(await reasonOf(await present(old, { disclose: [] }), { ...requirements, claimPaths: [], requireHolderBinding: false }), 'issuer-signed JWT typ is "vc+sd-jwt", expected "dc+sd-jwt"');
+  t.is(await reasonOf(await present(old, { disclose: [] }), reqs), 'issuer-signed JWT typ is "vc+sd-jwt", expected "dc+sd-jwt"');
+  const mediaType = await issuer.issue({ vct: VCT, holder, claims: {}, typ: 'application/DC+SD-JWT' });
+  t.true(isRight(await verify(await present(mediaType, { disclose: [] }), reqs)));
 });
 
 test('a broken chain fails', async (t) => {

@@ -1,4 +1,4 @@
-// JSON as it arrives in JWS payloads and disclosures: untrusted, so parsed without throwing.
+// JSON and JOSE headers as they arrive in presentations: untrusted, so read without throwing.
 
 export const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -11,3 +11,10 @@ export const parseJson = (input: Uint8Array | string): unknown => {
     return undefined;
   }
 };
+
+/**
+ * A JOSE `typ` compared as RFC 7515 (4.1.9) says media types are: case-insensitively, with the
+ * `application/` prefix optional.
+ */
+export const typIs = (typ: unknown, expected: string): boolean =>
+  typeof typ === 'string' && typ.toLowerCase().replace(/^application\//, '') === expected;

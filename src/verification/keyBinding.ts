@@ -6,7 +6,7 @@ import type { Either } from 'fp-ts/lib/Either.js';
 import { isLeft, left, right } from 'fp-ts/lib/Either.js';
 import { calculateJwkThumbprint, compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
 import { sha256Base64url } from './disclosures.js';
-import { isRecord, parseJson } from './json.js';
+import { isRecord, parseJson, typIs } from './json.js';
 
 /** How far in the past a KB-JWT `iat` may be: long enough for a user to confirm on a phone. */
 export const KB_MAX_AGE_SECONDS = 300;
@@ -73,7 +73,7 @@ export const verifyKeyBinding = async (kbJwt: string, expect: KeyBindingExpectat
   } catch {
     return left('KB-JWT is not a JWS');
   }
-  if (header.typ !== 'kb+jwt') return left(`KB-JWT typ is ${JSON.stringify(header.typ)}, expected "kb+jwt"`);
+  if (!typIs(header.typ, 'kb+jwt')) return left(`KB-JWT typ is ${JSON.stringify(header.typ)}, expected "kb+jwt"`);
   if (header.alg !== 'ES256') return left(`KB-JWT alg is ${JSON.stringify(header.alg)}, expected "ES256"`);
   let payloadBytes: Uint8Array;
   try {

@@ -10,7 +10,7 @@ import type { TrustVerifier, VerificationFailure } from '../trust/issuerTrust.js
 import { parseX5c } from '../trust/x509Chain.js';
 import { isRequested, selectsAValue, type ClaimPathPointer } from './claimPaths.js';
 import { applyDisclosures, describePath, parseDisclosure, type Disclosure } from './disclosures.js';
-import { isRecord, parseJson } from './json.js';
+import { isRecord, parseJson, typIs } from './json.js';
 import { verifyKeyBinding, type KeyBindingResult } from './keyBinding.js';
 
 export type { VerificationFailure } from '../trust/issuerTrust.js';
@@ -106,7 +106,7 @@ const verifyIssuerJwt = async (jwt: string): Promise<Either<string, { chain: rea
   } catch {
     return left('issuer-signed JWT is not a JWS');
   }
-  if (header.typ !== 'dc+sd-jwt') return left(`issuer-signed JWT typ is ${JSON.stringify(header.typ)}, expected "dc+sd-jwt"`);
+  if (!typIs(header.typ, 'dc+sd-jwt')) return left(`issuer-signed JWT typ is ${JSON.stringify(header.typ)}, expected "dc+sd-jwt"`);
   if (header.alg !== 'ES256') return left(`issuer-signed JWT alg is ${JSON.stringify(header.alg)}, expected "ES256"`);
   const chain = parseX5c(header.x5c);
   if (isLeft(chain)) return left(`issuer-signed JWT: ${chain.left}`);
