@@ -61,6 +61,36 @@ test('a wallet holding a token gets invalid_token once the offer expired, and no
   }
 });
 
+test('a credential that cannot be made fails the offer: server_error to the wallet, FAILED with errorDetails', async (t) => {
+  const service = await startTestService();
+  try {
+    const created = await createOffer(service, { credential_configuration_id: 'pid', claims: PID_CLAIMS });
+    const w = await IssuanceWallet.create(service.config.publicUrl, service.service.publicListenUrl);
+    const token = await w.token((await w.resolveOffer(created.credential_offer_uri)).body.grants[PRE_AUTHORIZED]['pre-authorized_code']);
+    // The claims' key lost (as after an operator's mistake): the connector cannot make the credential.
+    await service.service.context.dataKeys.destroy(created.offer_id);
+    const response = await w.credential(String(token.body['access_token']), {
+      credential_configuration_id: 'pid',
+      proofs: { jwt: [await w.keyProof({ nonce: await w.nonce() })] },
+    });
+    t.is(response.status, 500);
+    t.is(response.body['error'], 'server_error');
+    const status = await waitForOffer(service, created.offer_id, (b) => b.status === 'FAILED' && b.claims_purged);
+    t.is(status.error_details, 'claims unavailable');
+    const read = await service.service.store.readStream(offerStream(created.offer_id));
+    if (read._tag !== 'Found') return t.fail();
+    const failed = read.events.find((e) => e.type === 'OfferFailed');
+    t.deepEqual((failed?.data as { callback: { body: unknown } }).callback.body, {
+      eventId: created.offer_id,
+      status: 'FAILED',
+      offerId: created.offer_id,
+      errorDetails: 'claims unavailable',
+    });
+  } finally {
+    await service.cleanup();
+  }
+});
+
 test('the expiry command does nothing to an offer that is not yet due or already ended', async (t) => {
   const service = await startTestService();
   try {
