@@ -1,0 +1,108 @@
+// Full OpenID4VCI issuance flows per second beside the cryptography those flows cannot avoid,
+// measured in the same run. A flow is what an integrator and a wallet do over real HTTP against
+// the whole service on the embedded store (synchronous=FULL): POST /offers, resolve the offer, a
+// DPoP token request, a c_nonce, a credential request with a DPoP proof and a key proof. The
+// reference does the same signatures and verifications (three wallet ES256 signatures, three
+// proof verifications with embedded keys, the SD-JWT VC signature with its disclosures, sealing
+// and opening the claims) with nothing else. Both run the same number of flows in flight.
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify } from 'jose';
+import { generateP256KeyPair, signingIdentity, generateChain } from '../src/crypto/certificates.js';
+import { open, seal } from '../src/crypto/seal.js';
+import { DEFAULT_CONFIGURATIONS, parseCredentialConfigurations } from '../src/issuance/configurations.js';
+import { signSdJwtVc } from '../src/issuance/sdJwtVc.js';
+import { startTestService } from '../test/support/service.js';
+import { IssuanceWallet } from '../test/support/wallet/issuance.js';
+import { createOffer, PID_CLAIMS } from '../test/support/wallet/issuanceChecks.js';
+import { dpopProof } from '../test/support/wallet/keys.js';
+import type { Figure } from './report.js';
+import { perSecond } from './stats.js';
+
+/** Flows in flight on each side (BENCH_ISSUANCE_IN_FLIGHT, default 8): wallets do not wait for each other. */
+const IN_FLIGHT = Math.max(1, Number(process.env['BENCH_ISSUANCE_IN_FLIGHT']) || 8);
+
+/** Runs `flow` `count` times with IN_FLIGHT at once; returns flows per second. */
+const rate = async (count: number, flow: () => Promise<void>): Promise<number> => {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (next < count) {
+        next++;
+        await flow();
+      }
+    }),
+  );
+  return perSecond(count, performance.now() - started);
+};
+
+export const issuanceFigures = async (options: {
+  readonly dir: string;
+  readonly rounds: number;
+  readonly roundSeconds: number;
+  readonly progress: (msg: string) => void;
+}): Promise<Figure[]> => {
+  const service = await startTestService({ dataDir: join(options.dir, 'issuance') });
+  try {
+    const ours = async (): Promise<void> => {
+      const created = await createOffer(service, { credential_configuration_id: 'pid', claims: PID_CLAIMS, tx_code: { input_mode: 'numeric', length: 6 } });
+      const wallet = await IssuanceWallet.create(service.config.publicUrl, service.service.publicListenUrl);
+      await wallet.receive(created.credential_offer_uri, created.tx_code_value);
+    };
+
+    const [pid] = parseCredentialConfigurations(DEFAULT_CONFIGURATIONS, 'built-in');
+    const chain = await generateChain('bench issuer');
+    const issuer = await signingIdentity([chain.leaf.certificate], chain.leaf.keys.privateKey);
+    const dataKey = randomBytes(32);
+    const referenceWallet = await IssuanceWallet.create(service.config.publicUrl, service.service.publicListenUrl);
+    const reference = async (): Promise<void> => {
+      // The flow's wallet makes two fresh keys: so does this.
+      await Promise.all([generateP256KeyPair(), generateP256KeyPair()]);
+      const sealed = seal(dataKey, Buffer.from(JSON.stringify(PID_CLAIMS)), 'claims');
+      const tokenProof = await dpopProof(referenceWallet.dpopKey, { htm: 'POST', htu: referenceWallet.tokenUrl });
+      const token = await jwtVerify(tokenProof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: ['ES256'] });
+      await calculateJwkThumbprint(token.protectedHeader.jwk!);
+      const keyProof = await referenceWallet.keyProof({ nonce: 'n' });
+      const credentialProof = await dpopProof(referenceWallet.dpopKey, { htm: 'POST', htu: referenceWallet.credentialUrl, accessToken: 'a' });
+      await calculateJwkThumbprint((await jwtVerify(credentialProof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: ['ES256'] })).protectedHeader.jwk!);
+      const holder = await jwtVerify(keyProof, EmbeddedJWK, { typ: 'openid4vci-proof+jwt', algorithms: ['ES256'] });
+      await signSdJwtVc(issuer, {
+        issuer: service.config.publicUrl,
+        configuration: pid!,
+        claims: JSON.parse(open(dataKey, sealed, 'claims').toString('utf8')) as typeof PID_CLAIMS,
+        holderJwk: holder.protectedHeader.jwk!,
+        now: new Date(),
+        validitySeconds: 86_400,
+      });
+    };
+
+    // Warm-up and calibration: rounds of about roundSeconds for the slower side.
+    const warm = await rate(20, ours);
+    await rate(50, reference);
+    const perRound = Math.max(20, Math.min(2000, Math.round(warm * options.roundSeconds)));
+    options.progress(`issuance: ${options.rounds} rounds of ${perRound} flows a side, ${IN_FLIGHT} in flight (calibrated at ~${Math.round(warm)} flows/s)`);
+    const oursSamples: number[] = [];
+    const referenceSamples: number[] = [];
+    for (let round = 0; round < options.rounds; round++) {
+      const order = round % 2 === 0 ? [ours, reference] : [reference, ours];
+      for (const work of order) (work === ours ? oursSamples : referenceSamples).push(await rate(perRound, work));
+    }
+    return [
+      {
+        name: 'full issuance flows',
+        unit: 'flows/s',
+        ours: oursSamples,
+        reference: referenceSamples,
+        target: { atLeast: 0.6 },
+        note:
+          `ours: POST /offers (pid, tx_code) + offer + DPoP token + c_nonce + credential over loopback HTTP, embedded store synchronous=FULL, ` +
+          `${IN_FLIGHT} flows in flight; reference: the same flow's cryptography only (2 key pairs, 3 ES256 proof signatures, 3 embedded-key ` +
+          `verifications, 2 thumbprints, the SD-JWT VC signature with 7 disclosures, AES-GCM seal and open), ${IN_FLIGHT} in flight.`,
+      },
+    ];
+  } finally {
+    await service.cleanup();
+  }
+};
