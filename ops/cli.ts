@@ -12,6 +12,7 @@ import { createLogger } from '../src/log.js';
 import { ProjectionRunner } from '../src/projection-runner.js';
 import { createApiKey, createTenant, deleteApiKey } from '../src/tenancy/commands.js';
 import { CERTIFICATES_USAGE, CertificatesUsageError, runCertificates } from './certificates.js';
+import { callbacksOptions, callbacksUsage, runCallbacksCommand } from './callbacks.js';
 import { printAll, printStream } from './replay.js';
 
 const USAGE = `usage: npm run -s ops -- <command>
@@ -28,7 +29,7 @@ const USAGE = `usage: npm run -s ops -- <command>
       prints $all between two positions, both inclusive, as JSON lines
   projections rebuild
       drops the read models and rebuilds them from the event store (stop the service first)
-${CERTIFICATES_USAGE}`;
+${CERTIFICATES_USAGE}${callbacksUsage}`;
 
 class UsageError extends Error {}
 
@@ -76,9 +77,12 @@ const run = async (args: readonly string[], config: Config, store: EventStore): 
       expires: { type: 'string' },
       from: { type: 'string' },
       to: { type: 'string' },
+      ...callbacksOptions,
     },
   });
   const [command, sub, arg] = positionals;
+  const callbacks = await runCallbacksCommand(`${command} ${sub ?? ''}`.trim(), values, config, store, out, (m) => new UsageError(m));
+  if (callbacks !== undefined) return callbacks;
   switch (`${command} ${sub ?? ''}`.trim()) {
     case 'tenant create': {
       if (!values.name) throw new UsageError('tenant create: --name is required');
