@@ -213,3 +213,17 @@ test('multiple: several presentations of one query only when the query allows it
   t.is((allowed['credentials'] as Record<string, unknown[]>)['pid']!.length, 2);
   t.like(await twice(false), { status: 'VERIFICATION_FAILED' });
 });
+
+test('claim values: a disclosed claim must hold one of the requested values', async (t) => {
+  const withValues = (values: string[]) => ({
+    dcql_query: { credentials: [{ ...credential, claims: [{ path: ['given_name'] }, { path: ['family_name'], values }] }] },
+  });
+  const matching = await h.requestAndFetch(withValues(['Mustermann', 'Musterfrau']));
+  t.is((await answer(h.endpoints, matching.request, { pid: { credential: await h.pid(), holder: h.holder } })).status, 200);
+  t.like(await h.callback(matching.created.state), { status: 'FULFILLED' });
+  const other = await h.requestAndFetch(withValues(['Schmidt']));
+  t.is((await answer(h.endpoints, other.request, { pid: { credential: await h.pid(), holder: h.holder } })).status, 400);
+  const callback = await h.callback(other.created.state);
+  t.is(callback['status'], 'VERIFICATION_FAILED');
+  t.regex(callback['errorDetails'] as string, /family_name does not have one of the requested values/);
+});

@@ -134,13 +134,31 @@ export const dcqlProblems = (query: DcqlQuery, location: string): FieldError[] =
 };
 
 /**
- * The claim path lists a presentation may satisfy, in the query's order of preference: each
- * claim set (OpenID4VP 1.0 section 6.4.1), or all claims when there are none.
+ * The claims a presentation may satisfy, in the query's order of preference: each claim set
+ * (OpenID4VP 1.0 section 6.4.1), or all claims when there are none.
  */
-export const claimPathAlternatives = (query: CredentialQuery): ReadonlyArray<ReadonlyArray<ClaimsQuery['path']>> => {
-  if (query.claim_sets === undefined) return [query.claims.map((c) => c.path)];
-  return query.claim_sets.map((set) => set.flatMap((id) => query.claims.filter((c) => c.id === id).map((c) => c.path)));
+export const claimAlternatives = (query: CredentialQuery): ReadonlyArray<readonly ClaimsQuery[]> => {
+  if (query.claim_sets === undefined) return [query.claims];
+  return query.claim_sets.map((set) => set.flatMap((id) => query.claims.filter((c) => c.id === id)));
 };
+
+/** The values a claims path selects in a disclosed payload (section 7: `null` takes every element). */
+export const selectValues = (payload: unknown, path: ClaimsQuery['path']): readonly unknown[] =>
+  path.reduce<readonly unknown[]>(
+    (selected, element) =>
+      selected.flatMap((value) => {
+        if (element === null) return Array.isArray(value) ? value : [];
+        if (typeof element === 'number') return Array.isArray(value) && element < value.length ? [value[element]] : [];
+        return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.hasOwn(value, element)
+          ? [(value as Record<string, unknown>)[element]]
+          : [];
+      }),
+    [payload],
+  );
+
+/** The first claim whose `values` the disclosed payload does not match, if any (section 6.3). */
+export const claimWithoutRequestedValue = (claims: readonly ClaimsQuery[], payload: unknown): ClaimsQuery | undefined =>
+  claims.find((claim) => claim.values !== undefined && !selectValues(payload, claim.path).some((v) => claim.values!.includes(v as never)));
 
 /**
  * The credential query ids a response must contain: every credential when there are no

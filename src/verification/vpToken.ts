@@ -3,7 +3,8 @@
 // (OpenID4VP 1.0 section 8.1). Each presentation is checked by the SD-JWT VC verifier.
 import { isRight, left, right, type Either } from 'fp-ts/lib/Either.js';
 import type { SealedRequest } from './createRequest.js';
-import { claimPathAlternatives, requiresHolderBinding, unsatisfiedCredentialSets } from './dcql.js';
+import { claimAlternatives, claimWithoutRequestedValue, requiresHolderBinding, unsatisfiedCredentialSets } from './dcql.js';
+import { describePath } from './disclosures.js';
 import type { CredentialRequirements, PresentationContext, VerificationFailure, VerifiedCredential } from './sdJwtVc.js';
 
 /** Checks one SD-JWT VC presentation (the per-credential checks of the spec). */
@@ -54,17 +55,18 @@ export const verifyVpToken = async (
       let first: VerificationFailure | undefined;
       let verified: VerifiedCredential | undefined;
       // Claim sets are alternatives in order of preference; the first one satisfied wins.
-      for (const claimPaths of claimPathAlternatives(query)) {
+      for (const claims of claimAlternatives(query)) {
         const result = await verify(
           presentation,
-          { vctValues: query.meta.vct_values, claimPaths, requireHolderBinding: requiresHolderBinding(query) },
+          { vctValues: query.meta.vct_values, claimPaths: claims.map((c) => c.path), requireHolderBinding: requiresHolderBinding(query) },
           { ...context, transactionData, credentialId: id },
         );
-        if (isRight(result)) {
+        const unmatched = isRight(result) ? claimWithoutRequestedValue(claims, result.right.credential.claims) : undefined;
+        if (isRight(result) && unmatched === undefined) {
           verified = result.right;
           break;
         }
-        first ??= result.left;
+        first ??= isRight(result) ? mismatch(`claim ${describePath(unmatched!.path)} does not have one of the requested values`) : result.left;
       }
       if (verified === undefined) return left(first!);
       (credentials[id] ??= []).push(verified.credential);
