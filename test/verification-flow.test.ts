@@ -171,7 +171,8 @@ test('no answer before expiry: the scheduler appends EXPIRED and the request obj
 });
 
 test('a late wallet after expiry loses: one EXPIRED, the response is refused', async (t) => {
-  const { created, request } = await h.requestAndFetch({ dcql_query: pidQuery(), expires_in: 1 });
+  // Long enough for the fetch to come first on a busy machine; the callback wait is bounded.
+  const { created, request } = await h.requestAndFetch({ dcql_query: pidQuery(), expires_in: 3 });
   t.like(await h.callback(created.state), { status: 'EXPIRED' });
   const posted = await answer(h.endpoints, request, { pid: { credential: await h.pid(), holder: h.holder } });
   t.is(posted.status, 400);
