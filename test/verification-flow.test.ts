@@ -4,6 +4,7 @@ import test from 'ava';
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import { decodeJwt, type JWK } from 'jose';
 import { presentationStream } from '../streams/presentation.js';
+import { MAX_FETCHES } from '../src/verification/requestObject.js';
 import { startVerificationHarness, pidQuery, type VerificationHarness } from './support/wallet/connector.js';
 import { answer, buildVpToken, encryptResponse, fetchAuthorizationRequest, parseRequestUri, postResponse } from './support/wallet/presentation.js';
 
@@ -253,4 +254,13 @@ test('the request object exp does not outlive the session', async (t) => {
   const { request } = await h.requestAndFetch({ dcql_query: pidQuery(), expires_in: 60 });
   const { iat, exp } = decodeJwt(request.jwt);
   t.true(exp! - iat! <= 61);
+});
+
+test('a session hands out a bounded number of request objects', async (t) => {
+  const created = await h.request({ dcql_query: pidQuery() });
+  for (let i = 0; i < MAX_FETCHES; i++) await fetchAuthorizationRequest(h.endpoints, created.cross_device_request_uri);
+  const refused = await h.service.wallet(`/oidc4vp/${created.state}/request?flow_type=cross-device`);
+  t.is(refused.status, 400);
+  t.like(await refused.json(), { error: 'invalid_request' });
+  t.is((await eventTypes(created.state)).length, 1 + MAX_FETCHES);
 });

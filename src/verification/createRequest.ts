@@ -52,7 +52,7 @@ export const createPresentationBody = (bounds: ExpiryBounds) =>
 export type CreatePresentationBody = t.TypeOf<ReturnType<typeof createPresentationBody>>;
 
 /** Each transaction data object must name credential queries that can sign it: with holder binding. */
-export const transactionDataProblems = (body: CreatePresentationBody, location: string): FieldError[] =>
+const transactionDataProblems = (body: CreatePresentationBody, location: string): FieldError[] =>
   (body.transaction_data ?? []).flatMap((item, i) =>
     item.credential_ids.flatMap((id, j): FieldError[] => {
       const query = body.dcql_query.credentials.find((c) => c.id === id);
@@ -88,7 +88,7 @@ export const encodeTransactionData = (item: t.TypeOf<typeof TransactionData>): s
   Buffer.from(JSON.stringify(item), 'utf8').toString('base64url');
 
 /** 256 random bits: the session's handle in every URI, unguessable. */
-export const newState = (): string => randomBytes(32).toString('base64url');
+const newState = (): string => randomBytes(32).toString('base64url');
 
 export interface CreatedPresentation {
   readonly state: string;

@@ -143,7 +143,7 @@ export const claimAlternatives = (query: CredentialQuery): ReadonlyArray<readonl
 };
 
 /** The values a claims path selects in a disclosed payload (section 7: `null` takes every element). */
-export const selectValues = (payload: unknown, path: ClaimsQuery['path']): readonly unknown[] =>
+const selectValues = (payload: unknown, path: ClaimsQuery['path']): readonly unknown[] =>
   path.reduce<readonly unknown[]>(
     (selected, element) =>
       selected.flatMap((value) => {

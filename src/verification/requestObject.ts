@@ -20,7 +20,7 @@ import { openSession, unavailable, type FetchError } from './session.js';
 
 export const REQUEST_OBJECT_TYPE = 'oauth-authz-req+jwt';
 /** The static audience of a request object for a wallet without discovery (OpenID4VP 1.0 section 5.8). */
-export const SELF_ISSUED_AUDIENCE = 'https://self-issued.me/v2';
+const SELF_ISSUED_AUDIENCE = 'https://self-issued.me/v2';
 export const RESPONSE_ENCRYPTION = { alg: 'ECDH-ES', enc: ['A128GCM', 'A256GCM'] } as const;
 /** Bounds the events a re-fetching client can add to one session. */
 export const MAX_FETCHES = 20;
