@@ -6,7 +6,7 @@ import { allProjections } from '../projections/index.js';
 import type { Config } from './config.js';
 import { openEventStore, readModelsFile } from './eventstore/open.js';
 import type { EventStore } from './eventstore/port.js';
-import type { ServiceContext } from './feature.js';
+import type { Feature, ServiceContext } from './feature.js';
 import { managementApp, publicApp } from './http/apps.js';
 import type { Logger } from './log.js';
 import { ProjectionRunner } from './projection-runner.js';
@@ -48,20 +48,33 @@ const closeServer = (server: Server, timeoutMs: number): Promise<void> =>
 export const startService = async (config: Config, log: Logger): Promise<Service> => {
   const store = await openEventStore(config);
   const runner = await ProjectionRunner.open({ store, file: readModelsFile(config), projections: allProjections, log });
-  runner.start();
-  // Authentication reads the read models: serve once they hold everything already recorded.
-  await runner.whenCaughtUp();
-  if (config.bootstrapApiKey) {
-    await bootstrapTenant(store, runner, config.bootstrapApiKey, log, config.readYourWritesTimeoutMs);
+  const management = createServer();
+  const wallet = createServer();
+  let features: readonly Feature[] = [];
+  let context: ServiceContext;
+  let managementUrl: string;
+  let publicListenUrl: string;
+  try {
+    runner.start();
+    // Authentication reads the read models: serve once they hold everything already recorded.
+    await runner.whenCaughtUp();
+    if (config.bootstrapApiKey) {
+      await bootstrapTenant(store, runner, config.bootstrapApiKey, log, config.readYourWritesTimeoutMs);
+    }
+    context = { config, log, store, runner, dataKeys: dataKeys(store, await loadKek(config)) };
+    features = await allFeatures(context);
+    management.on('request', managementApp({ log, readModels: runner.db, routers: features.flatMap((f) => f.managementRouters ?? []) }).callback());
+    wallet.on('request', publicApp({ log, routers: features.flatMap((f) => f.publicRouters ?? []) }).callback());
+    managementUrl = await listen(management, config.managementPort, config.managementHost);
+    publicListenUrl = await listen(wallet, config.publicPort, config.publicHost);
+  } catch (err) {
+    // A start that fails half-way leaves nothing open behind it.
+    management.close();
+    wallet.close();
+    await runner.close();
+    await store.close();
+    throw err;
   }
-  const context = { config, log, store, runner, dataKeys: dataKeys(store, await loadKek(config)) };
-  const features = await allFeatures(context);
-  const management = createServer(
-    managementApp({ log, readModels: runner.db, routers: features.flatMap((f) => f.managementRouters ?? []) }).callback(),
-  );
-  const wallet = createServer(publicApp({ log, routers: features.flatMap((f) => f.publicRouters ?? []) }).callback());
-  const managementUrl = await listen(management, config.managementPort, config.managementHost);
-  const publicListenUrl = await listen(wallet, config.publicPort, config.publicHost);
   for (const feature of features) feature.start?.();
   log.info('listening', { management: managementUrl, public: publicListenUrl, publicUrl: config.publicUrl });
 

@@ -1,5 +1,8 @@
 // The service skeleton over real HTTP on loopback: listeners, problems, authentication.
 import test from 'ava';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { isRight } from 'fp-ts/lib/Either.js';
 import { countTenants } from '../projections/tenants.js';
 import { createApiKey, deleteApiKey } from '../src/tenancy/commands.js';
@@ -120,5 +123,22 @@ test('bootstrap happens once: a restart, or a different key later, creates no se
     t.is((await second.management('/tenant', { key: 'another-bootstrap-key-0123456789abcdefghij' })).status, 401);
   } finally {
     await second.cleanup();
+  }
+});
+
+test('a start that fails half-way closes the event store and read models it opened', async (t) => {
+  const running = await startTestService();
+  const dataDir = await mkdtemp(join(tmpdir(), 'failed-start-'));
+  try {
+    const port = new URL(running.service.managementUrl).port;
+    const error = await t.throwsAsync(startTestService({ dataDir, env: { MANAGEMENT_PORT: port } }));
+    t.is((error as NodeJS.ErrnoException).code, 'EADDRINUSE');
+    // SQLite deletes a database's -wal file when its last connection closes.
+    const files = await readdir(dataDir);
+    t.true(files.includes('events.sqlite'));
+    t.deepEqual(files.filter((f) => f.endsWith('-wal')), []);
+  } finally {
+    await running.cleanup();
+    await rm(dataDir, { recursive: true, force: true });
   }
 });
