@@ -26,6 +26,7 @@ import { openSqliteEventStore } from '../src/eventstore/sqlite.js';
 import { silentLogger } from '../src/log.js';
 import { ProjectionRunner } from '../src/projection-runner.js';
 import { Sqlite } from '../src/sqlite.js';
+import { callbackFigures } from './callbacks.js';
 import { commandTraffic, history, type PlannedAppend } from './fixtures.js';
 import { issuanceFigures } from './issuance.js';
 import { printJson, printTable, type Figure } from './report.js';
@@ -298,6 +299,7 @@ const main = async (): Promise<void> => {
     const figures: Figure[] = [];
     for (const sync of SYNC_MODES) figures.push(await appendFigure(sync));
     figures.push(await rebuildFigure());
+    figures.push(...(await callbackFigures({ dir, rounds: ROUNDS, roundSeconds: ROUND_SECONDS, progress })));
     figures.push(...(await verificationFigures({ dir, rounds: ROUNDS, roundSeconds: ROUND_SECONDS, progress })));
     figures.push(...(await presentationVerificationFigures({ rounds: ROUNDS, roundSeconds: ROUND_SECONDS, progress })));
     figures.push(...(await issuanceFigures({ dir, rounds: ROUNDS, roundSeconds: ROUND_SECONDS, progress })));
