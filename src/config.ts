@@ -111,6 +111,12 @@ const variables = {
   x509VerifyTrustAnchor: withDefault('X509_VERIFY_TRUST_ANCHOR', BooleanFromString, 'false'),
   x509TrustAnchors: withDefault('X509_TRUST_ANCHORS', TrustAnchorsFromString, ''),
   x509CrlTimeoutSeconds: withDefault('X509_CRL_TIMEOUT_SECONDS', integerFromString(1, 300), '10'),
+  /** The spec's trust verification policy, one for every credential category in static mode. */
+  x509TrustPolicy: withDefault(
+    'X509_TRUST_POLICY',
+    withMessage(t.keyof({ evaluate: null, enforce: null, disabled: null }), 'expected evaluate, enforce or disabled'),
+    'evaluate',
+  ),
   /** Lifetime of a presentation request when `expires_in` is omitted, in seconds. */
   presentationExpiresIn: withDefault('PRESENTATION_EXPIRES_IN', integerFromString(1, 86_400), '300'),
   /** Bounds of `expires_in`, in seconds; values outside are refused with 400. */

@@ -2,10 +2,13 @@
 // failure fails verification), and, with X509_VERIFY_TRUST_ANCHOR=true, does it resolve to a static
 // trust anchor and is any of its certificates revoked.
 //
-// Policy (the spec's per-category policy; static mode has no categories, so one for all):
+// Policy (X509_TRUST_POLICY, the spec's per-category policy; static mode has no categories, so
+// one for all):
 // - `evaluate` (default): an unanchored chain is reported `isTrusted: false` and a revoked one
 //   `isCertificateRevoked: true`; the credential is still delivered and the integrator decides.
 // - `enforce`: either of those fails verification as a trust-enforcement failure.
+// - `disabled`: no anchoring, no CRLs, and no trust fields in the credential object; the chain
+//   itself is still validated.
 // In both, a revocation status that cannot be established (CRL unreachable, timed out, badly
 // signed, stale) fails verification: "not revoked" is never reported without a CRL saying so.
 // CRLs are only fetched for anchored chains; an unanchored one reports `isCertificateRevoked: false`
@@ -20,7 +23,7 @@ import { findTrustAnchor, sameCertificate, validateChain } from './x509Chain.js'
 
 type Certificate = x509.X509Certificate;
 
-export type TrustPolicy = 'evaluate' | 'enforce';
+export type TrustPolicy = 'evaluate' | 'enforce' | 'disabled';
 
 /** Why a credential failed verification: `reason` is the callback's errorDetails. */
 export interface VerificationFailure {
@@ -87,12 +90,11 @@ export const createTrustVerifier = (options: TrustVerifierOptions): TrustVerifie
 
 /** The verifier this instance's configuration describes. */
 export const trustVerifierFromConfig = (
-  config: Pick<Config, 'x509VerifyTrustAnchor' | 'x509TrustAnchors' | 'x509CrlTimeoutSeconds'>,
-  policy: TrustPolicy = 'evaluate',
+  config: Pick<Config, 'x509VerifyTrustAnchor' | 'x509TrustAnchors' | 'x509CrlTimeoutSeconds' | 'x509TrustPolicy'>,
 ): TrustVerifier =>
   createTrustVerifier({
-    verifyTrustAnchor: config.x509VerifyTrustAnchor,
+    verifyTrustAnchor: config.x509VerifyTrustAnchor && config.x509TrustPolicy !== 'disabled',
     anchors: trustAnchorCertificates(config.x509TrustAnchors),
     crl: createCrlChecker({ timeoutMs: config.x509CrlTimeoutSeconds * 1000 }),
-    policy,
+    policy: config.x509TrustPolicy,
   });

@@ -1,0 +1,70 @@
+// X509_TRUST_POLICY end to end: an issuer outside the configured trust anchors under each policy.
+import test from 'ava';
+import { createCertificateAuthority } from '../src/crypto/certificates.js';
+import { pidQuery, startVerificationHarness, type VerificationHarness } from './support/wallet/connector.js';
+import { answer } from './support/wallet/presentation.js';
+
+/** A harness whose only trust anchor is a CA that did not issue the test credentials. */
+const withStrangerAnchor = async (policy: string, body: (h: VerificationHarness) => Promise<void>) => {
+  const stranger = await createCertificateAuthority({ commonName: 'Some Other Root CA' });
+  const h = await startVerificationHarness({
+    X509_VERIFY_TRUST_ANCHOR: 'true',
+    X509_TRUST_ANCHORS: Buffer.from(stranger.certificate.rawData).toString('base64'),
+    X509_TRUST_POLICY: policy,
+  });
+  try {
+    await body(h);
+  } finally {
+    await h.close();
+  }
+};
+
+const credentialOf = (callback: Record<string, unknown>) =>
+  (callback['credentials'] as Record<string, Record<string, unknown>[]>)['pid']![0]!;
+
+test('enforce, same device: an untrusted issuer is VERIFICATION_FAILED, redirected with a response code', async (t) => {
+  await withStrangerAnchor('enforce', async (h) => {
+    const { created, request } = await h.requestAndFetch({ dcql_query: pidQuery(), redirect_uri: 'https://rp.example/done' }, 'same-device');
+    const posted = await answer(h.endpoints, request, { pid: { credential: await h.pid(), holder: h.holder } });
+    t.is(posted.status, 200);
+    const responseCode = new URL(posted.body['redirect_uri'] as string).searchParams.get('response_code');
+    t.truthy(responseCode);
+    const callback = await h.callback(created.state);
+    t.like(callback, { status: 'VERIFICATION_FAILED', responseCode });
+    t.regex(callback['errorDetails'] as string, /trust anchor/);
+    t.false('credentials' in callback);
+  });
+});
+
+test('enforce, cross device: an untrusted issuer is VERIFICATION_FAILED without a response code', async (t) => {
+  await withStrangerAnchor('enforce', async (h) => {
+    const { created, request } = await h.requestAndFetch({ dcql_query: pidQuery() }, 'cross-device');
+    await answer(h.endpoints, request, { pid: { credential: await h.pid(), holder: h.holder } });
+    const callback = await h.callback(created.state);
+    t.is(callback['status'], 'VERIFICATION_FAILED');
+    t.false('responseCode' in callback);
+  });
+});
+
+test('evaluate: an untrusted issuer is FULFILLED and reported isTrusted false', async (t) => {
+  await withStrangerAnchor('evaluate', async (h) => {
+    const { created, request } = await h.requestAndFetch({ dcql_query: pidQuery() });
+    await answer(h.endpoints, request, { pid: { credential: await h.pid(), holder: h.holder } });
+    const callback = await h.callback(created.state);
+    t.is(callback['status'], 'FULFILLED');
+    t.like(credentialOf(callback), { supportTrustAnchor: true, isTrusted: false, isCertificateRevoked: false });
+  });
+});
+
+test('disabled: the credential is FULFILLED and carries no trust fields', async (t) => {
+  await withStrangerAnchor('disabled', async (h) => {
+    const { created, request } = await h.requestAndFetch({ dcql_query: pidQuery() });
+    await answer(h.endpoints, request, { pid: { credential: await h.pid(), holder: h.holder } });
+    const callback = await h.callback(created.state);
+    t.is(callback['status'], 'FULFILLED');
+    const credential = credentialOf(callback);
+    t.is(credential['supportTrustAnchor'], false);
+    t.false('isTrusted' in credential);
+    t.false('isCertificateRevoked' in credential);
+  });
+});
