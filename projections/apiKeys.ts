@@ -33,6 +33,12 @@ export const apiKeysProjection: Projection = {
       }
       case 'ApiKeyDeleted':
         return [change('UPDATE api_keys SET deleted_at = ? WHERE key_id = ?', event.data.deletedAt, event.data.keyId)];
+      case 'ApiKeyRestored':
+        return [change('UPDATE api_keys SET deleted_at = NULL WHERE key_id = ?', event.data.keyId)];
+      case 'ApiKeyAnnotationsUpdated':
+      case 'ApiKeyLabelsUpdated':
+        // Authentication does not look at user metadata; the resource views have it.
+        return [];
     }
   },
 };

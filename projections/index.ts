@@ -4,7 +4,8 @@ import { tenantCallbacksProjection } from './tenantCallbacks.js';
 import { apiKeysProjection } from './apiKeys.js';
 import { offersProjection } from './offers.js';
 import { presentationsProjection } from './presentations.js';
+import { resourcesProjection } from './resources.js';
 import type { Projection } from './projection.js';
 import { tenantsProjection } from './tenants.js';
 
-export const allProjections: readonly Projection[] = [tenantsProjection, apiKeysProjection, presentationsProjection, deliveriesProjection, tenantCallbacksProjection, offersProjection];
+export const allProjections: readonly Projection[] = [tenantsProjection, apiKeysProjection, presentationsProjection, deliveriesProjection, tenantCallbacksProjection, offersProjection, resourcesProjection];

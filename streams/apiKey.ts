@@ -1,8 +1,11 @@
 // Stream category `apikey`: one stream per API key, `apikey-<key id>`. Only the SHA-256 of the
 // secret is ever recorded; the secret itself is shown once, when the key is created.
+// API keys are also the `api-keys` kind of the resource API: every event is one revision of the
+// key's resource envelope (streams/resource.ts).
 import * as t from 'io-ts';
 import { streamName } from '../src/eventstore/port.js';
 import { eventCodec, type StreamContract } from './event.js';
+import { applyChange, StringMap, type Envelope, type ResourceChange } from './resource.js';
 
 export const category = 'apikey';
 export const apiKeyStream = (keyId: string): string => streamName(category, keyId);
@@ -14,38 +17,76 @@ export const allScopes: readonly Scope[] = ['admin', 'connector', 'resources'];
 
 export const ApiKeyCreated = eventCodec(
   'ApiKeyCreated',
-  t.type({
-    keyId: t.string,
-    tenantId: t.string,
-    subjectId: t.string,
-    /** base64url SHA-256 of the secret. */
-    secretHash: t.string,
-    scopes: t.array(Scope),
-    /** ISO 8601; null for a key that does not expire. */
-    expiration: t.union([t.string, t.null]),
-    createdAt: t.string,
-  }),
+  t.intersection([
+    t.type({
+      keyId: t.string,
+      tenantId: t.string,
+      subjectId: t.string,
+      /** base64url SHA-256 of the secret. */
+      secretHash: t.string,
+      scopes: t.array(Scope),
+      /** ISO 8601; null for a key that does not expire. */
+      expiration: t.union([t.string, t.null]),
+      createdAt: t.string,
+    }),
+    // Absent on keys created before the resource API: read as empty.
+    t.partial({ annotations: StringMap, labels: StringMap }),
+  ]),
 );
+/** Revokes the key: it no longer authenticates. */
 export const ApiKeyDeleted = eventCodec('ApiKeyDeleted', t.type({ keyId: t.string, deletedAt: t.string }));
+/** Re-enables a deleted key with its old secret. */
+export const ApiKeyRestored = eventCodec('ApiKeyRestored', t.type({ keyId: t.string, restoredAt: t.string }));
+export const ApiKeyAnnotationsUpdated = eventCodec(
+  'ApiKeyAnnotationsUpdated',
+  t.type({ keyId: t.string, annotations: StringMap, updatedAt: t.string }),
+);
+export const ApiKeyLabelsUpdated = eventCodec('ApiKeyLabelsUpdated', t.type({ keyId: t.string, labels: StringMap, updatedAt: t.string }));
 
 /** Every event an API key stream can hold. */
-export const ApiKeyEvent = t.union([ApiKeyCreated, ApiKeyDeleted]);
+export const ApiKeyEvent = t.union([ApiKeyCreated, ApiKeyDeleted, ApiKeyRestored, ApiKeyAnnotationsUpdated, ApiKeyLabelsUpdated]);
 export type ApiKeyEvent = t.TypeOf<typeof ApiKeyEvent>;
+
+export const API_KEY_KIND = { name: 'api-key', version: 1 } as const;
+
+/** What each event does to the key's resource envelope. */
+export const apiKeyResourceChange = (event: ApiKeyEvent): ResourceChange => {
+  switch (event.type) {
+    case 'ApiKeyCreated': {
+      const d = event.data;
+      return {
+        op: 'created',
+        id: d.keyId,
+        tenantId: d.tenantId,
+        kind: API_KEY_KIND,
+        at: d.createdAt,
+        annotations: d.annotations ?? {},
+        labels: d.labels ?? {},
+        // Never the secret: only the create response carries it.
+        data: { expiration: d.expiration, subject_id: d.subjectId },
+      };
+    }
+    case 'ApiKeyDeleted':
+      return { op: 'deleted', at: event.data.deletedAt };
+    case 'ApiKeyRestored':
+      return { op: 'restored', at: event.data.restoredAt };
+    case 'ApiKeyAnnotationsUpdated':
+      return { op: 'annotations', at: event.data.updatedAt, annotations: event.data.annotations };
+    case 'ApiKeyLabelsUpdated':
+      return { op: 'labels', at: event.data.updatedAt, labels: event.data.labels };
+  }
+};
 
 export type ApiKeyState =
   | { readonly status: 'none' }
-  | { readonly status: 'active' | 'deleted'; readonly keyId: string; readonly tenantId: string };
+  | { readonly status: 'active' | 'deleted'; readonly keyId: string; readonly tenantId: string; readonly resource: Envelope };
 
 export const apiKey: StreamContract<ApiKeyState, ApiKeyEvent> = {
   category,
   codec: ApiKeyEvent,
   initialState: { status: 'none' },
   evolve: (state, event) => {
-    switch (event.type) {
-      case 'ApiKeyCreated':
-        return { status: 'active', keyId: event.data.keyId, tenantId: event.data.tenantId };
-      case 'ApiKeyDeleted':
-        return state.status === 'none' ? state : { ...state, status: 'deleted' };
-    }
+    const resource = applyChange(state.status === 'none' ? undefined : state.resource, apiKeyResourceChange(event));
+    return { status: resource.deletedAt === null ? 'active' : 'deleted', keyId: resource.id, tenantId: resource.tenantId, resource };
   },
 };

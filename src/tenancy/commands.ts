@@ -2,7 +2,8 @@
 // revision read (src/eventstore/handle.ts).
 import { randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { apiKey, apiKeyStream, type ApiKeyEvent, type Scope } from '../../streams/apiKey.js';
+import { apiKey, apiKeyResourceChange, apiKeyStream, type ApiKeyEvent, type Scope } from '../../streams/apiKey.js';
+import { applyChange, type Envelope } from '../../streams/resource.js';
 import { tenant, tenantStream } from '../../streams/tenant.js';
 import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
 import type { AppendError, EventStore, Position } from '../eventstore/port.js';
@@ -17,6 +18,8 @@ export type TenancyError =
 
 export interface NewApiKey {
   readonly tenantId: string;
+  /** The created key's resource envelope, for the resource API's create response. */
+  readonly resource: Envelope;
   readonly keyId: string;
   /** Returned once; never stored. */
   readonly secret: string;
@@ -32,6 +35,9 @@ export interface ApiKeyRequest {
   /** A secret chosen by the operator (the bootstrap key); generated when absent. */
   readonly secret?: string;
   readonly keyId?: string;
+  /** Resource API metadata (streams/resource.ts). */
+  readonly annotations?: Readonly<Record<string, string>>;
+  readonly labels?: Readonly<Record<string, string>>;
 }
 
 export const createTenant = async (
@@ -73,6 +79,8 @@ export const createApiKey = async (
       scopes: [...request.scopes],
       expiration: request.expiration,
       createdAt: new Date().toISOString(),
+      ...(request.annotations ? { annotations: { ...request.annotations } } : {}),
+      ...(request.labels ? { labels: { ...request.labels } } : {}),
     },
   };
   const result = await handleCommand(
@@ -84,7 +92,8 @@ export const createApiKey = async (
   );
   if (isLeft(result)) return result;
   const { scopes, expiration } = request;
-  return right({ tenantId: request.tenantId, keyId, secret, scopes, expiration, position: result.right.position! });
+  const resource = applyChange(undefined, apiKeyResourceChange(created));
+  return right({ tenantId: request.tenantId, resource, keyId, secret, scopes, expiration, position: result.right.position! });
 };
 
 export const deleteApiKey = async (

@@ -1,0 +1,129 @@
+// Read models of the resource API: the latest revision of every resource (`resources`, also what
+// search runs over) and every revision ever written (`resource_revisions`, for history and
+// revision reads). Each kind's stream category maps its events to envelope changes
+// (streams/resource.ts); the etag is computed from id and revision exactly as the write side does.
+import { apiKey, apiKeyResourceChange } from '../streams/apiKey.js';
+import { decodeRecorded, inCategory } from '../streams/event.js';
+import { etagOf, type Envelope, type ResourceChange, type ResourceData, type StringMap } from '../streams/resource.js';
+import type { RecordedEvent } from '../src/eventstore/port.js';
+import type { Sqlite, SqlValue } from '../src/sqlite.js';
+import { change, type Projection, type SqlChange } from './projection.js';
+
+/** The stream categories holding resources, and how their events change the envelope. */
+const sources: readonly { readonly category: string; readonly changeOf: (recorded: RecordedEvent) => ResourceChange }[] = [
+  { category: apiKey.category, changeOf: (recorded) => apiKeyResourceChange(decodeRecorded(apiKey.codec, recorded)) },
+];
+
+const COLUMNS = `
+    tenant_id    TEXT NOT NULL,
+    id           TEXT NOT NULL,
+    kind         TEXT NOT NULL,
+    kind_version INTEGER NOT NULL,
+    revision     INTEGER NOT NULL,
+    etag         TEXT NOT NULL,
+    created_at   TEXT NOT NULL,
+    modified_at  TEXT NOT NULL,
+    deleted_at   TEXT,
+    annotations  TEXT NOT NULL,
+    labels       TEXT NOT NULL,
+    data         TEXT NOT NULL`;
+
+export const resourcesProjection: Projection = {
+  name: 'resources',
+  tables: ['resources', 'resource_revisions'],
+  schema: `CREATE TABLE IF NOT EXISTS resources (${COLUMNS},
+    PRIMARY KEY (id)
+  );
+  CREATE INDEX IF NOT EXISTS resources_by_kind ON resources (tenant_id, kind, created_at, id);
+  CREATE TABLE IF NOT EXISTS resource_revisions (${COLUMNS},
+    PRIMARY KEY (id, revision)
+  );`,
+  apply: (recorded) => {
+    const source = sources.find((s) => inCategory(s.category, recorded));
+    if (!source) return [];
+    const c = source.changeOf(recorded);
+    const id = recorded.streamId.slice(source.category.length + 1);
+    const revision = recorded.revision + 1;
+    const etag = etagOf(id, revision);
+    return [...latest(id, revision, etag, c), change('INSERT INTO resource_revisions SELECT * FROM resources WHERE id = ?', id)];
+  },
+};
+
+const latest = (id: string, revision: number, etag: string, c: ResourceChange): SqlChange[] => {
+  const version = [revision, etag, c.at];
+  switch (c.op) {
+    case 'created':
+      return [
+        change(
+          `INSERT INTO resources (tenant_id, id, kind, kind_version, revision, etag, created_at, modified_at, deleted_at, annotations, labels, data)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)`,
+          c.tenantId, id, c.kind.name, c.kind.version, revision, etag, c.at, c.at,
+          JSON.stringify(c.annotations), JSON.stringify(c.labels), JSON.stringify(c.data),
+        ),
+      ];
+    case 'annotations':
+      return [change('UPDATE resources SET revision = ?, etag = ?, modified_at = ?, annotations = ? WHERE id = ?', ...version, JSON.stringify(c.annotations), id)];
+    case 'labels':
+      return [change('UPDATE resources SET revision = ?, etag = ?, modified_at = ?, labels = ? WHERE id = ?', ...version, JSON.stringify(c.labels), id)];
+    case 'deleted':
+      return [change('UPDATE resources SET revision = ?, etag = ?, modified_at = ?, deleted_at = ? WHERE id = ?', ...version, c.at, id)];
+    case 'restored':
+      return [change('UPDATE resources SET revision = ?, etag = ?, modified_at = ?, deleted_at = NULL WHERE id = ?', ...version, id)];
+  }
+};
+
+export interface ResourceRow {
+  readonly [column: string]: SqlValue;
+  readonly tenant_id: string;
+  readonly id: string;
+  readonly kind: string;
+  readonly kind_version: number;
+  readonly revision: number;
+  readonly etag: string;
+  readonly created_at: string;
+  readonly modified_at: string;
+  readonly deleted_at: string | null;
+  readonly annotations: string;
+  readonly labels: string;
+  readonly data: string;
+}
+
+export const envelopeOfRow = (row: ResourceRow): Envelope => ({
+  id: row.id,
+  tenantId: row.tenant_id,
+  kind: { name: row.kind, version: row.kind_version },
+  revision: row.revision,
+  createdAt: row.created_at,
+  modifiedAt: row.modified_at,
+  deletedAt: row.deleted_at,
+  annotations: JSON.parse(row.annotations) as StringMap,
+  labels: JSON.parse(row.labels) as StringMap,
+  data: JSON.parse(row.data) as ResourceData,
+});
+
+/** Where one tenant's resource of one kind is found; another tenant's id finds nothing. */
+export interface ResourceAddress {
+  readonly tenantId: string;
+  readonly kind: string;
+  readonly id: string;
+}
+
+export const findLatest = async (db: Sqlite, a: ResourceAddress): Promise<Envelope | undefined> => {
+  const row = await db.get<ResourceRow>('SELECT * FROM resources WHERE id = ? AND tenant_id = ? AND kind = ?', [a.id, a.tenantId, a.kind]);
+  return row && envelopeOfRow(row);
+};
+
+/** Every revision, oldest first; empty when the tenant has no such resource. */
+export const findHistory = async (db: Sqlite, a: ResourceAddress): Promise<Envelope[]> =>
+  (
+    await db.all<ResourceRow>('SELECT * FROM resource_revisions WHERE id = ? AND tenant_id = ? AND kind = ? ORDER BY revision', [
+      a.id, a.tenantId, a.kind,
+    ])
+  ).map(envelopeOfRow);
+
+export const findRevision = async (db: Sqlite, a: ResourceAddress, revision: number): Promise<Envelope | undefined> => {
+  const row = await db.get<ResourceRow>('SELECT * FROM resource_revisions WHERE id = ? AND revision = ? AND tenant_id = ? AND kind = ?', [
+    a.id, revision, a.tenantId, a.kind,
+  ]);
+  return row && envelopeOfRow(row);
+};

@@ -1,0 +1,14 @@
+// What the resource API's routes share.
+import type { Context } from 'koa';
+import type { Json } from '../eventstore/port.js';
+import type { ServiceContext } from '../feature.js';
+import type { Reply } from './reply.js';
+
+export interface ResourcesContext extends ServiceContext {
+  readonly now: () => Date;
+  /**
+   * Runs a write under the request's Idempotency-Key, if any, and sends its reply. `request` is
+   * the decoded body: with method, path and If-Match it identifies "the same request".
+   */
+  readonly idempotent: (ctx: Context, request: Json, execute: () => Promise<Reply>) => Promise<void>;
+}

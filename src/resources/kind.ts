@@ -1,0 +1,23 @@
+// A kind of the resource API: its path, the stream category its resources live in, and the
+// events its streams record for the changes every kind shares.
+import type { Scope } from '../../streams/apiKey.js';
+import type { Event, StreamContract } from '../../streams/event.js';
+import type { Envelope, StringMap } from '../../streams/resource.js';
+
+export interface VersionedKind<State, E extends Event> {
+  /** The path segment: `/api-keys/...`. */
+  readonly path: string;
+  /** `kind.name` in the envelope. */
+  readonly name: string;
+  /** Scope a key needs for every route of the kind. */
+  readonly scope: Scope;
+  readonly contract: StreamContract<State, E>;
+  readonly streamOf: (id: string) => string;
+  readonly envelopeOf: (state: State) => Envelope | undefined;
+  readonly events: {
+    readonly annotations: (id: string, annotations: StringMap, at: string) => E;
+    readonly labels: (id: string, labels: StringMap, at: string) => E;
+    readonly deleted: (id: string, at: string) => E;
+    readonly restored: (id: string, at: string) => E;
+  };
+}

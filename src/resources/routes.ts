@@ -1,0 +1,126 @@
+// The routes every kind has: latest, history, revision, annotations, labels, delete, restore.
+// Reads come from the read models (projections/resources.ts); writes are decided on the stream.
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import * as t from 'io-ts';
+import { isLeft } from 'fp-ts/lib/Either.js';
+import { findHistory, findLatest, findRevision, type ResourceAddress } from '../../projections/resources.js';
+import type { Event } from '../../streams/event.js';
+import { MAX_REVISION, StringMap } from '../../streams/resource.js';
+import type { EventMetadata } from '../eventstore/handle.js';
+import { readJson } from '../http/body.js';
+import { requestIdOf } from '../log.js';
+import { conflict, HttpError, invalidRequest, notFound, preconditionFailed } from '../http/problem.js';
+import { decode } from '../http/validate.js';
+import { principalOf, requireScope } from '../tenancy/authenticate.js';
+import { noneMatchHits, requireIfMatch } from './conditional.js';
+import { etagOfEnvelope, resourceReply, wireEnvelope } from './envelope.js';
+import type { ResourcesContext } from './context.js';
+import type { VersionedKind } from './kind.js';
+import { updateResource, type Update, type UpdateError } from './update.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The addressed resource of the caller's tenant; a malformed id is 400. */
+export const addressOf = (ctx: Context, kind: { readonly name: string }): ResourceAddress => {
+  const id = String(ctx.params['id'] ?? '');
+  if (!UUID.test(id)) throw new HttpError(invalidRequest('The id is not a UUID.', [{ location: 'path.id', message: 'expected a UUID', value: id }]));
+  return { tenantId: principalOf(ctx).tenantId, kind: kind.name, id: id.toLowerCase() };
+};
+
+const revisionOf = (ctx: Context): number => {
+  const text = String(ctx.params['revision'] ?? '');
+  const revision = /^\d{1,6}$/.test(text) ? Number(text) : 0;
+  if (revision < 1 || revision > MAX_REVISION) {
+    throw new HttpError(invalidRequest('The revision is not an integer 1-999999.', [{ location: 'path.revision', message: 'expected an integer 1-999999', value: text }]));
+  }
+  return revision;
+};
+
+const missing = (): HttpError => new HttpError(notFound('No resource of this kind has this id.'));
+
+/** 304 when If-None-Match names `etag`, else the body with its ETag. */
+const conditionalRead = (ctx: Context, etag: string, body: () => unknown): void => {
+  ctx.set('ETag', etag);
+  if (noneMatchHits(ctx, etag)) {
+    ctx.status = 304;
+    return;
+  }
+  ctx.body = body();
+};
+
+export const JSON_LIMIT = 64 * 1024;
+
+const AnnotationsBody = t.type({ annotations: StringMap });
+const LabelsBody = t.type({ labels: StringMap });
+
+const updateProblem = (error: UpdateError): HttpError => {
+  switch (error._tag) {
+    case 'NotFound':
+      return missing();
+    case 'PreconditionFailed':
+      return new HttpError(preconditionFailed());
+    case 'Conflict':
+      return new HttpError(
+        conflict(
+          error.reason === 'deleted'
+            ? 'The resource is deleted; restore it first.'
+            : error.reason === 'not_deleted'
+              ? 'The resource is not deleted.'
+              : `The resource has reached the last revision (${MAX_REVISION}).`,
+        ),
+      );
+  }
+};
+
+export const metadataOf = (ctx: Context): EventMetadata => ({ actor: `apikey:${principalOf(ctx).keyId}`, requestId: requestIdOf(ctx) });
+
+/** Mounts the shared routes of `kind` on `router` (which the kind's own routes share). */
+export const versionedRoutes = <State, E extends Event>(router: Router, kind: VersionedKind<State, E>, deps: ResourcesContext): void => {
+  const base = `/${kind.path}`;
+  const scope = requireScope(kind.scope);
+  const db = () => deps.runner.db;
+
+  router.get(`${base}/:id`, scope, async (ctx) => {
+    const found = await findLatest(db(), addressOf(ctx, kind));
+    if (!found) throw missing();
+    conditionalRead(ctx, etagOfEnvelope(found), () => wireEnvelope(found));
+  });
+
+  router.get(`${base}/:id/history`, scope, async (ctx) => {
+    const items = await findHistory(db(), addressOf(ctx, kind));
+    const last = items[items.length - 1];
+    if (!last) throw missing();
+    conditionalRead(ctx, etagOfEnvelope(last), () => ({ items: items.map((e) => wireEnvelope(e)) }));
+  });
+
+  router.get(`${base}/:id/revisions/:revision`, scope, async (ctx) => {
+    const address = addressOf(ctx, kind);
+    const found = await findRevision(db(), address, revisionOf(ctx));
+    if (!found) throw missing();
+    conditionalRead(ctx, etagOfEnvelope(found), () => wireEnvelope(found));
+  });
+
+  const write = (update: (ctx: Context) => Promise<Update>) => async (ctx: Context) => {
+    const address = addressOf(ctx, kind);
+    const ifMatch = requireIfMatch(ctx);
+    const body = await update(ctx);
+    await deps.idempotent(ctx, body, async () => {
+      const result = await updateResource(
+        deps.store,
+        kind,
+        { tenantId: address.tenantId, id: address.id, ifMatch, update: body, at: deps.now().toISOString() },
+        metadataOf(ctx),
+      );
+      if (isLeft(result)) throw updateProblem(result.left);
+      await deps.runner.waitFor(result.right.position, deps.config.readYourWritesTimeoutMs);
+      return resourceReply(result.right.envelope);
+    });
+  };
+
+  router.put(`${base}/:id/annotations`, scope, write(async (ctx) => ({ op: 'annotations', ...decode(AnnotationsBody, await readJson(ctx, { limitBytes: JSON_LIMIT }), 'body') })));
+  router.put(`${base}/:id/labels`, scope, write(async (ctx) => ({ op: 'labels', ...decode(LabelsBody, await readJson(ctx, { limitBytes: JSON_LIMIT }), 'body') })));
+  router.delete(`${base}/:id`, scope, write(async () => ({ op: 'delete' })));
+  router.post(`${base}/:id/restore`, scope, write(async () => ({ op: 'restore' })));
+};
+

@@ -1,0 +1,89 @@
+// The changes every kind shares (annotations, labels, delete, restore), decided on the resource's
+// stream and appended at the revision read. If-Match is checked against that revision, so of two
+// writers holding the same etag exactly one appends; the other loses on the expected revision.
+import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
+import type { Event } from '../../streams/event.js';
+import { MAX_REVISION, type Envelope, type StringMap } from '../../streams/resource.js';
+import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
+import type { EventStore, Position } from '../eventstore/port.js';
+import { etagOfEnvelope } from './envelope.js';
+import type { VersionedKind } from './kind.js';
+
+export type Update =
+  | { readonly op: 'annotations'; readonly annotations: StringMap }
+  | { readonly op: 'labels'; readonly labels: StringMap }
+  | { readonly op: 'delete' }
+  | { readonly op: 'restore' };
+
+export type UpdateError =
+  | { readonly _tag: 'NotFound' }
+  | { readonly _tag: 'PreconditionFailed' }
+  | { readonly _tag: 'Conflict'; readonly reason: 'deleted' | 'not_deleted' | 'revision_limit' };
+
+export interface UpdateRequest {
+  readonly tenantId: string;
+  readonly id: string;
+  readonly ifMatch: (currentEtag: string) => boolean;
+  readonly update: Update;
+  readonly at: string;
+}
+
+/**
+ * The pure decision. Order matters: an unknown (or another tenant's) resource is 404 whatever the
+ * etag; a stale etag is 412 before any state conflict is reported.
+ */
+export const decideUpdate = (current: Envelope | undefined, request: UpdateRequest): Either<UpdateError, Update> => {
+  if (!current || current.tenantId !== request.tenantId) return left({ _tag: 'NotFound' });
+  if (!request.ifMatch(etagOfEnvelope(current))) return left({ _tag: 'PreconditionFailed' });
+  const deleted = current.deletedAt !== null;
+  if (request.update.op === 'restore' ? !deleted : deleted) {
+    return left({ _tag: 'Conflict', reason: request.update.op === 'restore' ? 'not_deleted' : 'deleted' });
+  }
+  if (current.revision >= MAX_REVISION) return left({ _tag: 'Conflict', reason: 'revision_limit' });
+  return right(request.update);
+};
+
+const eventFor = <State, E extends Event>(kind: VersionedKind<State, E>, id: string, update: Update, at: string): E => {
+  switch (update.op) {
+    case 'annotations':
+      return kind.events.annotations(id, update.annotations, at);
+    case 'labels':
+      return kind.events.labels(id, update.labels, at);
+    case 'delete':
+      return kind.events.deleted(id, at);
+    case 'restore':
+      return kind.events.restored(id, at);
+  }
+};
+
+export const updateResource = async <State, E extends Event>(
+  store: EventStore,
+  kind: VersionedKind<State, E>,
+  request: UpdateRequest,
+  metadata: EventMetadata,
+): Promise<Either<UpdateError, { readonly envelope: Envelope; readonly position: Position }>> => {
+  let after: State | undefined;
+  const result = await handleCommand(
+    store,
+    kind.contract,
+    kind.streamOf(request.id),
+    (state): Either<UpdateError, E[]> => {
+      const decided = decideUpdate(kind.envelopeOf(state), request);
+      if (isLeft(decided)) return decided;
+      const event = eventFor(kind, request.id, decided.right, request.at);
+      after = kind.contract.evolve(state, event);
+      return right([event]);
+    },
+    metadata,
+  );
+  if (isLeft(result)) {
+    const error = result.left;
+    // Someone appended after our read: the etag the caller matched is no longer current.
+    if ('_tag' in error && error._tag === 'WrongExpectedRevision') return left({ _tag: 'PreconditionFailed' });
+    if (error._tag === 'StreamDeleted') return left({ _tag: 'NotFound' });
+    return left(error);
+  }
+  const envelope = after === undefined ? undefined : kind.envelopeOf(after);
+  if (!envelope || !result.right.position) throw new Error('an update decided without an event');
+  return right({ envelope, position: result.right.position });
+};
