@@ -48,15 +48,14 @@ export class Sqlite {
     );
   }
 
+  /**
+   * The first row. Stepped to the end like `all`: the driver's own `get` leaves the statement on
+   * its row, holding a read transaction (an old WAL snapshot) on the connection until a reset
+   * that can only be queued behind other statements; a write running in that window fails with
+   * SQLITE_BUSY at once. Every `get` here selects at most one row.
+   */
   async get<T extends Row = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
-    const statement = await this.prepare(sql);
-    // `get` leaves the statement open on its first row, which would hold a read transaction (an
-    // old WAL snapshot) on this connection; resetting it ends the read.
-    return new Promise((resolve, reject) =>
-      statement.get(params, (err: Error | null, row?: T) => {
-        statement.reset(() => (err ? reject(err) : resolve(row)));
-      }),
-    );
+    return (await this.all<T>(sql, params))[0];
   }
 
   async all<T extends Row = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {

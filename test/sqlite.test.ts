@@ -78,3 +78,22 @@ test('two embedded stores on one file see and respect each other\'s appends', as
     await remove();
   }
 });
+
+test('two embedded stores on one file racing on the same streams get answers, never SQLITE_BUSY', async (t) => {
+  const { file, remove } = await tempFile();
+  const stores = [await openSqliteEventStore({ file }), await openSqliteEventStore({ file })];
+  try {
+    // Exact expectations on shared streams: most appends are refused, and explaining a refusal
+    // reads while the other store commits.
+    const attempts = Array.from({ length: 400 }, (_, i) =>
+      stores[i % 2]!.append(`race-${i % 4}`, [{ id: randomUUID(), type: 'Race', data: { i } }], Math.floor(i / 8) - 1),
+    );
+    const results = await Promise.allSettled(attempts);
+    const thrown = results.flatMap((r) => (r.status === 'rejected' ? [String(r.reason)] : []));
+    t.deepEqual(thrown, []);
+    t.true(results.some((r) => r.status === 'fulfilled' && isRight(r.value)));
+  } finally {
+    await Promise.all(stores.map((s) => s.close()));
+    await remove();
+  }
+});
