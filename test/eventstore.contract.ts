@@ -3,7 +3,7 @@
 // Stream names and event types are unique per test so the suite can share one real server.
 import test, { type ExecutionContext } from 'ava';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { isLeft, isRight, type Either } from 'fp-ts/lib/Either.js';
+import { isLeft, isRight } from 'fp-ts/lib/Either.js';
 import {
   START,
   comparePositions,
@@ -13,6 +13,7 @@ import {
   type Subscription,
   type SubscriptionMessage,
 } from '../src/eventstore/port.js';
+import { leftOf, rightOf } from './support/either.js';
 
 export interface OpenedStore {
   readonly store: EventStore;
@@ -22,16 +23,6 @@ export interface OpenedStore {
 const unique = (): string => `contract${randomBytes(6).toString('hex')}`;
 
 const event = (type: string, n = 0): EventData => ({ id: randomUUID(), type, data: { n }, metadata: { by: 'contract' } });
-
-const ok = <E, A>(result: Either<E, A>): A => {
-  if (isLeft(result)) throw new Error(`expected success, got ${JSON.stringify(result.left)}`);
-  return result.right;
-};
-
-const fail = <E, A>(result: Either<E, A>): E => {
-  if (isRight(result)) throw new Error(`expected failure, got ${JSON.stringify(result.right, (_, v) => (typeof v === 'bigint' ? String(v) : v))}`);
-  return result.left;
-};
 
 const found = async (store: EventStore, stream: string, options?: Parameters<EventStore['readStream']>[1]) => {
   const result = await store.readStream(stream, options);
@@ -69,7 +60,7 @@ export function eventStoreContract(name: string, open: () => Promise<OpenedStore
   withStore('a new stream starts at revision 0 and records what was appended', async (store, t) => {
     const stream = `${unique()}-1`;
     const first = event('Opened', 1);
-    const result = ok(await store.append(stream, [first, event('Changed', 2)], 'no_stream'));
+    const result = rightOf(await store.append(stream, [first, event('Changed', 2)], 'no_stream'));
     t.is(result.nextExpectedRevision, 1);
     t.true(comparePositions(result.position, START) > 0);
     const events = await found(store, stream);
@@ -84,60 +75,60 @@ export function eventStoreContract(name: string, open: () => Promise<OpenedStore
 
   withStore('an exact expected revision appends only when it is the current one', async (store, t) => {
     const stream = `${unique()}-1`;
-    ok(await store.append(stream, [event('A')], 'no_stream'));
-    t.is(ok(await store.append(stream, [event('B')], 0)).nextExpectedRevision, 1);
-    const error = fail(await store.append(stream, [event('C')], 0));
+    rightOf(await store.append(stream, [event('A')], 'no_stream'));
+    t.is(rightOf(await store.append(stream, [event('B')], 0)).nextExpectedRevision, 1);
+    const error = leftOf(await store.append(stream, [event('C')], 0));
     t.deepEqual(error, { _tag: 'WrongExpectedRevision', streamId: stream, expected: 0, actual: 1 });
     t.is((await found(store, stream)).length, 2);
   });
 
   withStore('no_stream and stream_exists report the actual revision when wrong', async (store, t) => {
     const stream = `${unique()}-1`;
-    const missing = fail(await store.append(stream, [event('A')], 'stream_exists'));
+    const missing = leftOf(await store.append(stream, [event('A')], 'stream_exists'));
     t.deepEqual(missing, { _tag: 'WrongExpectedRevision', streamId: stream, expected: 'stream_exists', actual: 'no_stream' });
-    const exact = fail(await store.append(stream, [event('A')], 5));
+    const exact = leftOf(await store.append(stream, [event('A')], 5));
     t.deepEqual(exact, { _tag: 'WrongExpectedRevision', streamId: stream, expected: 5, actual: 'no_stream' });
-    ok(await store.append(stream, [event('A'), event('B')], 'no_stream'));
-    const existing = fail(await store.append(stream, [event('C')], 'no_stream'));
+    rightOf(await store.append(stream, [event('A'), event('B')], 'no_stream'));
+    const existing = leftOf(await store.append(stream, [event('C')], 'no_stream'));
     t.deepEqual(existing, { _tag: 'WrongExpectedRevision', streamId: stream, expected: 'no_stream', actual: 1 });
-    t.is(ok(await store.append(stream, [event('C')], 'stream_exists')).nextExpectedRevision, 2);
-    t.is(ok(await store.append(stream, [event('D')], 'any')).nextExpectedRevision, 3);
+    t.is(rightOf(await store.append(stream, [event('C')], 'stream_exists')).nextExpectedRevision, 2);
+    t.is(rightOf(await store.append(stream, [event('D')], 'any')).nextExpectedRevision, 3);
   });
 
   withStore('appending the same event ids again at the same expected revision writes nothing', async (store, t) => {
     const stream = `${unique()}-1`;
     const batch = [event('A'), event('B')];
-    const first = ok(await store.append(stream, batch, 'no_stream'));
-    const retry = ok(await store.append(stream, batch, 'no_stream'));
+    const first = rightOf(await store.append(stream, batch, 'no_stream'));
+    const retry = rightOf(await store.append(stream, batch, 'no_stream'));
     t.is(retry.nextExpectedRevision, first.nextExpectedRevision);
     t.is(comparePositions(retry.position, first.position), 0);
     const next = [event('C')];
-    ok(await store.append(stream, next, 1));
-    ok(await store.append(stream, next, 1));
+    rightOf(await store.append(stream, next, 1));
+    rightOf(await store.append(stream, next, 1));
     t.deepEqual((await found(store, stream)).map((e) => e.type), ['A', 'B', 'C']);
   });
 
   withStore('a retry with expected revision any is recognised by its event ids', async (store, t) => {
     const stream = `${unique()}-1`;
     const batch = [event('A')];
-    ok(await store.append(stream, batch, 'any'));
-    ok(await store.append(stream, [event('B')], 'any'));
-    ok(await store.append(stream, batch, 'any'));
+    rightOf(await store.append(stream, batch, 'any'));
+    rightOf(await store.append(stream, [event('B')], 'any'));
+    rightOf(await store.append(stream, batch, 'any'));
     t.deepEqual((await found(store, stream)).map((e) => e.type), ['A', 'B']);
   });
 
   withStore('a batch that only partly matches what is stored is a conflict, not a retry', async (store, t) => {
     const stream = `${unique()}-1`;
     const a = event('A');
-    ok(await store.append(stream, [a, event('B')], 'no_stream'));
-    const error = fail(await store.append(stream, [a, event('X')], 'no_stream'));
+    rightOf(await store.append(stream, [a, event('B')], 'no_stream'));
+    const error = leftOf(await store.append(stream, [a, event('X')], 'no_stream'));
     t.is(error._tag, 'WrongExpectedRevision');
     t.is((await found(store, stream)).length, 2);
   });
 
   withStore('a stream reads forwards and backwards, from a revision, with a count', async (store, t) => {
     const stream = `${unique()}-1`;
-    ok(await store.append(stream, [0, 1, 2, 3, 4].map((n) => event('E', n)), 'no_stream'));
+    rightOf(await store.append(stream, [0, 1, 2, 3, 4].map((n) => event('E', n)), 'no_stream'));
     const revisions = (events: readonly RecordedEvent[]) => events.map((e) => e.revision);
     t.deepEqual(revisions(await found(store, stream)), [0, 1, 2, 3, 4]);
     t.deepEqual(revisions(await found(store, stream, { fromRevision: 2, maxCount: 2 })), [2, 3]);
@@ -155,9 +146,9 @@ export function eventStoreContract(name: string, open: () => Promise<OpenedStore
 
   withStore('$all reads forwards and backwards from an inclusive position', async (store, t) => {
     const prefix = unique();
-    const first = ok(await store.append(`${prefix}-a`, [event('One')], 'no_stream'));
-    ok(await store.append(`${prefix}-b`, [event('Two')], 'no_stream'));
-    const last = ok(await store.append(`${prefix}-a`, [event('Three')], 0));
+    const first = rightOf(await store.append(`${prefix}-a`, [event('One')], 'no_stream'));
+    rightOf(await store.append(`${prefix}-b`, [event('Two')], 'no_stream'));
+    const last = rightOf(await store.append(`${prefix}-a`, [event('Three')], 0));
     const ours = (events: readonly RecordedEvent[]) => events.filter((e) => e.streamId.startsWith(prefix)).map((e) => e.type);
     t.deepEqual(ours(await store.readAll({ fromPosition: first.position, maxCount: 1000 })), ['One', 'Two', 'Three']);
     const backwards = await store.readAll({ direction: 'backwards', fromPosition: last.position, maxCount: 1000 });
@@ -171,9 +162,9 @@ export function eventStoreContract(name: string, open: () => Promise<OpenedStore
 
   withStore('a subscription delivers history, says it caught up, then delivers live events', async (store, t) => {
     const prefix = unique();
-    const start = ok(await store.append(`${prefix}-1`, [event('H1')], 'no_stream'));
-    ok(await store.append(`${prefix}-2`, [event('H2')], 'no_stream'));
-    ok(await store.append(`other${prefix}-1`, [event('Elsewhere')], 'no_stream'));
+    const start = rightOf(await store.append(`${prefix}-1`, [event('H1')], 'no_stream'));
+    rightOf(await store.append(`${prefix}-2`, [event('H2')], 'no_stream'));
+    rightOf(await store.append(`other${prefix}-1`, [event('Elsewhere')], 'no_stream'));
     const subscription = store.subscribeToAll({ after: START, filter: { streamNamePrefixes: [`${prefix}-`] } });
     const iterator = subscription[Symbol.asyncIterator]();
     const history: SubscriptionMessage[] = [];
@@ -185,9 +176,9 @@ export function eventStoreContract(name: string, open: () => Promise<OpenedStore
     }
     t.deepEqual(eventsOf(history).map((e) => e.type), ['H1', 'H2']);
     t.is(comparePositions(eventsOf(history)[0]!.position, start.position), 0);
-    ok(await store.append(`${prefix}-1`, [event('L1')], 0));
-    ok(await store.append(`other${prefix}-1`, [event('Elsewhere')], 0));
-    ok(await store.append(`${prefix}-3`, [event('L2')], 'no_stream'));
+    rightOf(await store.append(`${prefix}-1`, [event('L1')], 0));
+    rightOf(await store.append(`other${prefix}-1`, [event('Elsewhere')], 0));
+    rightOf(await store.append(`${prefix}-3`, [event('L2')], 'no_stream'));
     const live: RecordedEvent[] = [];
     while (live.length < 2) {
       const next = await iterator.next();
@@ -203,7 +194,7 @@ export function eventStoreContract(name: string, open: () => Promise<OpenedStore
   withStore('a subscription filters by event type prefix', async (store, t) => {
     const prefix = unique();
     const type = `Typed${prefix}`;
-    ok(await store.append(`${prefix}-1`, [event(`${type}Kept`), event('Dropped'), event(`${type}AlsoKept`)], 'no_stream'));
+    rightOf(await store.append(`${prefix}-1`, [event(`${type}Kept`), event('Dropped'), event(`${type}AlsoKept`)], 'no_stream'));
     const subscription = store.subscribeToAll({ after: START, filter: { eventTypePrefixes: [type] } });
     const received = await take(subscription, (r) => r.some((m) => m.kind === 'caughtUp'));
     await subscription.stop();
@@ -213,12 +204,12 @@ export function eventStoreContract(name: string, open: () => Promise<OpenedStore
   withStore('a subscription resumed from a checkpoint has no gaps and no repeats', async (store, t) => {
     const prefix = unique();
     const filter = { streamNamePrefixes: [`${prefix}-`] };
-    for (let i = 0; i < 10; i++) ok(await store.append(`${prefix}-${i % 3}`, [event('E', i)], 'any'));
+    for (let i = 0; i < 10; i++) rightOf(await store.append(`${prefix}-${i % 3}`, [event('E', i)], 'any'));
     const first = store.subscribeToAll({ after: START, filter });
     const part = eventsOf(await take(first, (r) => eventsOf(r).length === 4));
     await first.stop();
     const checkpoint = part[part.length - 1]!.position;
-    for (let i = 10; i < 15; i++) ok(await store.append(`${prefix}-${i % 3}`, [event('E', i)], 'any'));
+    for (let i = 10; i < 15; i++) rightOf(await store.append(`${prefix}-${i % 3}`, [event('E', i)], 'any'));
     const resumed = store.subscribeToAll({ after: checkpoint, filter });
     const rest = eventsOf(await take(resumed, (r) => eventsOf(r).length === 11));
     await resumed.stop();
@@ -227,18 +218,18 @@ export function eventStoreContract(name: string, open: () => Promise<OpenedStore
 
   withStore('a tombstoned stream can never be written or read again', async (store, t) => {
     const stream = `${unique()}-1`;
-    ok(await store.append(stream, [event('A')], 'no_stream'));
-    t.deepEqual(fail(await store.tombstone(stream, 5)), {
+    rightOf(await store.append(stream, [event('A')], 'no_stream'));
+    t.deepEqual(leftOf(await store.tombstone(stream, 5)), {
       _tag: 'WrongExpectedRevision',
       streamId: stream,
       expected: 5,
       actual: 0,
     });
-    ok(await store.tombstone(stream, 0));
-    t.deepEqual(fail(await store.append(stream, [event('B')], 'any')), { _tag: 'StreamDeleted', streamId: stream });
-    t.deepEqual(fail(await store.append(stream, [event('B')], 'no_stream')), { _tag: 'StreamDeleted', streamId: stream });
+    rightOf(await store.tombstone(stream, 0));
+    t.deepEqual(leftOf(await store.append(stream, [event('B')], 'any')), { _tag: 'StreamDeleted', streamId: stream });
+    t.deepEqual(leftOf(await store.append(stream, [event('B')], 'no_stream')), { _tag: 'StreamDeleted', streamId: stream });
     t.deepEqual(await store.readStream(stream), { _tag: 'StreamDeleted', streamId: stream });
-    t.deepEqual(fail(await store.tombstone(stream, 'any')), { _tag: 'StreamDeleted', streamId: stream });
+    t.deepEqual(leftOf(await store.tombstone(stream, 'any')), { _tag: 'StreamDeleted', streamId: stream });
   });
 
   withStore('concurrent appends at one expected revision have exactly one winner each round', async (store, t) => {

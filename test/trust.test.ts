@@ -25,18 +25,11 @@ import { createTrustVerifier, type TrustPolicy, type TrustVerifier } from '../sr
 import { findTrustAnchor, parseX5c, validateChain } from '../src/trust/x509Chain.js';
 import { startCrlServer, type CrlServer } from './support/crlServer.js';
 import { runCertificates } from '../ops/certificates.js';
+import { leftOf, rightOf } from './support/either.js';
 
 const DAY = 86_400_000;
 const now = new Date();
 
-const leftOf = <E, A>(result: Either<E, A>): E => {
-  if (isRight(result)) throw new Error(`expected a failure, got ${JSON.stringify(result.right)}`);
-  return result.left;
-};
-const rightOf = <E, A>(result: Either<E, A>): A => {
-  if (isLeft(result)) throw new Error(`expected success, got ${JSON.stringify(result.left)}`);
-  return result.right;
-};
 
 const rootCa = (options: Partial<Parameters<typeof createCertificateAuthority>[0]> = {}): Promise<CertifiedKey> =>
   createCertificateAuthority({ commonName: 'Root', ...options });

@@ -31,6 +31,7 @@ import {
   type TestIssuer,
 } from './support/credentials.js';
 import { startCrlServer } from './support/crlServer.js';
+import { leftOf, rightOf } from './support/either.js';
 
 const VCT = 'urn:eudi:pid:1';
 const CLIENT_ID = 'x509_hash:Hb3L6jB7lqDvJ3aB4hL1vZ6pG1x1j1C0y3Xo2Q5e9sM';
@@ -54,14 +55,6 @@ const context = (overrides: Partial<PresentationContext> = {}): PresentationCont
 
 const noAnchoring: TrustVerifier = createTrustVerifier({ verifyTrustAnchor: false, anchors: [], crl: createCrlChecker({ timeoutMs: 1000 }) });
 
-const leftOf = <E, A>(result: Either<E, A>): E => {
-  if (isRight(result)) throw new Error(`expected a failure, got ${JSON.stringify(result.right)}`);
-  return result.left;
-};
-const rightOf = <E, A>(result: Either<E, A>): A => {
-  if (isLeft(result)) throw new Error(`expected success, got ${JSON.stringify(result.left)}`);
-  return result.right;
-};
 
 let issuer: TestIssuer;
 let holder: Holder;
