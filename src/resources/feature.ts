@@ -3,14 +3,11 @@ import Router from '@koa/router';
 import type { Feature, ServiceContext } from '../feature.js';
 import { apiKeyRoutes } from './apiKeys.js';
 import type { ResourcesContext } from './context.js';
-import { sendReply } from './reply.js';
+import { idempotentWrites } from './idempotency.js';
 
 export const resourcesFeature = (service: ServiceContext): Feature => {
-  const deps: ResourcesContext = {
-    ...service,
-    now: () => new Date(),
-    idempotent: async (ctx, _request, execute) => sendReply(ctx, await execute()),
-  };
+  const now = (): Date => new Date();
+  const deps: ResourcesContext = { ...service, now, idempotent: idempotentWrites(service, now) };
   const router = new Router();
   apiKeyRoutes(router, deps);
   return { name: 'resources', managementRouters: [router] };
