@@ -23,6 +23,10 @@ export const apiKeysKind: VersionedKind<ApiKeyState, ApiKeyEvent> = {
   contract: apiKey,
   streamOf: apiKeyStream,
   envelopeOf: (state) => (state.status === 'none' ? undefined : state.resource),
+  search: {
+    filters: { expiration: 'BETWEEN_DATE_TIME', subject_id: 'EQUAL_STRING' },
+    sorts: { DATA_EXPIRATION: 'expiration', DATA_SUBJECT_ID: 'subject_id' },
+  },
   events: {
     annotations: (keyId, annotations, updatedAt) => ({ type: 'ApiKeyAnnotationsUpdated', data: { keyId, annotations, updatedAt } }),
     labels: (keyId, labels, updatedAt) => ({ type: 'ApiKeyLabelsUpdated', data: { keyId, labels, updatedAt } }),

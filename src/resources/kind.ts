@@ -3,6 +3,7 @@
 import type { Scope } from '../../streams/apiKey.js';
 import type { Event, StreamContract } from '../../streams/event.js';
 import type { Envelope, StringMap } from '../../streams/resource.js';
+import type { DataSearch } from './search.js';
 
 export interface VersionedKind<State, E extends Event> {
   /** The path segment: `/api-keys/...`. */
@@ -14,6 +15,8 @@ export interface VersionedKind<State, E extends Event> {
   readonly contract: StreamContract<State, E>;
   readonly streamOf: (id: string) => string;
   readonly envelopeOf: (state: State) => Envelope | undefined;
+  /** What `POST /{path}/search` may filter and sort on in `data`. */
+  readonly search: DataSearch;
   readonly events: {
     readonly annotations: (id: string, annotations: StringMap, at: string) => E;
     readonly labels: (id: string, labels: StringMap, at: string) => E;

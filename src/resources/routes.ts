@@ -9,6 +9,7 @@ import type { Event } from '../../streams/event.js';
 import { MAX_REVISION, StringMap } from '../../streams/resource.js';
 import type { EventMetadata } from '../eventstore/handle.js';
 import { readJson } from '../http/body.js';
+import { Uuid } from '../http/codecs.js';
 import { requestIdOf } from '../log.js';
 import { conflict, HttpError, invalidRequest, notFound, preconditionFailed } from '../http/problem.js';
 import { decode } from '../http/validate.js';
@@ -17,14 +18,13 @@ import { noneMatchHits, requireIfMatch } from './conditional.js';
 import { etagOfEnvelope, resourceReply, wireEnvelope } from './envelope.js';
 import type { ResourcesContext } from './context.js';
 import type { VersionedKind } from './kind.js';
+import { searcher } from './search.js';
 import { updateResource, type Update, type UpdateError } from './update.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The addressed resource of the caller's tenant; a malformed id is 400. */
 export const addressOf = (ctx: Context, kind: { readonly name: string }): ResourceAddress => {
   const id = String(ctx.params['id'] ?? '');
-  if (!UUID.test(id)) throw new HttpError(invalidRequest('The id is not a UUID.', [{ location: 'path.id', message: 'expected a UUID', value: id }]));
+  if (!Uuid.is(id)) throw new HttpError(invalidRequest('The id is not a UUID.', [{ location: 'path.id', message: 'expected a UUID', value: id }]));
   return { tenantId: principalOf(ctx).tenantId, kind: kind.name, id: id.toLowerCase() };
 };
 
@@ -80,6 +80,9 @@ export const versionedRoutes = <State, E extends Event>(router: Router, kind: Ve
   const base = `/${kind.path}`;
   const scope = requireScope(kind.scope);
   const db = () => deps.runner.db;
+  const search = searcher(kind.name, kind.search);
+
+  router.post(`${base}/search`, scope, (ctx) => search(ctx, db()));
 
   router.get(`${base}/:id`, scope, async (ctx) => {
     const found = await findLatest(db(), addressOf(ctx, kind));

@@ -1,0 +1,168 @@
+// `POST /{kind}/search`: filter items (ANDed, as are the fields inside one item), sort items and
+// keyset pagination over the `resources` read model. Deleted resources are left out unless a
+// filter item asks about `deleted_at`.
+import { createHash } from 'node:crypto';
+import type { Context } from 'koa';
+import * as t from 'io-ts';
+import { envelopeOfRow, type ResourceRow } from '../../projections/resources.js';
+import type { Json } from '../eventstore/port.js';
+import { readJson } from '../http/body.js';
+import { integerFromString, IsoDateTime, Uuid, withMessage } from '../http/codecs.js';
+import { HttpError, invalidRequest } from '../http/problem.js';
+import { decode } from '../http/validate.js';
+import type { Sqlite, SqlValue } from '../sqlite.js';
+import { principalOf } from '../tenancy/authenticate.js';
+import { wireEnvelope } from './envelope.js';
+
+/** How a kind's `data` can be searched: filter fields and sort fields, by their wire names. */
+export interface DataSearch {
+  readonly filters: Readonly<Record<string, 'EQUAL_STRING' | 'EQUAL_INTEGER' | 'BETWEEN_DATE_TIME'>>;
+  /** Sort field name (`DATA_EXPIRATION`) -> `data` member. */
+  readonly sorts: Readonly<Record<string, string>>;
+}
+
+const Equal = <C extends t.Mixed>(value: C) => t.type({ operator: t.literal('EQUAL'), value });
+const Between = t.type({ operator: t.literal('BETWEEN'), left: IsoDateTime, right: IsoDateTime });
+const KeyValue = t.array(t.type({ operator: t.literal('EQUAL'), key: t.string, value: t.string }));
+
+const atMost4 = <C extends t.Mixed>(item: C) =>
+  withMessage(t.refinement(t.array(item), (items) => items.length <= 4), 'expected an array of at most 4 items');
+
+const ENVELOPE_SORTS: Readonly<Record<string, string>> = {
+  ID: 'id',
+  CREATED_AT: 'created_at',
+  MODIFIED_AT: 'modified_at',
+  DELETED_AT: "COALESCE(deleted_at, '')",
+  REVISION: 'revision',
+};
+
+const dataPath = (member: string): string => `json_extract(data, '$.${member}')`;
+
+const filterCodec = {
+  EQUAL_STRING: Equal(t.string),
+  EQUAL_INTEGER: Equal(t.Int),
+  BETWEEN_DATE_TIME: Between,
+} as const;
+
+interface Condition {
+  readonly sql: string;
+  readonly params: readonly SqlValue[];
+}
+
+/** Timestamps are stored as `toISOString()`; bounds in other offsets compare after normalising. */
+const between = (expression: string, range: t.TypeOf<typeof Between>): Condition => ({
+  sql: `(${expression} BETWEEN ? AND ?)`,
+  params: [new Date(range.left).toISOString(), new Date(range.right).toISOString()],
+});
+
+const keyValues = (column: 'annotations' | 'labels', pairs: t.TypeOf<typeof KeyValue>): Condition[] =>
+  pairs.map((pair) => ({
+    sql: `EXISTS (SELECT 1 FROM json_each(${column}) WHERE json_each.key = ? AND json_each.value = ?)`,
+    params: [pair.key, pair.value],
+  }));
+
+export interface Searcher {
+  (ctx: Context, db: Sqlite): Promise<void>;
+}
+
+const Limit = integerFromString(1, 1000, 'an integer 1-1000');
+const MAX_CURSOR = 4096;
+
+export const searcher = (kindName: string, data: DataSearch): Searcher => {
+  const dataFilter = t.partial(Object.fromEntries(Object.entries(data.filters).map(([name, type]) => [name, filterCodec[type]])));
+  const FilterItem = t.partial({
+    annotations: KeyValue,
+    labels: KeyValue,
+    created_at: Between,
+    modified_at: Between,
+    deleted_at: Between,
+    etag: Equal(t.string),
+    id: Equal(Uuid),
+    revision: Equal(t.Int),
+    data: dataFilter,
+  });
+  const sortFields = { ...ENVELOPE_SORTS, ...Object.fromEntries(Object.entries(data.sorts).map(([field, member]) => [field, `COALESCE(${dataPath(member)}, '')`])) };
+  const SortItem = t.type({
+    field: t.keyof(Object.fromEntries(Object.keys(sortFields).map((f) => [f, null])) as Record<string, null>),
+    order: t.keyof({ ASC: null, DESC: null }),
+  });
+  const SearchBody = t.partial({ filter: atMost4(FilterItem), sort: atMost4(SortItem) });
+
+  const conditionsOf = (item: t.TypeOf<typeof FilterItem>): Condition[] => [
+    ...keyValues('annotations', item.annotations ?? []),
+    ...keyValues('labels', item.labels ?? []),
+    ...(item.created_at ? [between('created_at', item.created_at)] : []),
+    ...(item.modified_at ? [between('modified_at', item.modified_at)] : []),
+    ...(item.deleted_at ? [between('deleted_at', item.deleted_at)] : []),
+    ...(item.etag ? [{ sql: 'etag = ?', params: [item.etag.value] }] : []),
+    ...(item.id ? [{ sql: 'id = ?', params: [item.id.value.toLowerCase()] }] : []),
+    ...(item.revision ? [{ sql: 'revision = ?', params: [item.revision.value] }] : []),
+    ...Object.entries(item.data ?? {}).flatMap(([member, operand]): Condition[] => {
+      const filter = operand as { operator: string; value?: SqlValue; left?: string; right?: string } | undefined;
+      if (!filter) return [];
+      if (filter.operator === 'BETWEEN') return [between(dataPath(member), filter as t.TypeOf<typeof Between>)];
+      return [{ sql: `${dataPath(member)} = ?`, params: [filter.value ?? null] }];
+    }),
+  ];
+
+  return async (ctx, db) => {
+    const body = decode(SearchBody, await readJson(ctx, { limitBytes: 64 * 1024 }), 'body');
+    const limit = ctx.query['limit'] === undefined ? 100 : decode(Limit, ctx.query['limit'], 'query.limit');
+    const filters = body.filter ?? [];
+    const order = [
+      ...(body.sort ?? []).map((s) => ({ expression: sortFields[s.field]!, descending: s.order === 'DESC' })),
+      { expression: 'id', descending: false },
+    ];
+    // A cursor belongs to one query: reusing it with another filter or sort is refused.
+    const query = createHash('sha256').update(JSON.stringify([kindName, filters, body.sort ?? []])).digest('base64url').slice(0, 16);
+    const conditions: Condition[] = [
+      { sql: 'tenant_id = ? AND kind = ?', params: [principalOf(ctx).tenantId, kindName] },
+      ...(filters.some((f) => f.deleted_at) ? [] : [{ sql: 'deleted_at IS NULL', params: [] }]),
+      ...filters.flatMap(conditionsOf),
+    ];
+    const cursorText = ctx.query['cursor'];
+    if (cursorText !== undefined) conditions.push(after(order, readCursor(cursorText, query, order.length)));
+    const rows = await db.all<ResourceRow>(
+      `SELECT *, ${order.map((o, i) => `${o.expression} AS sort_${i}`).join(', ')} FROM resources
+       WHERE ${conditions.map((c) => `(${c.sql})`).join(' AND ')}
+       ORDER BY ${order.map((o) => `${o.expression} ${o.descending ? 'DESC' : 'ASC'}`).join(', ')}
+       LIMIT ?`,
+      [...conditions.flatMap((c) => c.params), limit + 1],
+    );
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    const response: { items: Json[]; next_cursor?: string } = { items: page.map((row) => wireEnvelope(envelopeOfRow(row))) };
+    if (rows.length > limit && last) {
+      response.next_cursor = Buffer.from(JSON.stringify({ q: query, v: order.map((_, i) => last[`sort_${i}`] ?? null) })).toString('base64url');
+    }
+    ctx.body = response;
+  };
+};
+
+const badCursor = (value: unknown): HttpError =>
+  new HttpError(invalidRequest('The cursor does not belong to this search.', [{ location: 'query.cursor', message: 'expected a next_cursor of this search', value }]));
+
+const readCursor = (text: string | string[], query: string, length: number): readonly SqlValue[] => {
+  if (typeof text !== 'string' || text.length > MAX_CURSOR) throw badCursor(text);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+  } catch {
+    throw badCursor(text);
+  }
+  const cursor = parsed as { q?: unknown; v?: unknown };
+  const values = cursor.v;
+  if (cursor.q !== query || !Array.isArray(values) || values.length !== length || !values.every((v) => typeof v === 'string' || typeof v === 'number')) {
+    throw badCursor(text);
+  }
+  return values as SqlValue[];
+};
+
+/** Rows strictly after the cursor's row in the sort order (a lexicographic keyset comparison). */
+const after = (order: readonly { expression: string; descending: boolean }[], values: readonly SqlValue[]): Condition => {
+  const alternatives: Condition[] = order.map((o, i) => ({
+    sql: [...order.slice(0, i).map((p) => `${p.expression} = ?`), `${o.expression} ${o.descending ? '<' : '>'} ?`].join(' AND '),
+    params: values.slice(0, i + 1),
+  }));
+  return { sql: alternatives.map((a) => `(${a.sql})`).join(' OR '), params: alternatives.flatMap((a) => a.params) };
+};
