@@ -4,6 +4,7 @@
 // (streams/resource.ts); the etag is computed from id and revision exactly as the write side does.
 import { apiKey, apiKeyResourceChange } from '../streams/apiKey.js';
 import { decodeRecorded, inCategory } from '../streams/event.js';
+import { file, fileResourceChange } from '../streams/file.js';
 import { etagOf, type Envelope, type ResourceChange, type ResourceData, type StringMap } from '../streams/resource.js';
 import type { RecordedEvent } from '../src/eventstore/port.js';
 import type { Sqlite, SqlValue } from '../src/sqlite.js';
@@ -12,6 +13,7 @@ import { change, type Projection, type SqlChange } from './projection.js';
 /** The stream categories holding resources, and how their events change the envelope. */
 const sources: readonly { readonly category: string; readonly changeOf: (recorded: RecordedEvent) => ResourceChange }[] = [
   { category: apiKey.category, changeOf: (recorded) => apiKeyResourceChange(decodeRecorded(apiKey.codec, recorded)) },
+  { category: file.category, changeOf: (recorded) => fileResourceChange(decodeRecorded(file.codec, recorded)) },
 ];
 
 const COLUMNS = `

@@ -149,6 +149,11 @@ const variables = {
   callbackTimeoutSeconds: withDefault('CALLBACK_TIMEOUT_SECONDS', integerFromString(1, 300), '15'),
   /** Attempts one instance runs at the same time. */
   callbackMaxInFlight: withDefault('CALLBACK_MAX_IN_FLIGHT', integerFromString(1, 1000), '64'),
+  // resources (platform resource API): variables added here
+  /** Lifetime of a pre-signed upload URL (`timeout` of the upload answer). */
+  blobUploadTimeoutSeconds: withDefault('BLOB_UPLOAD_TIMEOUT_SECONDS', integerFromString(1, 86_400), '900'),
+  /** Largest blob one upload may store. */
+  blobMaxBytes: withDefault('BLOB_MAX_BYTES', integerFromString(1, 1_073_741_824), '10485760'),
 } satisfies Record<string, Variable<unknown>>;
 
 type Variables = typeof variables;

@@ -6,4 +6,4 @@ import { callbacksFeature } from './callbacks/feature.js';
 import { issuanceFeature } from './issuance/feature.js';
 import { resourcesFeature } from './resources/feature.js';
 
-export const features = async (context: ServiceContext): Promise<readonly Feature[]> => [tenancyFeature(context), await verificationFeature(context), await callbacksFeature(context), await issuanceFeature(context), resourcesFeature(context)];
+export const features = async (context: ServiceContext): Promise<readonly Feature[]> => [tenancyFeature(context), await verificationFeature(context), await callbacksFeature(context), await issuanceFeature(context), await resourcesFeature(context)];

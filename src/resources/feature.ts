@@ -1,14 +1,22 @@
 // The platform resource API (spec/resource-api.md) on the management listener.
+import { join } from 'node:path';
 import Router from '@koa/router';
+import { loadKek } from '../crypto/kek.js';
 import type { Feature, ServiceContext } from '../feature.js';
 import { apiKeyRoutes } from './apiKeys.js';
+import { directoryBlobStore } from './blobStore.js';
+import { fileRoutes } from './files.js';
+import { uploads } from './uploads.js';
 import type { ResourcesContext } from './context.js';
 import { idempotentWrites } from './idempotency.js';
 
-export const resourcesFeature = (service: ServiceContext): Feature => {
+export const resourcesFeature = async (service: ServiceContext): Promise<Feature> => {
   const now = (): Date => new Date();
   const deps: ResourcesContext = { ...service, now, idempotent: idempotentWrites(service, now) };
+  const blobs = await directoryBlobStore(join(service.config.dataDir, 'blobs'));
+  const blobUploads = uploads(deps, await loadKek(service.config), blobs);
   const router = new Router();
   apiKeyRoutes(router, deps);
-  return { name: 'resources', managementRouters: [router] };
+  fileRoutes(router, deps, blobUploads, blobs);
+  return { name: 'resources', managementRouters: [router], publicRouters: [blobUploads.publicRouter] };
 };

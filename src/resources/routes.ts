@@ -28,7 +28,7 @@ export const addressOf = (ctx: Context, kind: { readonly name: string }): Resour
   return { tenantId: principalOf(ctx).tenantId, kind: kind.name, id: id.toLowerCase() };
 };
 
-const revisionOf = (ctx: Context): number => {
+export const revisionOf = (ctx: Context): number => {
   const text = String(ctx.params['revision'] ?? '');
   const revision = /^\d{1,6}$/.test(text) ? Number(text) : 0;
   if (revision < 1 || revision > MAX_REVISION) {

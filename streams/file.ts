@@ -1,0 +1,72 @@
+// Stream category `file`: one stream per file resource of the resource API, `file-<file id>`.
+// Every event is one revision of the file's envelope (streams/resource.ts). The bytes live in the
+// blob store under `digest_multibase`; the file's content never changes after creation.
+import * as t from 'io-ts';
+import { streamName } from '../src/eventstore/port.js';
+import { eventCodec, type StreamContract } from './event.js';
+import { applyChange, StringMap, type Envelope, type ResourceChange } from './resource.js';
+
+export const category = 'file';
+export const fileStream = (fileId: string): string => streamName(category, fileId);
+
+export const FILE_KIND = { name: 'file', version: 1 } as const;
+
+export const FileCreated = eventCodec(
+  'FileCreated',
+  t.type({
+    fileId: t.string,
+    tenantId: t.string,
+    /** The upload the bytes came from (stream `blob-<blob id>`). */
+    blobId: t.string,
+    contentType: t.string,
+    digestMultibase: t.string,
+    filename: t.string,
+    filesize: t.number,
+    annotations: StringMap,
+    labels: StringMap,
+    createdAt: t.string,
+  }),
+);
+export const FileAnnotationsUpdated = eventCodec('FileAnnotationsUpdated', t.type({ fileId: t.string, annotations: StringMap, updatedAt: t.string }));
+export const FileLabelsUpdated = eventCodec('FileLabelsUpdated', t.type({ fileId: t.string, labels: StringMap, updatedAt: t.string }));
+export const FileDeleted = eventCodec('FileDeleted', t.type({ fileId: t.string, deletedAt: t.string }));
+export const FileRestored = eventCodec('FileRestored', t.type({ fileId: t.string, restoredAt: t.string }));
+
+/** Every event a file stream can hold. */
+export const FileEvent = t.union([FileCreated, FileAnnotationsUpdated, FileLabelsUpdated, FileDeleted, FileRestored]);
+export type FileEvent = t.TypeOf<typeof FileEvent>;
+
+export const fileResourceChange = (event: FileEvent): ResourceChange => {
+  switch (event.type) {
+    case 'FileCreated': {
+      const d = event.data;
+      return {
+        op: 'created',
+        id: d.fileId,
+        tenantId: d.tenantId,
+        kind: FILE_KIND,
+        at: d.createdAt,
+        annotations: d.annotations,
+        labels: d.labels,
+        data: { content_type: d.contentType, digest_multibase: d.digestMultibase, filename: d.filename, filesize: d.filesize },
+      };
+    }
+    case 'FileAnnotationsUpdated':
+      return { op: 'annotations', at: event.data.updatedAt, annotations: event.data.annotations };
+    case 'FileLabelsUpdated':
+      return { op: 'labels', at: event.data.updatedAt, labels: event.data.labels };
+    case 'FileDeleted':
+      return { op: 'deleted', at: event.data.deletedAt };
+    case 'FileRestored':
+      return { op: 'restored', at: event.data.restoredAt };
+  }
+};
+
+export type FileState = { readonly status: 'none' } | { readonly status: 'exists'; readonly resource: Envelope };
+
+export const file: StreamContract<FileState, FileEvent> = {
+  category,
+  codec: FileEvent,
+  initialState: { status: 'none' },
+  evolve: (state, event) => ({ status: 'exists', resource: applyChange(state.status === 'none' ? undefined : state.resource, fileResourceChange(event)) }),
+};
