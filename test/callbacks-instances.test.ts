@@ -10,7 +10,7 @@ import { BOOTSTRAP_TENANT_ID } from '../src/tenancy/bootstrap.js';
 import { appendOffer, appendPresentationOutcome, type AppendedOutcome } from './support/callbackSources.js';
 import { bootstrapDeliveryId, deliveryEvents, ended, eventuallyDelivery, quickCallbackEnv } from './support/callbackService.js';
 import { hasValidSignature, startReceiver, TEST_WEBHOOK_SECRET } from './support/receiver.js';
-import { startEventStoreDbDouble } from './support/esdb-double.js';
+import { startEventStoreDbDouble } from './support/esdb-double/index.js';
 import { startTestService } from './support/service.js';
 
 test('two service instances over one event store deliver each callback once', async (t) => {

@@ -18,7 +18,7 @@ import {
 import { openEventStoreDb } from '../src/eventstore/esdb.js';
 import { START, type EventData, type EventStore, type SubscriptionMessage } from '../src/eventstore/port.js';
 import { eventStoreContract } from './eventstore.contract.js';
-import { startEventStoreDbDouble } from './support/esdb-double.js';
+import { startEventStoreDbDouble } from './support/esdb-double/index.js';
 
 eventStoreContract('EventStoreDB adapter over the gRPC double', async () => {
   const double = await startEventStoreDbDouble();
