@@ -3,6 +3,7 @@
 // revision reads). Each kind's stream category maps its events to envelope changes
 // (streams/resource.ts); the etag is computed from id and revision exactly as the write side does.
 import { apiKey, apiKeyResourceChange } from '../streams/apiKey.js';
+import { credential, credentialResourceChange } from '../streams/credential.js';
 import { decodeRecorded, inCategory } from '../streams/event.js';
 import { file, fileResourceChange } from '../streams/file.js';
 import { etagOf, type Envelope, type ResourceChange, type ResourceData, type StringMap } from '../streams/resource.js';
@@ -14,6 +15,7 @@ import { change, type Projection, type SqlChange } from './projection.js';
 const sources: readonly { readonly category: string; readonly changeOf: (recorded: RecordedEvent) => ResourceChange }[] = [
   { category: apiKey.category, changeOf: (recorded) => apiKeyResourceChange(decodeRecorded(apiKey.codec, recorded)) },
   { category: file.category, changeOf: (recorded) => fileResourceChange(decodeRecorded(file.codec, recorded)) },
+  { category: credential.category, changeOf: (recorded) => credentialResourceChange(decodeRecorded(credential.codec, recorded)) },
 ];
 
 const COLUMNS = `

@@ -5,6 +5,7 @@ import { loadKek } from '../crypto/kek.js';
 import type { Feature, ServiceContext } from '../feature.js';
 import { apiKeyRoutes } from './apiKeys.js';
 import { directoryBlobStore } from './blobStore.js';
+import { credentialRoutes } from './credentials.js';
 import { fileRoutes } from './files.js';
 import { uploads } from './uploads.js';
 import type { ResourcesContext } from './context.js';
@@ -18,5 +19,6 @@ export const resourcesFeature = async (service: ServiceContext): Promise<Feature
   const router = new Router();
   apiKeyRoutes(router, deps);
   fileRoutes(router, deps, blobUploads, blobs);
+  credentialRoutes(router, deps, blobUploads, blobs);
   return { name: 'resources', managementRouters: [router], publicRouters: [blobUploads.publicRouter] };
 };

@@ -14,35 +14,67 @@ import type { Sqlite, SqlValue } from '../sqlite.js';
 import { principalOf } from '../tenancy/authenticate.js';
 import { wireEnvelope } from './envelope.js';
 
+/** A `data` filter field: an operator over a member, or envelope filters over linked resources. */
+export type DataFilter =
+  | 'EQUAL_STRING'
+  | 'EQUAL_INTEGER'
+  | 'BETWEEN_DATE_TIME'
+  /** `{operator: IN, values}` on an array member: any element among the values. */
+  | 'IN_STRINGS'
+  /** Envelope filters on the resources an array of `{resource_id}` refs points to. */
+  | { readonly linked: string };
+
 /** How a kind's `data` can be searched: filter fields and sort fields, by their wire names. */
 export interface DataSearch {
-  readonly filters: Readonly<Record<string, 'EQUAL_STRING' | 'EQUAL_INTEGER' | 'BETWEEN_DATE_TIME'>>;
+  readonly filters: Readonly<Record<string, DataFilter>>;
   /** Sort field name (`DATA_EXPIRATION`) -> `data` member. */
   readonly sorts: Readonly<Record<string, string>>;
 }
 
 const Equal = <C extends t.Mixed>(value: C) => t.type({ operator: t.literal('EQUAL'), value });
 const Between = t.type({ operator: t.literal('BETWEEN'), left: IsoDateTime, right: IsoDateTime });
+const In = t.type({ operator: t.literal('IN'), values: t.array(t.string) });
 const KeyValue = t.array(t.type({ operator: t.literal('EQUAL'), key: t.string, value: t.string }));
 
 const atMost4 = <C extends t.Mixed>(item: C) =>
   withMessage(t.refinement(t.array(item), (items) => items.length <= 4), 'expected an array of at most 4 items');
 
+/** The filter fields every kind has. */
+const EnvelopeFilter = t.partial({
+  annotations: KeyValue,
+  labels: KeyValue,
+  created_at: Between,
+  modified_at: Between,
+  deleted_at: Between,
+  etag: Equal(t.string),
+  id: Equal(Uuid),
+  revision: Equal(t.Int),
+});
+type EnvelopeFilter = t.TypeOf<typeof EnvelopeFilter>;
+
 const ENVELOPE_SORTS: Readonly<Record<string, string>> = {
-  ID: 'id',
-  CREATED_AT: 'created_at',
-  MODIFIED_AT: 'modified_at',
-  DELETED_AT: "COALESCE(deleted_at, '')",
-  REVISION: 'revision',
+  ID: 'resources.id',
+  CREATED_AT: 'resources.created_at',
+  MODIFIED_AT: 'resources.modified_at',
+  DELETED_AT: "COALESCE(resources.deleted_at, '')",
+  REVISION: 'resources.revision',
 };
 
-const dataPath = (member: string): string => `json_extract(data, '$.${member}')`;
+const dataPath = (table: string, member: string): string => `json_extract(${table}.data, '$.${member}')`;
 
-const filterCodec = {
-  EQUAL_STRING: Equal(t.string),
-  EQUAL_INTEGER: Equal(t.Int),
-  BETWEEN_DATE_TIME: Between,
-} as const;
+const filterCodec = (filter: DataFilter): t.Mixed => {
+  if (typeof filter === 'object') return EnvelopeFilter;
+  switch (filter) {
+    case 'EQUAL_STRING':
+      return Equal(t.string);
+    case 'EQUAL_INTEGER':
+      return Equal(t.Int);
+    case 'BETWEEN_DATE_TIME':
+      return Between;
+    case 'IN_STRINGS':
+      return In;
+  }
+};
 
 interface Condition {
   readonly sql: string;
@@ -55,11 +87,54 @@ const between = (expression: string, range: t.TypeOf<typeof Between>): Condition
   params: [new Date(range.left).toISOString(), new Date(range.right).toISOString()],
 });
 
-const keyValues = (column: 'annotations' | 'labels', pairs: t.TypeOf<typeof KeyValue>): Condition[] =>
+const keyValues = (column: string, pairs: t.TypeOf<typeof KeyValue>): Condition[] =>
   pairs.map((pair) => ({
-    sql: `EXISTS (SELECT 1 FROM json_each(${column}) WHERE json_each.key = ? AND json_each.value = ?)`,
+    sql: `EXISTS (SELECT 1 FROM json_each(${column}) AS pair WHERE pair.key = ? AND pair.value = ?)`,
     params: [pair.key, pair.value],
   }));
+
+/** Conditions on the envelope columns of `table` (the searched resources or linked ones). */
+const envelopeConditions = (table: string, item: EnvelopeFilter): Condition[] => [
+  ...keyValues(`${table}.annotations`, item.annotations ?? []),
+  ...keyValues(`${table}.labels`, item.labels ?? []),
+  ...(item.created_at ? [between(`${table}.created_at`, item.created_at)] : []),
+  ...(item.modified_at ? [between(`${table}.modified_at`, item.modified_at)] : []),
+  ...(item.deleted_at ? [between(`${table}.deleted_at`, item.deleted_at)] : []),
+  ...(item.etag ? [{ sql: `${table}.etag = ?`, params: [item.etag.value] }] : []),
+  ...(item.id ? [{ sql: `${table}.id = ?`, params: [item.id.value.toLowerCase()] }] : []),
+  ...(item.revision ? [{ sql: `${table}.revision = ?`, params: [item.revision.value] }] : []),
+];
+
+const all = (conditions: readonly Condition[]): Condition => ({
+  sql: conditions.length === 0 ? '1' : conditions.map((c) => `(${c.sql})`).join(' AND '),
+  params: conditions.flatMap((c) => c.params),
+});
+
+const dataCondition = (filter: DataFilter, member: string, operand: unknown): Condition => {
+  if (typeof filter === 'object') {
+    const nested = all(envelopeConditions('linked', operand as EnvelopeFilter));
+    return {
+      sql: `EXISTS (SELECT 1 FROM json_each(resources.data, '$.${filter.linked}') AS ref
+              JOIN resources AS linked ON linked.id = json_extract(ref.value, '$.resource_id') AND linked.tenant_id = resources.tenant_id
+              WHERE ${nested.sql})`,
+      params: nested.params,
+    };
+  }
+  switch (filter) {
+    case 'BETWEEN_DATE_TIME':
+      return between(dataPath('resources', member), operand as t.TypeOf<typeof Between>);
+    case 'IN_STRINGS': {
+      const { values } = operand as t.TypeOf<typeof In>;
+      return {
+        sql: `EXISTS (SELECT 1 FROM json_each(resources.data, '$.${member}') AS element WHERE element.value IN (${values.map(() => '?').join(', ') || 'NULL'}))`,
+        params: values,
+      };
+    }
+    case 'EQUAL_STRING':
+    case 'EQUAL_INTEGER':
+      return { sql: `${dataPath('resources', member)} = ?`, params: [(operand as { value: SqlValue }).value] };
+  }
+};
 
 export interface Searcher {
   (ctx: Context, db: Sqlite): Promise<void>;
@@ -69,19 +144,14 @@ const Limit = integerFromString(1, 1000, 'an integer 1-1000');
 const MAX_CURSOR = 4096;
 
 export const searcher = (kindName: string, data: DataSearch): Searcher => {
-  const dataFilter = t.partial(Object.fromEntries(Object.entries(data.filters).map(([name, type]) => [name, filterCodec[type]])));
-  const FilterItem = t.partial({
-    annotations: KeyValue,
-    labels: KeyValue,
-    created_at: Between,
-    modified_at: Between,
-    deleted_at: Between,
-    etag: Equal(t.string),
-    id: Equal(Uuid),
-    revision: Equal(t.Int),
-    data: dataFilter,
-  });
-  const sortFields = { ...ENVELOPE_SORTS, ...Object.fromEntries(Object.entries(data.sorts).map(([field, member]) => [field, `COALESCE(${dataPath(member)}, '')`])) };
+  const FilterItem = t.intersection([
+    EnvelopeFilter,
+    t.partial({ data: t.partial(Object.fromEntries(Object.entries(data.filters).map(([name, filter]) => [name, filterCodec(filter)]))) }),
+  ]);
+  const sortFields: Record<string, string> = {
+    ...ENVELOPE_SORTS,
+    ...Object.fromEntries(Object.entries(data.sorts).map(([field, member]) => [field, `COALESCE(${dataPath('resources', member)}, '')`])),
+  };
   const SortItem = t.type({
     field: t.keyof(Object.fromEntries(Object.keys(sortFields).map((f) => [f, null])) as Record<string, null>),
     order: t.keyof({ ASC: null, DESC: null }),
@@ -89,19 +159,10 @@ export const searcher = (kindName: string, data: DataSearch): Searcher => {
   const SearchBody = t.partial({ filter: atMost4(FilterItem), sort: atMost4(SortItem) });
 
   const conditionsOf = (item: t.TypeOf<typeof FilterItem>): Condition[] => [
-    ...keyValues('annotations', item.annotations ?? []),
-    ...keyValues('labels', item.labels ?? []),
-    ...(item.created_at ? [between('created_at', item.created_at)] : []),
-    ...(item.modified_at ? [between('modified_at', item.modified_at)] : []),
-    ...(item.deleted_at ? [between('deleted_at', item.deleted_at)] : []),
-    ...(item.etag ? [{ sql: 'etag = ?', params: [item.etag.value] }] : []),
-    ...(item.id ? [{ sql: 'id = ?', params: [item.id.value.toLowerCase()] }] : []),
-    ...(item.revision ? [{ sql: 'revision = ?', params: [item.revision.value] }] : []),
-    ...Object.entries(item.data ?? {}).flatMap(([member, operand]): Condition[] => {
-      const filter = operand as { operator: string; value?: SqlValue; left?: string; right?: string } | undefined;
-      if (!filter) return [];
-      if (filter.operator === 'BETWEEN') return [between(dataPath(member), filter as t.TypeOf<typeof Between>)];
-      return [{ sql: `${dataPath(member)} = ?`, params: [filter.value ?? null] }];
+    ...envelopeConditions('resources', item),
+    ...Object.entries(item.data ?? {}).flatMap(([member, operand]) => {
+      const filter = data.filters[member];
+      return filter && operand !== undefined ? [dataCondition(filter, member, operand)] : [];
     }),
   ];
 
@@ -111,13 +172,13 @@ export const searcher = (kindName: string, data: DataSearch): Searcher => {
     const filters = body.filter ?? [];
     const order = [
       ...(body.sort ?? []).map((s) => ({ expression: sortFields[s.field]!, descending: s.order === 'DESC' })),
-      { expression: 'id', descending: false },
+      { expression: 'resources.id', descending: false },
     ];
     // A cursor belongs to one query: reusing it with another filter or sort is refused.
     const query = createHash('sha256').update(JSON.stringify([kindName, filters, body.sort ?? []])).digest('base64url').slice(0, 16);
     const conditions: Condition[] = [
-      { sql: 'tenant_id = ? AND kind = ?', params: [principalOf(ctx).tenantId, kindName] },
-      ...(filters.some((f) => f.deleted_at) ? [] : [{ sql: 'deleted_at IS NULL', params: [] }]),
+      { sql: 'resources.tenant_id = ? AND resources.kind = ?', params: [principalOf(ctx).tenantId, kindName] },
+      ...(filters.some((f) => f.deleted_at) ? [] : [{ sql: 'resources.deleted_at IS NULL', params: [] }]),
       ...filters.flatMap(conditionsOf),
     ];
     const cursorText = ctx.query['cursor'];

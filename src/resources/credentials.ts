@@ -1,0 +1,140 @@
+// The `credentials` kind: a verifiable credential imported from an uploaded blob
+// (`POST /credentials/upload`, PUT the bytes, `POST /credentials?blob_id=`). The blob keeps the
+// credential; the resource describes it and links the tenant's files and credentials it names
+// in `relatedResource` (by `digestMultibase`).
+import type Router from '@koa/router';
+import { randomUUID } from 'node:crypto';
+import { buffer } from 'node:stream/consumers';
+import * as t from 'io-ts';
+import { isLeft } from 'fp-ts/lib/Either.js';
+import { findLatest } from '../../projections/resources.js';
+import { credential, CREDENTIAL_KIND, credentialStream, type CredentialData, type CredentialEvent, type CredentialState } from '../../streams/credential.js';
+import { FILE_KIND } from '../../streams/file.js';
+import { StringMap } from '../../streams/resource.js';
+import { readJson } from '../http/body.js';
+import { Uuid } from '../http/codecs.js';
+import { HttpError, notFound } from '../http/problem.js';
+import { decode } from '../http/validate.js';
+import type { Sqlite } from '../sqlite.js';
+import { principalOf, requireScope } from '../tenancy/authenticate.js';
+import type { BlobStore } from './blobStore.js';
+import type { ResourcesContext } from './context.js';
+import { resourceReply } from './envelope.js';
+import type { VersionedKind } from './kind.js';
+import { addressOf, JSON_LIMIT, metadataOf, versionedRoutes } from './routes.js';
+import type { Uploads } from './uploads.js';
+import { claimValues, firstProof, flavorOf, readCredential, typesOf, type VerifiableCredential } from './verifiableCredential.js';
+
+export const credentialsKind: VersionedKind<CredentialState, CredentialEvent> = {
+  path: 'credentials',
+  name: CREDENTIAL_KIND.name,
+  scope: 'resources',
+  contract: credential,
+  streamOf: credentialStream,
+  envelopeOf: (state) => (state.status === 'none' ? undefined : state.resource),
+  search: {
+    filters: {
+      digest_multibase: 'EQUAL_STRING',
+      type: 'IN_STRINGS',
+      valid_from: 'BETWEEN_DATE_TIME',
+      valid_until: 'BETWEEN_DATE_TIME',
+      linked_credentials: { linked: 'linked_credential_refs' },
+      linked_files: { linked: 'linked_file_refs' },
+    },
+    sorts: { DATA_VALID_FROM: 'valid_from', DATA_VALID_UNTIL: 'valid_until' },
+  },
+  events: {
+    annotations: (credentialId, annotations, updatedAt) => ({ type: 'CredentialAnnotationsUpdated', data: { credentialId, annotations, updatedAt } }),
+    labels: (credentialId, labels, updatedAt) => ({ type: 'CredentialLabelsUpdated', data: { credentialId, labels, updatedAt } }),
+    deleted: (credentialId, deletedAt) => ({ type: 'CredentialDeleted', data: { credentialId, deletedAt } }),
+    restored: (credentialId, restoredAt) => ({ type: 'CredentialRestored', data: { credentialId, restoredAt } }),
+  },
+};
+
+const CreateBody = t.partial({ annotations: StringMap, labels: StringMap });
+
+type Ref = CredentialData['linked_file_refs'][number];
+
+/** The tenant's live files and credentials whose digest the credential names as related resources. */
+const linksOf = async (db: Sqlite, tenantId: string, vc: VerifiableCredential): Promise<{ files: Ref[]; credentials: Ref[] }> => {
+  const files: Ref[] = [];
+  const credentials: Ref[] = [];
+  for (const related of vc.relatedResource ?? []) {
+    if (!related.digestMultibase) continue;
+    const rows = await db.all<{ id: string; kind: string }>(
+      "SELECT id, kind FROM resources WHERE tenant_id = ? AND kind IN (?, ?) AND deleted_at IS NULL AND json_extract(data, '$.digest_multibase') = ? ORDER BY id",
+      [tenantId, FILE_KIND.name, CREDENTIAL_KIND.name, related.digestMultibase],
+    );
+    for (const row of rows) (row.kind === FILE_KIND.name ? files : credentials).push({ digest_multibase: related.digestMultibase, resource_id: row.id });
+  }
+  return { files, credentials };
+};
+
+export const credentialRoutes = (router: Router, deps: ResourcesContext, uploads: Uploads, blobs: BlobStore): void => {
+  const scope = requireScope(credentialsKind.scope);
+  uploads.uploadRoute(router, credentialsKind.path, 'credential');
+
+  router.post('/credentials', scope, async (ctx) => {
+    const blobId = decode(Uuid, ctx.query['blob_id'], 'query.blob_id').toLowerCase();
+    const draftId = ctx.query['draft_id'] === undefined ? null : decode(Uuid, ctx.query['draft_id'], 'query.draft_id').toLowerCase();
+    const body = decode(CreateBody, await readJson(ctx, { limitBytes: JSON_LIMIT }), 'body');
+    const tenantId = principalOf(ctx).tenantId;
+    await deps.idempotent(ctx, body, async () => {
+      const found = await uploads.find(tenantId, blobId, 'credential');
+      if (isLeft(found)) throw new HttpError(notFound('No uploaded, unused blob has this blob_id.'));
+      // Drafts are not built yet: no draft can be named.
+      if (draftId !== null) throw new HttpError(notFound('No draft has this draft_id.'));
+      const { blob, revision } = found.right;
+      const vc = readCredential(await buffer(blobs.read(blob.digestMultibase)));
+      const links = await linksOf(deps.runner.db, tenantId, vc);
+      const credentialId = randomUUID();
+      const metadata = metadataOf(ctx);
+      if (isLeft(await uploads.take(blobId, revision, credentialId, metadata))) throw new HttpError(notFound('No uploaded, unused blob has this blob_id.'));
+      const types = typesOf(vc);
+      const imported: CredentialEvent = {
+        type: 'CredentialImported',
+        data: {
+          credentialId,
+          tenantId,
+          blobId,
+          draftId,
+          data: {
+            data_model: {
+              flavor_name: flavorOf(vc),
+              issuanceDate: vc.issuanceDate ?? null,
+              expirationDate: vc.expirationDate ?? null,
+              proof: firstProof(vc),
+              type: types,
+            },
+            digest_multibase: blob.digestMultibase,
+            linked_credential_refs: links.credentials,
+            linked_file_refs: links.files,
+            type: types,
+            valid_from: normalised(vc.validFrom ?? vc.issuanceDate),
+            valid_until: normalised(vc.validUntil ?? vc.expirationDate),
+          },
+          annotations: body.annotations ?? {},
+          labels: body.labels ?? {},
+          importedAt: deps.now().toISOString(),
+        },
+      };
+      const appended = await deps.store.append(credentialStream(credentialId), [{ id: randomUUID(), type: imported.type, data: imported.data, metadata: { ...metadata } }], 'no_stream');
+      if (isLeft(appended)) throw new Error(`credential not imported: ${appended.left._tag}`);
+      await deps.runner.waitFor(appended.right.position, deps.config.readYourWritesTimeoutMs);
+      const state = credential.evolve(credential.initialState, imported);
+      if (state.status === 'none') throw new Error('credential state after import');
+      return resourceReply(state.resource, 201, { Location: `/credentials/${credentialId}` });
+    });
+  });
+
+  router.get('/credentials/:id/values', scope, async (ctx) => {
+    const found = await findLatest(deps.runner.db, addressOf(ctx, credentialsKind));
+    if (!found) throw new HttpError(notFound('No resource of this kind has this id.'));
+    ctx.body = claimValues(readCredential(await buffer(blobs.read(String(found.data['digest_multibase'])))));
+  });
+
+  versionedRoutes(router, credentialsKind, deps);
+};
+
+/** Search compares stored timestamps as `toISOString()` text, so they are stored that way. */
+const normalised = (dateTime: string | undefined): string | null => (dateTime === undefined ? null : new Date(dateTime).toISOString());

@@ -1,0 +1,90 @@
+// Stream category `credential`: one stream per imported credential of the resource API,
+// `credential-<credential id>`. Every event is one revision of its envelope
+// (streams/resource.ts). The credential itself (its claims) is not here but in the blob store
+// under `digest_multibase`; the events hold what describes it: types, validity, proof type, links.
+import * as t from 'io-ts';
+import { streamName } from '../src/eventstore/port.js';
+import { eventCodec, type StreamContract } from './event.js';
+import { applyChange, StringMap, type Envelope, type ResourceChange } from './resource.js';
+
+export const category = 'credential';
+export const credentialStream = (credentialId: string): string => streamName(category, credentialId);
+
+export const CREDENTIAL_KIND = { name: 'credential', version: 1 } as const;
+
+const Ref = t.type({ digest_multibase: t.string, resource_id: t.string });
+const OptionalString = t.union([t.string, t.null]);
+
+/** `data` of a credential resource, in its wire shape (spec/resource-api.md, "Credential"). */
+export const CredentialData = t.type({
+  data_model: t.type({
+    flavor_name: t.string,
+    issuanceDate: OptionalString,
+    expirationDate: OptionalString,
+    proof: t.union([t.type({ id: OptionalString, type: t.string }), t.null]),
+    type: t.array(t.string),
+  }),
+  digest_multibase: t.string,
+  linked_credential_refs: t.array(Ref),
+  linked_file_refs: t.array(Ref),
+  type: t.array(t.string),
+  valid_from: OptionalString,
+  valid_until: OptionalString,
+});
+export type CredentialData = t.TypeOf<typeof CredentialData>;
+
+export const CredentialImported = eventCodec(
+  'CredentialImported',
+  t.type({
+    credentialId: t.string,
+    tenantId: t.string,
+    /** The upload the credential came from (stream `blob-<blob id>`). */
+    blobId: t.string,
+    /** The draft exported to obtain it, when the importer named one. */
+    draftId: OptionalString,
+    data: CredentialData,
+    annotations: StringMap,
+    labels: StringMap,
+    importedAt: t.string,
+  }),
+);
+export const CredentialAnnotationsUpdated = eventCodec(
+  'CredentialAnnotationsUpdated',
+  t.type({ credentialId: t.string, annotations: StringMap, updatedAt: t.string }),
+);
+export const CredentialLabelsUpdated = eventCodec('CredentialLabelsUpdated', t.type({ credentialId: t.string, labels: StringMap, updatedAt: t.string }));
+export const CredentialDeleted = eventCodec('CredentialDeleted', t.type({ credentialId: t.string, deletedAt: t.string }));
+export const CredentialRestored = eventCodec('CredentialRestored', t.type({ credentialId: t.string, restoredAt: t.string }));
+
+/** Every event a credential stream can hold. */
+export const CredentialEvent = t.union([CredentialImported, CredentialAnnotationsUpdated, CredentialLabelsUpdated, CredentialDeleted, CredentialRestored]);
+export type CredentialEvent = t.TypeOf<typeof CredentialEvent>;
+
+export const credentialResourceChange = (event: CredentialEvent): ResourceChange => {
+  switch (event.type) {
+    case 'CredentialImported': {
+      const d = event.data;
+      return { op: 'created', id: d.credentialId, tenantId: d.tenantId, kind: CREDENTIAL_KIND, at: d.importedAt, annotations: d.annotations, labels: d.labels, data: d.data };
+    }
+    case 'CredentialAnnotationsUpdated':
+      return { op: 'annotations', at: event.data.updatedAt, annotations: event.data.annotations };
+    case 'CredentialLabelsUpdated':
+      return { op: 'labels', at: event.data.updatedAt, labels: event.data.labels };
+    case 'CredentialDeleted':
+      return { op: 'deleted', at: event.data.deletedAt };
+    case 'CredentialRestored':
+      return { op: 'restored', at: event.data.restoredAt };
+  }
+};
+
+export type CredentialState = { readonly status: 'none' } | { readonly status: 'exists'; readonly resource: Envelope };
+
+export const credential: StreamContract<CredentialState, CredentialEvent> = {
+  category,
+  codec: CredentialEvent,
+  initialState: { status: 'none' },
+  evolve: (state, event) => ({
+    status: 'exists',
+    resource: applyChange(state.status === 'none' ? undefined : state.resource, credentialResourceChange(event)),
+  }),
+};
