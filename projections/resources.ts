@@ -6,6 +6,7 @@ import { apiKey, apiKeyResourceChange } from '../streams/apiKey.js';
 import { credential, credentialResourceChange } from '../streams/credential.js';
 import { decodeRecorded, inCategory } from '../streams/event.js';
 import { file, fileResourceChange } from '../streams/file.js';
+import { schema, schemaResourceChange } from '../streams/schema.js';
 import { etagOf, type Envelope, type ResourceChange, type ResourceData, type StringMap } from '../streams/resource.js';
 import type { RecordedEvent } from '../src/eventstore/port.js';
 import type { Sqlite, SqlValue } from '../src/sqlite.js';
@@ -16,6 +17,7 @@ const sources: readonly { readonly category: string; readonly changeOf: (recorde
   { category: apiKey.category, changeOf: (recorded) => apiKeyResourceChange(decodeRecorded(apiKey.codec, recorded)) },
   { category: file.category, changeOf: (recorded) => fileResourceChange(decodeRecorded(file.codec, recorded)) },
   { category: credential.category, changeOf: (recorded) => credentialResourceChange(decodeRecorded(credential.codec, recorded)) },
+  { category: schema.category, changeOf: (recorded) => schemaResourceChange(decodeRecorded(schema.codec, recorded)) },
 ];
 
 const COLUMNS = `
@@ -73,6 +75,19 @@ const latest = (id: string, revision: number, etag: string, c: ResourceChange): 
       return [change('UPDATE resources SET revision = ?, etag = ?, modified_at = ?, deleted_at = ? WHERE id = ?', ...version, c.at, id)];
     case 'restored':
       return [change('UPDATE resources SET revision = ?, etag = ?, modified_at = ?, deleted_at = NULL WHERE id = ?', ...version, id)];
+    case 'data': {
+      // A top-level merge, as applyChange does: json_set per member (json_patch would merge deeply).
+      const members = Object.entries(c.data);
+      if (members.length === 0) return [change('UPDATE resources SET revision = ?, etag = ?, modified_at = ? WHERE id = ?', ...version, id)];
+      return [
+        change(
+          `UPDATE resources SET revision = ?, etag = ?, modified_at = ?, data = json_set(data, ${members.map(() => '?, json(?)').join(', ')}) WHERE id = ?`,
+          ...version,
+          ...members.flatMap(([member, value]) => [`$.${JSON.stringify(member)}`, JSON.stringify(value)]),
+          id,
+        ),
+      ];
+    }
   }
 };
 

@@ -20,6 +20,14 @@ export interface ResourceKind {
 
 export type ResourceData = { readonly [key: string]: Json };
 
+/** A JSON object given by a client (a ClaimsSchema): input that arrived as JSON, so JSON throughout. */
+export const JsonObject = new t.Type<ResourceData, ResourceData, unknown>(
+  'JsonObject',
+  (u): u is ResourceData => typeof u === 'object' && u !== null && !Array.isArray(u),
+  (u, c) => (typeof u === 'object' && u !== null && !Array.isArray(u) ? t.success(u as ResourceData) : t.failure(u, c)),
+  t.identity,
+);
+
 /** A resource at one revision, as the write side folds it and the read models store it. */
 export interface Envelope {
   readonly id: string;
@@ -49,7 +57,9 @@ export type ResourceChange =
   | { readonly op: 'annotations'; readonly at: string; readonly annotations: StringMap }
   | { readonly op: 'labels'; readonly at: string; readonly labels: StringMap }
   | { readonly op: 'deleted'; readonly at: string }
-  | { readonly op: 'restored'; readonly at: string };
+  | { readonly op: 'restored'; readonly at: string }
+  /** Kind-specific: sets these top-level members of `data`, keeping the others. */
+  | { readonly op: 'data'; readonly at: string; readonly data: ResourceData };
 
 /**
  * The envelope after one more event. A change to a resource that was never created is a broken
@@ -71,6 +81,8 @@ export const applyChange = (envelope: Envelope | undefined, change: ResourceChan
       return { ...next, deletedAt: change.at };
     case 'restored':
       return { ...next, deletedAt: null };
+    case 'data':
+      return { ...next, data: { ...envelope.data, ...change.data } };
   }
 };
 

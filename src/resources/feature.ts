@@ -7,6 +7,7 @@ import { apiKeyRoutes } from './apiKeys.js';
 import { directoryBlobStore } from './blobStore.js';
 import { credentialRoutes } from './credentials.js';
 import { fileRoutes } from './files.js';
+import { schemaRoutes } from './schemas.js';
 import { uploads } from './uploads.js';
 import type { ResourcesContext } from './context.js';
 import { idempotentWrites } from './idempotency.js';
@@ -20,5 +21,6 @@ export const resourcesFeature = async (service: ServiceContext): Promise<Feature
   apiKeyRoutes(router, deps);
   fileRoutes(router, deps, blobUploads, blobs);
   credentialRoutes(router, deps, blobUploads, blobs);
-  return { name: 'resources', managementRouters: [router], publicRouters: [blobUploads.publicRouter] };
+  const publishedSchemas = schemaRoutes(router, deps);
+  return { name: 'resources', managementRouters: [router], publicRouters: [blobUploads.publicRouter, publishedSchemas] };
 };

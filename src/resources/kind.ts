@@ -2,7 +2,7 @@
 // events its streams record for the changes every kind shares.
 import type { Scope } from '../../streams/apiKey.js';
 import type { Event, StreamContract } from '../../streams/event.js';
-import type { Envelope, StringMap } from '../../streams/resource.js';
+import type { Envelope, ResourceData, StringMap } from '../../streams/resource.js';
 import type { DataSearch } from './search.js';
 
 export interface VersionedKind<State, E extends Event> {
@@ -15,6 +15,8 @@ export interface VersionedKind<State, E extends Event> {
   readonly contract: StreamContract<State, E>;
   readonly streamOf: (id: string) => string;
   readonly envelopeOf: (state: State) => Envelope | undefined;
+  /** Whether the resource takes no more changes (a published schema): every write is 409. */
+  readonly frozen?: (envelope: Envelope) => boolean;
   /** What `POST /{path}/search` may filter and sort on in `data`. */
   readonly search: DataSearch;
   readonly events: {
@@ -22,5 +24,7 @@ export interface VersionedKind<State, E extends Event> {
     readonly labels: (id: string, labels: StringMap, at: string) => E;
     readonly deleted: (id: string, at: string) => E;
     readonly restored: (id: string, at: string) => E;
+    /** The kind's own change of `data`, for kinds that have one. */
+    readonly data?: (id: string, data: ResourceData, at: string) => E;
   };
 }

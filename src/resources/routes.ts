@@ -63,11 +63,12 @@ const updateProblem = (error: UpdateError): HttpError => {
     case 'Conflict':
       return new HttpError(
         conflict(
-          error.reason === 'deleted'
-            ? 'The resource is deleted; restore it first.'
-            : error.reason === 'not_deleted'
-              ? 'The resource is not deleted.'
-              : `The resource has reached the last revision (${MAX_REVISION}).`,
+          {
+            deleted: 'The resource is deleted; restore it first.',
+            not_deleted: 'The resource is not deleted.',
+            revision_limit: `The resource has reached the last revision (${MAX_REVISION}).`,
+            frozen: 'The resource is published and takes no more changes.',
+          }[error.reason],
         ),
       );
   }
@@ -75,13 +76,32 @@ const updateProblem = (error: UpdateError): HttpError => {
 
 export const metadataOf = (ctx: Context): EventMetadata => ({ actor: `apikey:${principalOf(ctx).keyId}`, requestId: requestIdOf(ctx) });
 
+/** A conditional (If-Match), idempotent change of one resource, answered with its new revision. */
+export const updateRoute =
+  <State, E extends Event>(kind: VersionedKind<State, E>, deps: ResourcesContext, update: (ctx: Context) => Promise<Update>) =>
+  async (ctx: Context): Promise<void> => {
+    const address = addressOf(ctx, kind);
+    const ifMatch = requireIfMatch(ctx);
+    const body = await update(ctx);
+    await deps.idempotent(ctx, body, async () => {
+      const result = await updateResource(
+        deps.store,
+        kind,
+        { tenantId: address.tenantId, id: address.id, ifMatch, update: body, at: deps.now().toISOString() },
+        metadataOf(ctx),
+      );
+      if (isLeft(result)) throw updateProblem(result.left);
+      await deps.runner.waitFor(result.right.position, deps.config.readYourWritesTimeoutMs);
+      return resourceReply(result.right.envelope);
+    });
+  };
+
 /** Mounts the shared routes of `kind` on `router` (which the kind's own routes share). */
 export const versionedRoutes = <State, E extends Event>(router: Router, kind: VersionedKind<State, E>, deps: ResourcesContext): void => {
   const base = `/${kind.path}`;
   const scope = requireScope(kind.scope);
   const db = () => deps.runner.db;
   const search = searcher(kind.name, kind.search);
-
   router.post(`${base}/search`, scope, (ctx) => search(ctx, db()));
 
   router.get(`${base}/:id`, scope, async (ctx) => {
@@ -104,22 +124,7 @@ export const versionedRoutes = <State, E extends Event>(router: Router, kind: Ve
     conditionalRead(ctx, etagOfEnvelope(found), () => wireEnvelope(found));
   });
 
-  const write = (update: (ctx: Context) => Promise<Update>) => async (ctx: Context) => {
-    const address = addressOf(ctx, kind);
-    const ifMatch = requireIfMatch(ctx);
-    const body = await update(ctx);
-    await deps.idempotent(ctx, body, async () => {
-      const result = await updateResource(
-        deps.store,
-        kind,
-        { tenantId: address.tenantId, id: address.id, ifMatch, update: body, at: deps.now().toISOString() },
-        metadataOf(ctx),
-      );
-      if (isLeft(result)) throw updateProblem(result.left);
-      await deps.runner.waitFor(result.right.position, deps.config.readYourWritesTimeoutMs);
-      return resourceReply(result.right.envelope);
-    });
-  };
+  const write = (update: (ctx: Context) => Promise<Update>) => updateRoute(kind, deps, update);
 
   router.put(`${base}/:id/annotations`, scope, write(async (ctx) => ({ op: 'annotations', ...decode(AnnotationsBody, await readJson(ctx, { limitBytes: JSON_LIMIT }), 'body') })));
   router.put(`${base}/:id/labels`, scope, write(async (ctx) => ({ op: 'labels', ...decode(LabelsBody, await readJson(ctx, { limitBytes: JSON_LIMIT }), 'body') })));

@@ -76,7 +76,7 @@ const filterCodec = (filter: DataFilter): t.Mixed => {
   }
 };
 
-interface Condition {
+export interface Condition {
   readonly sql: string;
   readonly params: readonly SqlValue[];
 }
@@ -143,7 +143,8 @@ export interface Searcher {
 const Limit = integerFromString(1, 1000, 'an integer 1-1000');
 const MAX_CURSOR = 4096;
 
-export const searcher = (kindName: string, data: DataSearch): Searcher => {
+/** `only` narrows the search to a subset of the kind (published schemas). */
+export const searcher = (kindName: string, data: DataSearch, only?: Condition): Searcher => {
   const FilterItem = t.intersection([
     EnvelopeFilter,
     t.partial({ data: t.partial(Object.fromEntries(Object.entries(data.filters).map(([name, filter]) => [name, filterCodec(filter)]))) }),
@@ -179,6 +180,7 @@ export const searcher = (kindName: string, data: DataSearch): Searcher => {
     const conditions: Condition[] = [
       { sql: 'resources.tenant_id = ? AND resources.kind = ?', params: [principalOf(ctx).tenantId, kindName] },
       ...(filters.some((f) => f.deleted_at) ? [] : [{ sql: 'resources.deleted_at IS NULL', params: [] }]),
+      ...(only ? [only] : []),
       ...filters.flatMap(conditionsOf),
     ];
     const cursorText = ctx.query['cursor'];

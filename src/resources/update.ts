@@ -3,7 +3,7 @@
 // writers holding the same etag exactly one appends; the other loses on the expected revision.
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import type { Event } from '../../streams/event.js';
-import { MAX_REVISION, type Envelope, type StringMap } from '../../streams/resource.js';
+import { MAX_REVISION, type Envelope, type ResourceData, type StringMap } from '../../streams/resource.js';
 import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
 import type { EventStore, Position } from '../eventstore/port.js';
 import { etagOfEnvelope } from './envelope.js';
@@ -13,12 +13,14 @@ export type Update =
   | { readonly op: 'annotations'; readonly annotations: StringMap }
   | { readonly op: 'labels'; readonly labels: StringMap }
   | { readonly op: 'delete' }
-  | { readonly op: 'restore' };
+  | { readonly op: 'restore' }
+  /** A kind-specific change of `data` (publishing a schema). */
+  | { readonly op: 'data'; readonly data: ResourceData };
 
 export type UpdateError =
   | { readonly _tag: 'NotFound' }
   | { readonly _tag: 'PreconditionFailed' }
-  | { readonly _tag: 'Conflict'; readonly reason: 'deleted' | 'not_deleted' | 'revision_limit' };
+  | { readonly _tag: 'Conflict'; readonly reason: 'deleted' | 'not_deleted' | 'revision_limit' | 'frozen' };
 
 export interface UpdateRequest {
   readonly tenantId: string;
@@ -26,6 +28,7 @@ export interface UpdateRequest {
   readonly ifMatch: (currentEtag: string) => boolean;
   readonly update: Update;
   readonly at: string;
+  readonly frozen?: (envelope: Envelope) => boolean;
 }
 
 /**
@@ -35,6 +38,7 @@ export interface UpdateRequest {
 export const decideUpdate = (current: Envelope | undefined, request: UpdateRequest): Either<UpdateError, Update> => {
   if (!current || current.tenantId !== request.tenantId) return left({ _tag: 'NotFound' });
   if (!request.ifMatch(etagOfEnvelope(current))) return left({ _tag: 'PreconditionFailed' });
+  if (request.frozen?.(current)) return left({ _tag: 'Conflict', reason: 'frozen' });
   const deleted = current.deletedAt !== null;
   if (request.update.op === 'restore' ? !deleted : deleted) {
     return left({ _tag: 'Conflict', reason: request.update.op === 'restore' ? 'not_deleted' : 'deleted' });
@@ -53,6 +57,9 @@ const eventFor = <State, E extends Event>(kind: VersionedKind<State, E>, id: str
       return kind.events.deleted(id, at);
     case 'restore':
       return kind.events.restored(id, at);
+    case 'data':
+      if (!kind.events.data) throw new Error(`kind ${kind.name} has no data changes`);
+      return kind.events.data(id, update.data, at);
   }
 };
 
@@ -68,7 +75,7 @@ export const updateResource = async <State, E extends Event>(
     kind.contract,
     kind.streamOf(request.id),
     (state): Either<UpdateError, E[]> => {
-      const decided = decideUpdate(kind.envelopeOf(state), request);
+      const decided = decideUpdate(kind.envelopeOf(state), { ...request, ...(kind.frozen ? { frozen: kind.frozen } : {}) });
       if (isLeft(decided)) return decided;
       const event = eventFor(kind, request.id, decided.right, request.at);
       after = kind.contract.evolve(state, event);

@@ -1,0 +1,107 @@
+// The `schemas` kind and published schemas. A schema is a ClaimsSchema with a `slug` and a
+// `version`; `PATCH /schemas/{id}/publish` serves it publicly at `data.url` on the public
+// listener (so anyone can verify against it, and drafts can name it as `meta_schema`) and
+// freezes it: afterwards every change is 409. Published schemas are the schemas so published;
+// `POST /published-schemas/search` searches only those.
+import Router from '@koa/router';
+import { randomUUID } from 'node:crypto';
+import * as t from 'io-ts';
+import { isLeft } from 'fp-ts/lib/Either.js';
+import { SCHEMA_KIND, schema, schemaStream, ClaimsSchema, type SchemaEvent, type SchemaState } from '../../streams/schema.js';
+import { StringMap } from '../../streams/resource.js';
+import { readJson } from '../http/body.js';
+import { withMessage } from '../http/codecs.js';
+import { conflict, HttpError, notFound } from '../http/problem.js';
+import { decode } from '../http/validate.js';
+import { principalOf, requireScope } from '../tenancy/authenticate.js';
+import type { ResourcesContext } from './context.js';
+import { etagOfEnvelope, resourceReply } from './envelope.js';
+import type { VersionedKind } from './kind.js';
+import { JSON_LIMIT, metadataOf, updateRoute, versionedRoutes } from './routes.js';
+import { searcher } from './search.js';
+import { envelopeOfRow, type ResourceRow } from '../../projections/resources.js';
+import { noneMatchHits } from './conditional.js';
+
+const isPublished = (data: { readonly [key: string]: unknown }): boolean => typeof data['published_at'] === 'string';
+
+export const schemasKind: VersionedKind<SchemaState, SchemaEvent> = {
+  path: 'schemas',
+  name: SCHEMA_KIND.name,
+  scope: 'resources',
+  contract: schema,
+  streamOf: schemaStream,
+  envelopeOf: (state) => (state.status === 'none' ? undefined : state.resource),
+  frozen: (envelope) => isPublished(envelope.data),
+  search: { filters: { slug: 'EQUAL_STRING', version: 'EQUAL_STRING' }, sorts: { DATA_SLUG: 'slug', DATA_VERSION: 'version' } },
+  events: {
+    annotations: (schemaId, annotations, updatedAt) => ({ type: 'SchemaAnnotationsUpdated', data: { schemaId, annotations, updatedAt } }),
+    labels: (schemaId, labels, updatedAt) => ({ type: 'SchemaLabelsUpdated', data: { schemaId, labels, updatedAt } }),
+    deleted: (schemaId, deletedAt) => ({ type: 'SchemaDeleted', data: { schemaId, deletedAt } }),
+    restored: (schemaId, restoredAt) => ({ type: 'SchemaRestored', data: { schemaId, restoredAt } }),
+    data: (schemaId, data, publishedAt) => ({ type: 'SchemaPublished', data: { schemaId, url: String(data['url']), publishedAt } }),
+  },
+};
+
+const Slug = withMessage(t.refinement(t.string, (s) => /^[a-z0-9][a-z0-9-]{0,63}$/.test(s)), 'expected 1-64 characters of a-z, 0-9 and -');
+const Version = withMessage(t.refinement(t.string, (s) => /^[A-Za-z0-9][A-Za-z0-9.+-]{0,31}$/.test(s)), 'expected 1-32 characters of A-Z, a-z, 0-9, ., + and -');
+const CreateBody = t.intersection([
+  t.type({ data: t.type({ slug: Slug, version: Version, schema: ClaimsSchema }) }),
+  t.partial({ annotations: StringMap, labels: StringMap }),
+]);
+
+export const schemaRoutes = (router: Router, deps: ResourcesContext): Router => {
+  const scope = requireScope(schemasKind.scope);
+  const publicPath = (id: string): string => `/published-schemas/${id}`;
+
+  router.post('/schemas', scope, async (ctx) => {
+    const body = decode(CreateBody, await readJson(ctx, { limitBytes: JSON_LIMIT }), 'body');
+    const tenantId = principalOf(ctx).tenantId;
+    await deps.idempotent(ctx, body, async () => {
+      const same = await deps.runner.db.get(
+        "SELECT id FROM resources WHERE tenant_id = ? AND kind = ? AND deleted_at IS NULL AND json_extract(data, '$.slug') = ? AND json_extract(data, '$.version') = ?",
+        [tenantId, SCHEMA_KIND.name, body.data.slug, body.data.version],
+      );
+      if (same) throw new HttpError(conflict('A schema with this slug and version exists.'));
+      const schemaId = randomUUID();
+      const created: SchemaEvent = {
+        type: 'SchemaCreated',
+        data: { schemaId, tenantId, ...body.data, annotations: body.annotations ?? {}, labels: body.labels ?? {}, createdAt: deps.now().toISOString() },
+      };
+      const appended = await deps.store.append(schemaStream(schemaId), [{ id: randomUUID(), type: created.type, data: created.data, metadata: { ...metadataOf(ctx) } }], 'no_stream');
+      if (isLeft(appended)) throw new Error(`schema not created: ${appended.left._tag}`);
+      await deps.runner.waitFor(appended.right.position, deps.config.readYourWritesTimeoutMs);
+      const state = schema.evolve(schema.initialState, created);
+      if (state.status === 'none') throw new Error('schema state after creation');
+      return resourceReply(state.resource, 201, { Location: `/schemas/${schemaId}` });
+    });
+  });
+
+  router.patch(
+    '/schemas/:id/publish',
+    scope,
+    updateRoute(schemasKind, deps, async (ctx) => ({ op: 'data', data: { url: `${deps.config.publicUrl}${publicPath(String(ctx.params['id']).toLowerCase())}` } })),
+  );
+
+  const published = searcher(SCHEMA_KIND.name, schemasKind.search, { sql: "json_extract(resources.data, '$.published_at') IS NOT NULL", params: [] });
+  router.post('/published-schemas/search', scope, (ctx) => published(ctx, deps.runner.db));
+  versionedRoutes(router, schemasKind, deps);
+
+  // Public: anyone holding the URL can read a published schema, not one that is unpublished.
+  const publicRouter = new Router();
+  publicRouter.get('/published-schemas/:id', async (ctx) => {
+    const row = await deps.runner.db.get<ResourceRow>(
+      "SELECT * FROM resources WHERE id = ? AND kind = ? AND json_extract(data, '$.published_at') IS NOT NULL",
+      [String(ctx.params['id']).toLowerCase(), SCHEMA_KIND.name],
+    );
+    if (!row) throw new HttpError(notFound());
+    const envelope = envelopeOfRow(row);
+    const etag = etagOfEnvelope(envelope);
+    ctx.set('ETag', etag);
+    if (noneMatchHits(ctx, etag)) {
+      ctx.status = 304;
+      return;
+    }
+    ctx.body = { slug: envelope.data['slug'], version: envelope.data['version'], schema: envelope.data['schema'] };
+  });
+  return publicRouter;
+};

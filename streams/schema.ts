@@ -1,0 +1,76 @@
+// Stream category `schema`: one stream per credential schema of the resource API,
+// `schema-<schema id>`. Every event is one revision of its envelope (streams/resource.ts).
+// Publishing makes the schema public at a URL and immutable: nothing follows `SchemaPublished`.
+import * as t from 'io-ts';
+import { streamName } from '../src/eventstore/port.js';
+import { eventCodec, type StreamContract } from './event.js';
+import { applyChange, JsonObject, StringMap, type Envelope, type ResourceChange } from './resource.js';
+
+export const category = 'schema';
+export const schemaStream = (schemaId: string): string => streamName(category, schemaId);
+
+export const SCHEMA_KIND = { name: 'schema', version: 1 } as const;
+
+/** A ClaimsSchema: a JSON object describing the claims of a credential; kept as given. */
+export const ClaimsSchema = JsonObject;
+
+export const SchemaCreated = eventCodec(
+  'SchemaCreated',
+  t.type({
+    schemaId: t.string,
+    tenantId: t.string,
+    slug: t.string,
+    version: t.string,
+    schema: ClaimsSchema,
+    annotations: StringMap,
+    labels: StringMap,
+    createdAt: t.string,
+  }),
+);
+export const SchemaAnnotationsUpdated = eventCodec('SchemaAnnotationsUpdated', t.type({ schemaId: t.string, annotations: StringMap, updatedAt: t.string }));
+export const SchemaLabelsUpdated = eventCodec('SchemaLabelsUpdated', t.type({ schemaId: t.string, labels: StringMap, updatedAt: t.string }));
+export const SchemaDeleted = eventCodec('SchemaDeleted', t.type({ schemaId: t.string, deletedAt: t.string }));
+export const SchemaRestored = eventCodec('SchemaRestored', t.type({ schemaId: t.string, restoredAt: t.string }));
+/** `url` is where the public listener serves the schema. */
+export const SchemaPublished = eventCodec('SchemaPublished', t.type({ schemaId: t.string, url: t.string, publishedAt: t.string }));
+
+/** Every event a schema stream can hold. */
+export const SchemaEvent = t.union([SchemaCreated, SchemaAnnotationsUpdated, SchemaLabelsUpdated, SchemaDeleted, SchemaRestored, SchemaPublished]);
+export type SchemaEvent = t.TypeOf<typeof SchemaEvent>;
+
+export const schemaResourceChange = (event: SchemaEvent): ResourceChange => {
+  switch (event.type) {
+    case 'SchemaCreated': {
+      const d = event.data;
+      return {
+        op: 'created',
+        id: d.schemaId,
+        tenantId: d.tenantId,
+        kind: SCHEMA_KIND,
+        at: d.createdAt,
+        annotations: d.annotations,
+        labels: d.labels,
+        data: { slug: d.slug, version: d.version, schema: d.schema, published_at: null, url: null },
+      };
+    }
+    case 'SchemaAnnotationsUpdated':
+      return { op: 'annotations', at: event.data.updatedAt, annotations: event.data.annotations };
+    case 'SchemaLabelsUpdated':
+      return { op: 'labels', at: event.data.updatedAt, labels: event.data.labels };
+    case 'SchemaDeleted':
+      return { op: 'deleted', at: event.data.deletedAt };
+    case 'SchemaRestored':
+      return { op: 'restored', at: event.data.restoredAt };
+    case 'SchemaPublished':
+      return { op: 'data', at: event.data.publishedAt, data: { published_at: event.data.publishedAt, url: event.data.url } };
+  }
+};
+
+export type SchemaState = { readonly status: 'none' } | { readonly status: 'exists'; readonly resource: Envelope };
+
+export const schema: StreamContract<SchemaState, SchemaEvent> = {
+  category,
+  codec: SchemaEvent,
+  initialState: { status: 'none' },
+  evolve: (state, event) => ({ status: 'exists', resource: applyChange(state.status === 'none' ? undefined : state.resource, schemaResourceChange(event)) }),
+};
