@@ -4,6 +4,7 @@
 // (streams/resource.ts); the etag is computed from id and revision exactly as the write side does.
 import { apiKey, apiKeyResourceChange } from '../streams/apiKey.js';
 import { credential, credentialResourceChange } from '../streams/credential.js';
+import { draft, draftResourceChange } from '../streams/draft.js';
 import { decodeRecorded, inCategory } from '../streams/event.js';
 import { file, fileResourceChange } from '../streams/file.js';
 import { schema, schemaResourceChange } from '../streams/schema.js';
@@ -18,6 +19,7 @@ const sources: readonly { readonly category: string; readonly changeOf: (recorde
   { category: file.category, changeOf: (recorded) => fileResourceChange(decodeRecorded(file.codec, recorded)) },
   { category: credential.category, changeOf: (recorded) => credentialResourceChange(decodeRecorded(credential.codec, recorded)) },
   { category: schema.category, changeOf: (recorded) => schemaResourceChange(decodeRecorded(schema.codec, recorded)) },
+  { category: draft.category, changeOf: (recorded) => draftResourceChange(decodeRecorded(draft.codec, recorded)) },
 ];
 
 const COLUMNS = `

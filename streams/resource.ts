@@ -28,6 +28,14 @@ export const JsonObject = new t.Type<ResourceData, ResourceData, unknown>(
   t.identity,
 );
 
+/** A JSON array given by a client (a claim value); like JsonObject, JSON because it arrived as JSON. */
+export const JsonArray = new t.Type<readonly Json[], readonly Json[], unknown>(
+  'JsonArray',
+  (u): u is readonly Json[] => Array.isArray(u),
+  (u, c) => (Array.isArray(u) ? t.success(u as readonly Json[]) : t.failure(u, c)),
+  t.identity,
+);
+
 /** A resource at one revision, as the write side folds it and the read models store it. */
 export interface Envelope {
   readonly id: string;

@@ -1,5 +1,6 @@
 // A kind of the resource API: its path, the stream category its resources live in, and the
 // events its streams record for the changes every kind shares.
+import type { Context } from 'koa';
 import type { Scope } from '../../streams/apiKey.js';
 import type { Event, StreamContract } from '../../streams/event.js';
 import type { Envelope, ResourceData, StringMap } from '../../streams/resource.js';
@@ -15,6 +16,8 @@ export interface VersionedKind<State, E extends Event> {
   readonly contract: StreamContract<State, E>;
   readonly streamOf: (id: string) => string;
   readonly envelopeOf: (state: State) => Envelope | undefined;
+  /** The envelope as this request sees it (opening sealed data, the API line's shape); default as stored. */
+  readonly render?: (envelope: Envelope, ctx: Context) => Promise<Envelope>;
   /** Whether the resource takes no more changes (a published schema): every write is 409. */
   readonly frozen?: (envelope: Envelope) => boolean;
   /** What `POST /{path}/search` may filter and sort on in `data`. */

@@ -6,8 +6,9 @@ import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { findHistory, findLatest, findRevision, type ResourceAddress } from '../../projections/resources.js';
 import type { Event } from '../../streams/event.js';
-import { MAX_REVISION, StringMap } from '../../streams/resource.js';
+import { MAX_REVISION, StringMap, type Envelope } from '../../streams/resource.js';
 import type { EventMetadata } from '../eventstore/handle.js';
+import type { Json } from '../eventstore/port.js';
 import { readJson } from '../http/body.js';
 import { Uuid } from '../http/codecs.js';
 import { requestIdOf } from '../log.js';
@@ -40,14 +41,18 @@ export const revisionOf = (ctx: Context): number => {
 const missing = (): HttpError => new HttpError(notFound('No resource of this kind has this id.'));
 
 /** 304 when If-None-Match names `etag`, else the body with its ETag. */
-const conditionalRead = (ctx: Context, etag: string, body: () => unknown): void => {
+const conditionalRead = async (ctx: Context, etag: string, body: () => Promise<unknown>): Promise<void> => {
   ctx.set('ETag', etag);
   if (noneMatchHits(ctx, etag)) {
     ctx.status = 304;
     return;
   }
-  ctx.body = body();
+  ctx.body = await body();
 };
+
+/** The envelope as the kind shows it to this request. */
+export const rendered = async <State, E extends Event>(kind: VersionedKind<State, E>, ctx: Context, envelope: Envelope): Promise<Envelope> =>
+  kind.render ? kind.render(envelope, ctx) : envelope;
 
 export const JSON_LIMIT = 64 * 1024;
 
@@ -76,23 +81,32 @@ const updateProblem = (error: UpdateError): HttpError => {
 
 export const metadataOf = (ctx: Context): EventMetadata => ({ actor: `apikey:${principalOf(ctx).keyId}`, requestId: requestIdOf(ctx) });
 
-/** A conditional (If-Match), idempotent change of one resource, answered with its new revision. */
+/**
+ * A conditional (If-Match), idempotent change of one resource, answered with its new revision.
+ * `read` decodes the request (what Idempotency-Key compares); `toUpdate` turns it into the change
+ * when the write runs (a draft merges with its current data there).
+ */
 export const updateRoute =
-  <State, E extends Event>(kind: VersionedKind<State, E>, deps: ResourcesContext, update: (ctx: Context) => Promise<Update>) =>
+  <State, E extends Event, R extends Json>(
+    kind: VersionedKind<State, E>,
+    deps: ResourcesContext,
+    read: (ctx: Context) => Promise<R>,
+    toUpdate: (request: R, ctx: Context) => Promise<Update> = async (request) => request as unknown as Update,
+  ) =>
   async (ctx: Context): Promise<void> => {
     const address = addressOf(ctx, kind);
     const ifMatch = requireIfMatch(ctx);
-    const body = await update(ctx);
-    await deps.idempotent(ctx, body, async () => {
+    const request = await read(ctx);
+    await deps.idempotent(ctx, request, async () => {
       const result = await updateResource(
         deps.store,
         kind,
-        { tenantId: address.tenantId, id: address.id, ifMatch, update: body, at: deps.now().toISOString() },
+        { tenantId: address.tenantId, id: address.id, ifMatch, update: await toUpdate(request, ctx), at: deps.now().toISOString() },
         metadataOf(ctx),
       );
       if (isLeft(result)) throw updateProblem(result.left);
       await deps.runner.waitFor(result.right.position, deps.config.readYourWritesTimeoutMs);
-      return resourceReply(result.right.envelope);
+      return resourceReply(await rendered(kind, ctx, result.right.envelope));
     });
   };
 
@@ -101,27 +115,29 @@ export const versionedRoutes = <State, E extends Event>(router: Router, kind: Ve
   const base = `/${kind.path}`;
   const scope = requireScope(kind.scope);
   const db = () => deps.runner.db;
-  const search = searcher(kind.name, kind.search);
+  const search = searcher(kind.name, kind.search, { render: (ctx, envelope) => rendered(kind, ctx, envelope) });
   router.post(`${base}/search`, scope, (ctx) => search(ctx, db()));
 
   router.get(`${base}/:id`, scope, async (ctx) => {
     const found = await findLatest(db(), addressOf(ctx, kind));
     if (!found) throw missing();
-    conditionalRead(ctx, etagOfEnvelope(found), () => wireEnvelope(found));
+    await conditionalRead(ctx, etagOfEnvelope(found), async () => wireEnvelope(await rendered(kind, ctx, found)));
   });
 
   router.get(`${base}/:id/history`, scope, async (ctx) => {
     const items = await findHistory(db(), addressOf(ctx, kind));
     const last = items[items.length - 1];
     if (!last) throw missing();
-    conditionalRead(ctx, etagOfEnvelope(last), () => ({ items: items.map((e) => wireEnvelope(e)) }));
+    await conditionalRead(ctx, etagOfEnvelope(last), async () => ({
+      items: await Promise.all(items.map(async (e) => wireEnvelope(await rendered(kind, ctx, e)))),
+    }));
   });
 
   router.get(`${base}/:id/revisions/:revision`, scope, async (ctx) => {
     const address = addressOf(ctx, kind);
     const found = await findRevision(db(), address, revisionOf(ctx));
     if (!found) throw missing();
-    conditionalRead(ctx, etagOfEnvelope(found), () => wireEnvelope(found));
+    await conditionalRead(ctx, etagOfEnvelope(found), async () => wireEnvelope(await rendered(kind, ctx, found)));
   });
 
   const write = (update: (ctx: Context) => Promise<Update>) => updateRoute(kind, deps, update);

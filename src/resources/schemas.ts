@@ -82,7 +82,7 @@ export const schemaRoutes = (router: Router, deps: ResourcesContext): Router => 
     updateRoute(schemasKind, deps, async (ctx) => ({ op: 'data', data: { url: `${deps.config.publicUrl}${publicPath(String(ctx.params['id']).toLowerCase())}` } })),
   );
 
-  const published = searcher(SCHEMA_KIND.name, schemasKind.search, { sql: "json_extract(resources.data, '$.published_at') IS NOT NULL", params: [] });
+  const published = searcher(SCHEMA_KIND.name, schemasKind.search, { only: { sql: "json_extract(resources.data, '$.published_at') IS NOT NULL", params: [] } });
   router.post('/published-schemas/search', scope, (ctx) => published(ctx, deps.runner.db));
   versionedRoutes(router, schemasKind, deps);
 

@@ -13,6 +13,7 @@ import { decode } from '../http/validate.js';
 import type { Sqlite, SqlValue } from '../sqlite.js';
 import { principalOf } from '../tenancy/authenticate.js';
 import { wireEnvelope } from './envelope.js';
+import type { Envelope } from '../../streams/resource.js';
 
 /** A `data` filter field: an operator over a member, or envelope filters over linked resources. */
 export type DataFilter =
@@ -143,8 +144,14 @@ export interface Searcher {
 const Limit = integerFromString(1, 1000, 'an integer 1-1000');
 const MAX_CURSOR = 4096;
 
-/** `only` narrows the search to a subset of the kind (published schemas). */
-export const searcher = (kindName: string, data: DataSearch, only?: Condition): Searcher => {
+export interface SearchOptions {
+  /** Narrows the search to a subset of the kind (published schemas). */
+  readonly only?: Condition;
+  /** The envelope as the kind shows it to this request. */
+  readonly render?: (ctx: Context, envelope: Envelope) => Promise<Envelope>;
+}
+
+export const searcher = (kindName: string, data: DataSearch, { only, render }: SearchOptions = {}): Searcher => {
   const FilterItem = t.intersection([
     EnvelopeFilter,
     t.partial({ data: t.partial(Object.fromEntries(Object.entries(data.filters).map(([name, filter]) => [name, filterCodec(filter)]))) }),
@@ -194,7 +201,11 @@ export const searcher = (kindName: string, data: DataSearch, only?: Condition): 
     );
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
-    const response: { items: Json[]; next_cursor?: string } = { items: page.map((row) => wireEnvelope(envelopeOfRow(row))) };
+    const items = await Promise.all(page.map(async (row) => {
+      const envelope = envelopeOfRow(row);
+      return wireEnvelope(render ? await render(ctx, envelope) : envelope);
+    }));
+    const response: { items: Json[]; next_cursor?: string } = { items };
     if (rows.length > limit && last) {
       response.next_cursor = Buffer.from(JSON.stringify({ q: query, v: order.map((_, i) => last[`sort_${i}`] ?? null) })).toString('base64url');
     }

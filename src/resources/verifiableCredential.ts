@@ -55,9 +55,12 @@ export const claimValues = (vc: VerifiableCredential): { [claim: string]: Json }
   return Object.fromEntries(
     Object.entries(subject)
       .filter(([name]) => name !== 'id')
-      .map(([name, value]) => [name, { kind: kindOf(value), value: value as Json }]),
+      .map(([name, value]) => [name, claimValue(value as Json)]),
   );
 };
+
+/** A claim value in the draft `values` shape. */
+export const claimValue = (value: Json): { kind: string; value: Json } => ({ kind: kindOf(value), value });
 
 const kindOf = (value: unknown): string => {
   if (typeof value === 'string') return 'STRING';

@@ -1,0 +1,223 @@
+// The `drafts` kind: unsigned credential data. Values and subject are sealed with the draft's
+// data key (streams/draft.ts) and opened only to answer. The 0.40 line takes and shows values as
+// `{kind, value}` and a `meta_schema` (a published schema of the tenant) or a temporary `schema`;
+// the 0.38 line (X-Service-OAS-Version: 0.38.2) takes and shows plain values and requires and
+// returns `schema`. Export turns a revision into an unsigned JSON-LD credential.
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { randomUUID } from 'node:crypto';
+import * as t from 'io-ts';
+import { isLeft } from 'fp-ts/lib/Either.js';
+import { findRevision } from '../../projections/resources.js';
+import { Sealed } from '../../streams/dataKey.js';
+import { draft, DRAFT_KIND, DraftData, draftKeyOwner, draftStream, type DraftEvent, type DraftState } from '../../streams/draft.js';
+import { JsonArray, JsonObject, StringMap, type Envelope } from '../../streams/resource.js';
+import { SCHEMA_KIND } from '../../streams/schema.js';
+import type { DataKey } from '../crypto/dataKeys.js';
+import { loadStream } from '../eventstore/handle.js';
+import type { Json } from '../eventstore/port.js';
+import { readJson } from '../http/body.js';
+import { IsoDateTime } from '../http/codecs.js';
+import { HttpError, invalidRequest, notFound } from '../http/problem.js';
+import { decode } from '../http/validate.js';
+import { principalOf, requireScope } from '../tenancy/authenticate.js';
+import type { ResourcesContext } from './context.js';
+import { resourceReply } from './envelope.js';
+import type { VersionedKind } from './kind.js';
+import { apiLineOf } from './oasVersion.js';
+import { addressOf, JSON_LIMIT, metadataOf, rendered, revisionOf, updateRoute, versionedRoutes } from './routes.js';
+import { claimValue } from './verifiableCredential.js';
+
+const PURPOSE = 'draft-values';
+const V1_CONTEXT = 'https://www.w3.org/2018/credentials/v1';
+
+const Uri = t.refinement(t.string, (s) => URL.canParse(s), 'a URI');
+const Meta = t.partial({ subject: t.string, valid_from: IsoDateTime, valid_until: IsoDateTime });
+const PlainValue = t.union([t.string, t.number, t.boolean, t.null, JsonArray, JsonObject]);
+const KindedValue = t.refinement(
+  t.type({ kind: t.keyof({ STRING: null, NUMBER: null, BOOLEAN: null, ARRAY: null, OBJECT: null, NULL: null }), value: PlainValue }),
+  (v) => claimValue(v.value as Json).kind === v.kind,
+  'a {kind, value} whose value is of that kind',
+);
+const Ref = t.type({ digest_multibase: t.string, resource_id: t.string });
+const Common = {
+  type: t.array(t.string),
+  meta: Meta,
+  linked_credential_refs: t.array(Ref),
+  linked_draft_refs: t.array(t.type({ resource_id: t.string })),
+  json_ld_vocabs: t.array(Uri),
+  vcdm_json_schemas: t.array(Uri),
+};
+const TemporarySchema = t.intersection([t.type({ schema: JsonObject }), t.partial({ slug: t.string, version: t.string })]);
+const Data040 = t.partial({ ...Common, values: t.record(t.string, KindedValue), meta_schema: Uri, schema: TemporarySchema });
+const Data038 = t.partial({ ...Common, values: t.record(t.string, PlainValue), schema: JsonObject });
+const EnvelopeFields = { annotations: StringMap, labels: StringMap };
+const Create040 = t.intersection([t.type({ data: Data040 }), t.partial(EnvelopeFields)]);
+const Create038 = t.intersection([t.type({ data: t.intersection([Data038, t.type({ schema: JsonObject })]) }), t.partial(EnvelopeFields)]);
+const Patch040 = t.type({ data: t.partial({ ...Common, values: t.record(t.string, KindedValue) }) });
+const Patch038 = t.type({ data: t.partial({ ...Common, values: t.record(t.string, PlainValue) }) });
+const ExportBody = t.intersection([t.type({ issuer: Uri }), t.partial({ valid_from: IsoDateTime, valid_until: IsoDateTime })]);
+
+type Values = { [claim: string]: { kind: string; value: Json } };
+interface Private {
+  readonly values: Values;
+  readonly meta: t.TypeOf<typeof Meta>;
+}
+const PrivateCodec = t.type({ values: t.record(t.string, t.type({ kind: t.string, value: t.unknown })), meta: Meta });
+
+/** Values as the request's line writes them, in the stored `{kind, value}` shape. */
+const kinded = (values: Record<string, unknown> | undefined): Values | undefined =>
+  values === undefined
+    ? undefined
+    : Object.fromEntries(Object.entries(values).map(([name, v]) => [name, typeof v === 'object' && v !== null && 'kind' in v ? (v as { kind: string; value: Json }) : claimValue(v as Json)]));
+
+const openPrivate = (key: DataKey | undefined, sealed: Json | undefined): Private => {
+  const decoded = key && Sealed.is(sealed) ? PrivateCodec.decode(key.open(sealed, PURPOSE)) : undefined;
+  // A destroyed key (or none) leaves the draft without its personal data, not broken.
+  if (!decoded || isLeft(decoded)) return { values: {}, meta: {} };
+  return decoded.right as Private;
+};
+
+export const draftsKind = (deps: ResourcesContext): VersionedKind<DraftState, DraftEvent> => ({
+  path: 'drafts',
+  name: DRAFT_KIND.name,
+  scope: 'resources',
+  contract: draft,
+  streamOf: draftStream,
+  envelopeOf: (state) => (state.status === 'none' ? undefined : state.resource),
+  search: { filters: {}, sorts: {} },
+  render: async (envelope, ctx) => {
+    const { sealed, schema, ...open } = envelope.data;
+    const { values, meta } = openPrivate(await deps.dataKeys.find(draftKeyOwner(envelope.id)), sealed);
+    const line = apiLineOf(ctx);
+    const shownValues = line === '0.38' ? Object.fromEntries(Object.entries(values).map(([name, v]) => [name, v.value])) : values;
+    // The 0.40 line no longer returns `schema`.
+    return { ...envelope, data: { ...open, meta, values: shownValues, ...(line === '0.38' ? { schema: schema ?? null } : {}) } };
+  },
+  events: {
+    annotations: (draftId, annotations, updatedAt) => ({ type: 'DraftAnnotationsUpdated', data: { draftId, annotations, updatedAt } }),
+    labels: (draftId, labels, updatedAt) => ({ type: 'DraftLabelsUpdated', data: { draftId, labels, updatedAt } }),
+    deleted: (draftId, deletedAt) => ({ type: 'DraftDeleted', data: { draftId, deletedAt } }),
+    restored: (draftId, restoredAt) => ({ type: 'DraftRestored', data: { draftId, restoredAt } }),
+    data: (draftId, data, updatedAt) => {
+      const decoded = DraftData.decode(data);
+      if (isLeft(decoded)) throw new Error('a draft update breaks the draft data contract');
+      return { type: 'DraftUpdated', data: { draftId, data: decoded.right, updatedAt } };
+    },
+  },
+});
+
+const badRequest = (location: string, message: string): HttpError => new HttpError(invalidRequest(message, [{ location, message, value: undefined }]));
+
+export const draftRoutes = (router: Router, deps: ResourcesContext): void => {
+  const kind = draftsKind(deps);
+  const scope = requireScope(kind.scope);
+
+  const isPublishedSchema = async (tenantId: string, url: string): Promise<boolean> =>
+    (await deps.runner.db.get(
+      "SELECT id FROM resources WHERE tenant_id = ? AND kind = ? AND json_extract(data, '$.url') = ? AND json_extract(data, '$.published_at') IS NOT NULL",
+      [tenantId, SCHEMA_KIND.name, url],
+    )) !== undefined;
+
+  router.post('/drafts', scope, async (ctx) => {
+    const line = apiLineOf(ctx);
+    const input = await readJson(ctx, { limitBytes: JSON_LIMIT });
+    const body = line === '0.38' ? decode(Create038, input, 'body') : decode(Create040, input, 'body');
+    const data: t.TypeOf<typeof Data040> | t.TypeOf<typeof Data038> = body.data;
+    const tenantId = principalOf(ctx).tenantId;
+    const metaSchema = 'meta_schema' in data && typeof data.meta_schema === 'string' ? data.meta_schema : null;
+    if (line === '0.40' && (metaSchema === null) === (data.schema === undefined)) {
+      throw badRequest('body.data', 'exactly one of schema or meta_schema is required');
+    }
+    if (metaSchema !== null && !(await isPublishedSchema(tenantId, metaSchema))) {
+      throw badRequest('body.data.meta_schema', 'not the URL of a published schema of this tenant');
+    }
+    await deps.idempotent(ctx, input as Json, async () => {
+      const draftId = randomUUID();
+      const key = await deps.dataKeys.issue(draftKeyOwner(draftId));
+      if (isLeft(key)) throw new Error(`draft data key: ${key.left._tag}`);
+      const created: DraftEvent = {
+        type: 'DraftCreated',
+        data: {
+          draftId,
+          tenantId,
+          data: {
+            type: data.type ?? [],
+            linked_credential_refs: data.linked_credential_refs ?? [],
+            linked_draft_refs: data.linked_draft_refs ?? [],
+            meta_schema: metaSchema,
+            json_ld_vocabs: data.json_ld_vocabs ?? [],
+            vcdm_json_schemas: data.vcdm_json_schemas ?? [],
+            schema: (data.schema as t.TypeOf<typeof JsonObject> | undefined) ?? null,
+            sealed: key.right.seal({ values: kinded(data.values) ?? {}, meta: data.meta ?? {} }, PURPOSE),
+          },
+          annotations: body.annotations ?? {},
+          labels: body.labels ?? {},
+          createdAt: deps.now().toISOString(),
+        },
+      };
+      const appended = await deps.store.append(draftStream(draftId), [{ id: randomUUID(), type: created.type, data: created.data, metadata: { ...metadataOf(ctx) } }], 'no_stream');
+      if (isLeft(appended)) throw new Error(`draft not created: ${appended.left._tag}`);
+      await deps.runner.waitFor(appended.right.position, deps.config.readYourWritesTimeoutMs);
+      const state = draft.evolve(draft.initialState, created);
+      if (state.status === 'none') throw new Error('draft state after creation');
+      return resourceReply(await rendered(kind, ctx, state.resource), 201, { Location: `/drafts/${draftId}` });
+    });
+  });
+
+  router.patch(
+    '/drafts/:id',
+    scope,
+    updateRoute(
+      kind,
+      deps,
+      async (ctx: Context) => {
+        const input = await readJson(ctx, { limitBytes: JSON_LIMIT });
+        return apiLineOf(ctx) === '0.38' ? decode(Patch038, input, 'body') : decode(Patch040, input, 'body');
+      },
+      async (request, ctx) => {
+        const address = addressOf(ctx, kind);
+        // The merge starts from the stream; the update then appends only if If-Match still names it.
+        const loaded = await loadStream(deps.store, draft, draftStream(address.id));
+        const current = isLeft(loaded) || loaded.right.state.status === 'none' ? undefined : loaded.right.state.resource;
+        if (!current || current.tenantId !== address.tenantId) throw new HttpError(notFound('No resource of this kind has this id.'));
+        const key = await deps.dataKeys.find(draftKeyOwner(current.id));
+        if (!key) throw new Error('draft data key is gone');
+        const before = openPrivate(key, current.data['sealed']);
+        const { values, meta, ...clear } = request.data;
+        const sealed = key.seal({ values: kinded(values) ?? before.values, meta: meta ?? before.meta }, PURPOSE);
+        return { op: 'data', data: { ...current.data, ...(clear as { [key: string]: Json }), sealed } };
+      },
+    ),
+  );
+
+  router.post('/drafts/:id/revisions/:revision/export', scope, async (ctx) => {
+    const found = await findRevision(deps.runner.db, addressOf(ctx, kind), revisionOf(ctx));
+    if (!found) throw new HttpError(notFound('No resource of this kind has this id.'));
+    const request = decode(ExportBody, await readJson(ctx, { limitBytes: JSON_LIMIT }), 'body');
+    ctx.type = 'application/json';
+    ctx.body = JSON.stringify(JSON.stringify(await exported(deps, found, request)));
+  });
+
+  versionedRoutes(router, kind, deps);
+};
+
+/** The draft at one revision as an unsigned credential (data model 1.1, JSON-LD). */
+const exported = async (deps: ResourcesContext, envelope: Envelope, request: t.TypeOf<typeof ExportBody>): Promise<Json> => {
+  const d = envelope.data;
+  const { values, meta } = openPrivate(await deps.dataKeys.find(draftKeyOwner(envelope.id)), d['sealed']);
+  const strings = (value: Json | undefined): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
+  const types = strings(d['type']).filter((type) => type !== 'VerifiableCredential');
+  const validFrom = request.valid_from ?? meta.valid_from ?? deps.now().toISOString();
+  const validUntil = request.valid_until ?? meta.valid_until;
+  const schemas = [...(typeof d['meta_schema'] === 'string' ? [d['meta_schema']] : []), ...strings(d['vcdm_json_schemas'])];
+  return {
+    '@context': [V1_CONTEXT, ...strings(d['json_ld_vocabs'])],
+    type: ['VerifiableCredential', ...types],
+    issuer: request.issuer,
+    issuanceDate: validFrom,
+    ...(validUntil ? { expirationDate: validUntil } : {}),
+    credentialSubject: { ...(meta.subject ? { id: meta.subject } : {}), ...Object.fromEntries(Object.entries(values).map(([name, v]) => [name, v.value])) },
+    ...(schemas.length > 0 ? { credentialSchema: schemas.map((id) => ({ id, type: 'JsonSchema' })) } : {}),
+  };
+};

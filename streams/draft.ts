@@ -1,0 +1,75 @@
+// Stream category `draft`: one stream per draft (unsigned credential data) of the resource API,
+// `draft-<draft id>`. Every event is one revision of its envelope (streams/resource.ts). The
+// claim values and the credential subject are personal data: they are sealed with the draft's
+// data key (owner `draft.<draft id>`) and appear in events and read models only as `sealed`.
+import * as t from 'io-ts';
+import { streamName } from '../src/eventstore/port.js';
+import { Sealed } from './dataKey.js';
+import { eventCodec, type StreamContract } from './event.js';
+import { applyChange, JsonObject, StringMap, type Envelope, type ResourceChange } from './resource.js';
+
+export const category = 'draft';
+export const draftStream = (draftId: string): string => streamName(category, draftId);
+export const draftKeyOwner = (draftId: string): string => `draft.${draftId}`;
+
+export const DRAFT_KIND = { name: 'draft', version: 1 } as const;
+
+const Ref = t.type({ digest_multibase: t.string, resource_id: t.string });
+
+/** What a draft records in the clear; `values` and `meta` are in `sealed`. */
+export const DraftData = t.type({
+  type: t.array(t.string),
+  linked_credential_refs: t.array(Ref),
+  linked_draft_refs: t.array(t.type({ resource_id: t.string })),
+  meta_schema: t.union([t.string, t.null]),
+  json_ld_vocabs: t.array(t.string),
+  vcdm_json_schemas: t.array(t.string),
+  /** The temporary schema given instead of `meta_schema` (0.40), or the 0.38 draft schema. */
+  schema: t.union([JsonObject, t.null]),
+  /** `{values, meta}` sealed with the draft's data key. */
+  sealed: Sealed,
+});
+export type DraftData = t.TypeOf<typeof DraftData>;
+
+export const DraftCreated = eventCodec(
+  'DraftCreated',
+  t.type({ draftId: t.string, tenantId: t.string, data: DraftData, annotations: StringMap, labels: StringMap, createdAt: t.string }),
+);
+/** `PATCH /drafts/{id}`: the whole data after the change. */
+export const DraftUpdated = eventCodec('DraftUpdated', t.type({ draftId: t.string, data: DraftData, updatedAt: t.string }));
+export const DraftAnnotationsUpdated = eventCodec('DraftAnnotationsUpdated', t.type({ draftId: t.string, annotations: StringMap, updatedAt: t.string }));
+export const DraftLabelsUpdated = eventCodec('DraftLabelsUpdated', t.type({ draftId: t.string, labels: StringMap, updatedAt: t.string }));
+export const DraftDeleted = eventCodec('DraftDeleted', t.type({ draftId: t.string, deletedAt: t.string }));
+export const DraftRestored = eventCodec('DraftRestored', t.type({ draftId: t.string, restoredAt: t.string }));
+
+/** Every event a draft stream can hold. */
+export const DraftEvent = t.union([DraftCreated, DraftUpdated, DraftAnnotationsUpdated, DraftLabelsUpdated, DraftDeleted, DraftRestored]);
+export type DraftEvent = t.TypeOf<typeof DraftEvent>;
+
+export const draftResourceChange = (event: DraftEvent): ResourceChange => {
+  switch (event.type) {
+    case 'DraftCreated': {
+      const d = event.data;
+      return { op: 'created', id: d.draftId, tenantId: d.tenantId, kind: DRAFT_KIND, at: d.createdAt, annotations: d.annotations, labels: d.labels, data: d.data };
+    }
+    case 'DraftUpdated':
+      return { op: 'data', at: event.data.updatedAt, data: event.data.data };
+    case 'DraftAnnotationsUpdated':
+      return { op: 'annotations', at: event.data.updatedAt, annotations: event.data.annotations };
+    case 'DraftLabelsUpdated':
+      return { op: 'labels', at: event.data.updatedAt, labels: event.data.labels };
+    case 'DraftDeleted':
+      return { op: 'deleted', at: event.data.deletedAt };
+    case 'DraftRestored':
+      return { op: 'restored', at: event.data.restoredAt };
+  }
+};
+
+export type DraftState = { readonly status: 'none' } | { readonly status: 'exists'; readonly resource: Envelope };
+
+export const draft: StreamContract<DraftState, DraftEvent> = {
+  category,
+  codec: DraftEvent,
+  initialState: { status: 'none' },
+  evolve: (state, event) => ({ status: 'exists', resource: applyChange(state.status === 'none' ? undefined : state.resource, draftResourceChange(event)) }),
+};
