@@ -1,6 +1,9 @@
 // The resource API's edges: support requests, 415 on non-JSON bodies, 429 with RateLimit headers.
 import test from 'ava';
+import { createPublicKey } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
+import { tenantDid } from '../src/resources/tenantDid.js';
+import { BOOTSTRAP_TENANT_ID } from '../src/tenancy/bootstrap.js';
 import { supportRequestStream } from '../streams/supportRequest.js';
 import { createApiKey, createTenant } from '../src/tenancy/commands.js';
 import { startTestService, type TestService } from './support/service.js';
@@ -72,4 +75,37 @@ test('past its rate a tenant gets 429 with Retry-After and RateLimit headers; ot
   } finally {
     await s.cleanup();
   }
+});
+
+test('GET /did answers the tenant did:web document, also served publicly where did:web resolves it', async (t) => {
+  const s = service;
+  const response = await s.management('/did');
+  t.is(response.status, 200);
+  const document = (await response.json()) as { id: string; verificationMethod: { id: string; controller: string; publicKeyJwk: { kty: string; crv: string; x: string; y: string } }[]; assertionMethod: string[] };
+  t.is(document.id, `did:web:localhost%3A8080:tenants:${BOOTSTRAP_TENANT_ID}`);
+  const method = document.verificationMethod[0]!;
+  t.is(method.controller, document.id);
+  t.deepEqual(document.assertionMethod, [method.id]);
+  t.is(createPublicKey({ key: method.publicKeyJwk, format: 'jwk' }).asymmetricKeyType, 'ec', 'a usable P-256 key');
+  const etag = response.headers.get('etag') ?? '';
+  t.is((await s.management('/did', { headers: { 'If-None-Match': etag } })).status, 304);
+
+  const resolved = await s.wallet(`/tenants/${BOOTSTRAP_TENANT_ID}/did.json`);
+  t.is(resolved.status, 200);
+  t.deepEqual(await resolved.json(), document);
+  t.is((await s.wallet('/tenants/5b0c4a52-5f0c-4d3e-9b1a-2f6f7f1f9c10/did.json')).status, 404);
+
+  const other = await createTenant(s.service.store, { name: 'did-other' }, { actor: 'test' });
+  if (isLeft(other)) throw new Error('tenant');
+  const key = await createApiKey(s.service.store, { tenantId: other.right.tenantId, scopes: ['resources'], expiration: null }, { actor: 'test' });
+  if (isLeft(key)) throw new Error('key');
+  await s.service.runner.waitFor(key.right.position, 5000);
+  const theirs = (await (await s.management('/did', { key: key.right.secret })).json()) as typeof document;
+  t.is(theirs.id, `did:web:localhost%3A8080:tenants:${other.right.tenantId}`);
+  t.notDeepEqual(theirs.verificationMethod[0]!.publicKeyJwk, method.publicKeyJwk, 'each tenant has its own key');
+});
+
+test('did:web names follow PUBLIC_URL: host with port encoded, then its path', (t) => {
+  t.is(tenantDid('https://connector.example', 't1'), 'did:web:connector.example:tenants:t1');
+  t.is(tenantDid('https://connector.example:8443/eu/wallet', 't1'), 'did:web:connector.example%3A8443:eu:wallet:tenants:t1');
 });

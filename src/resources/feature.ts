@@ -12,6 +12,7 @@ import { requireKnownApiLine } from './oasVersion.js';
 import { rateLimit } from './rateLimit.js';
 import { schemaRoutes } from './schemas.js';
 import { supportRequestRoutes } from './supportRequests.js';
+import { tenantDidRoutes } from './tenantDid.js';
 import { uploads } from './uploads.js';
 import type { ResourcesContext } from './context.js';
 import { idempotentWrites } from './idempotency.js';
@@ -20,7 +21,8 @@ export const resourcesFeature = async (service: ServiceContext): Promise<Feature
   const now = (): Date => new Date();
   const deps: ResourcesContext = { ...service, now, idempotent: idempotentWrites(service, now) };
   const blobs = await directoryBlobStore(join(service.config.dataDir, 'blobs'));
-  const blobUploads = uploads(deps, await loadKek(service.config), blobs);
+  const kek = await loadKek(service.config);
+  const blobUploads = uploads(deps, kek, blobs);
   const router = new Router();
   router.use(rateLimit(service.config.resourceRateLimit, service.config.resourceRateWindowSeconds, now), requireKnownApiLine);
   apiKeyRoutes(router, deps);
@@ -29,5 +31,6 @@ export const resourcesFeature = async (service: ServiceContext): Promise<Feature
   const publishedSchemas = schemaRoutes(router, deps);
   draftRoutes(router, deps);
   supportRequestRoutes(router, deps);
-  return { name: 'resources', managementRouters: [router], publicRouters: [blobUploads.publicRouter, publishedSchemas] };
+  const didDocuments = tenantDidRoutes(router, deps, kek);
+  return { name: 'resources', managementRouters: [router], publicRouters: [blobUploads.publicRouter, publishedSchemas, didDocuments] };
 };
