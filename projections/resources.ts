@@ -36,13 +36,26 @@ const COLUMNS = `
     labels       TEXT NOT NULL,
     data         TEXT NOT NULL`;
 
+/** `data` members search filters and sorts on, each with an expression index. */
+const DATA_INDEXES = ['subject_id', 'expiration', 'digest_multibase', 'filename', 'content_type', 'filesize', 'valid_from', 'valid_until', 'slug'];
+
 export const resourcesProjection: Projection = {
   name: 'resources',
-  tables: ['resources', 'resource_revisions'],
+  tables: ['resources', 'resource_revisions', 'resource_metadata'],
   schema: `CREATE TABLE IF NOT EXISTS resources (${COLUMNS},
     PRIMARY KEY (id)
   );
   CREATE INDEX IF NOT EXISTS resources_by_kind ON resources (tenant_id, kind, created_at, id);
+  CREATE INDEX IF NOT EXISTS resources_by_modified ON resources (tenant_id, kind, modified_at, id);
+  ${DATA_INDEXES.map((member) => `CREATE INDEX IF NOT EXISTS resources_by_${member} ON resources (tenant_id, kind, json_extract(data, '$.${member}'));`).join('\n  ')}
+  CREATE TABLE IF NOT EXISTS resource_metadata (
+    id     TEXT NOT NULL,
+    field  TEXT NOT NULL,
+    key    TEXT NOT NULL,
+    value  TEXT NOT NULL,
+    PRIMARY KEY (field, key, value, id)
+  ) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS resource_metadata_by_id ON resource_metadata (id);
   CREATE TABLE IF NOT EXISTS resource_revisions (${COLUMNS},
     PRIMARY KEY (id, revision)
   );`,
@@ -53,8 +66,28 @@ export const resourcesProjection: Projection = {
     const id = recorded.streamId.slice(source.category.length + 1);
     const revision = recorded.revision + 1;
     const etag = etagOf(id, revision);
-    return [...latest(id, revision, etag, c), change('INSERT INTO resource_revisions SELECT * FROM resources WHERE id = ?', id)];
+    return [...latest(id, revision, etag, c), ...metadata(id, c), change('INSERT INTO resource_revisions SELECT * FROM resources WHERE id = ?', id)];
   },
+};
+
+/** Annotations and labels as rows, so that search finds a key-value pair by index, not by a scan. */
+const metadata = (id: string, c: ResourceChange): SqlChange[] => {
+  const insert = (field: 'annotations' | 'labels', pairs: StringMap): SqlChange[] =>
+    Object.entries(pairs).map(([key, value]) => change('INSERT INTO resource_metadata (id, field, key, value) VALUES (?, ?, ?, ?)', id, field, key, value));
+  const replace = (field: 'annotations' | 'labels', pairs: StringMap): SqlChange[] => [
+    change('DELETE FROM resource_metadata WHERE id = ? AND field = ?', id, field),
+    ...insert(field, pairs),
+  ];
+  switch (c.op) {
+    case 'created':
+      return [...insert('annotations', c.annotations), ...insert('labels', c.labels)];
+    case 'annotations':
+      return replace('annotations', c.annotations);
+    case 'labels':
+      return replace('labels', c.labels);
+    default:
+      return [];
+  }
 };
 
 const latest = (id: string, revision: number, etag: string, c: ResourceChange): SqlChange[] => {

@@ -88,16 +88,17 @@ const between = (expression: string, range: t.TypeOf<typeof Between>): Condition
   params: [new Date(range.left).toISOString(), new Date(range.right).toISOString()],
 });
 
-const keyValues = (column: string, pairs: t.TypeOf<typeof KeyValue>): Condition[] =>
+/** Every pair present: looked up in `resource_metadata` (projections/resources.ts) by index. */
+const keyValues = (table: string, field: 'annotations' | 'labels', pairs: t.TypeOf<typeof KeyValue>): Condition[] =>
   pairs.map((pair) => ({
-    sql: `EXISTS (SELECT 1 FROM json_each(${column}) AS pair WHERE pair.key = ? AND pair.value = ?)`,
-    params: [pair.key, pair.value],
+    sql: `${table}.id IN (SELECT id FROM resource_metadata WHERE field = ? AND key = ? AND value = ?)`,
+    params: [field, pair.key, pair.value],
   }));
 
 /** Conditions on the envelope columns of `table` (the searched resources or linked ones). */
 const envelopeConditions = (table: string, item: EnvelopeFilter): Condition[] => [
-  ...keyValues(`${table}.annotations`, item.annotations ?? []),
-  ...keyValues(`${table}.labels`, item.labels ?? []),
+  ...keyValues(table, 'annotations', item.annotations ?? []),
+  ...keyValues(table, 'labels', item.labels ?? []),
   ...(item.created_at ? [between(`${table}.created_at`, item.created_at)] : []),
   ...(item.modified_at ? [between(`${table}.modified_at`, item.modified_at)] : []),
   ...(item.deleted_at ? [between(`${table}.deleted_at`, item.deleted_at)] : []),
@@ -180,7 +181,8 @@ export const searcher = (kindName: string, data: DataSearch, { only, render }: S
     const filters = body.filter ?? [];
     const order = [
       ...(body.sort ?? []).map((s) => ({ expression: sortFields[s.field]!, descending: s.order === 'DESC' })),
-      { expression: 'resources.id', descending: false },
+      // The tie-break follows the last sort's direction, so one index serves the whole order.
+      { expression: 'resources.id', descending: body.sort?.[body.sort.length - 1]?.order === 'DESC' },
     ];
     // A cursor belongs to one query: reusing it with another filter or sort is refused.
     const query = createHash('sha256').update(JSON.stringify([kindName, filters, body.sort ?? []])).digest('base64url').slice(0, 16);
