@@ -13,7 +13,9 @@
 //
 // Knobs (environment): BENCH_ROUNDS (default 5), BENCH_ROUND_SECONDS (timed seconds per side per
 // append round, default 1.5), BENCH_REBUILD_EVENTS (default 30000), BENCH_SYNC (append figures
-// to run, default FULL,NORMAL), BENCH_STRICT=1 (exit 1 when a target is missed).
+// to run, default FULL,NORMAL), BENCH_STRICT=1 (exit 1 when a target is missed), BENCH_ONLY
+// (comma-separated groups: appends, rebuild, callbacks, verification, presentation-verification,
+// issuance).
 import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
@@ -212,17 +214,24 @@ const rebuildOurs = async (store: EventStore, expected: { tenants: number; keys:
 };
 
 /** The same number of rows (the events' data as payload) in transactions of 1000 inserts. */
-const rebuildReference = async (payloads: readonly string[]): Promise<number> => {
+/**
+ * The same writing as the rebuild, raw: as many single-row INSERTs into a plain table as the
+ * projections make SQL changes, through the same driver wrapper, one awaited statement after
+ * another as the runner applies its changes, REFERENCE_BATCH rows per transaction. Returns events
+ * per second, so it is comparable with ours.
+ */
+const rebuildReference = async (payloads: readonly string[], rows: number): Promise<number> => {
   // The runner's read-model file is opened with synchronous=NORMAL; so is this one.
   const file = freshFile('raw-batched');
   const db = await Sqlite.open(file, { synchronous: 'NORMAL' });
   try {
     await db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, payload TEXT)');
     const ms = await time(async () => {
-      for (let i = 0; i < payloads.length; i += REFERENCE_BATCH) {
-        const batch = payloads.slice(i, i + REFERENCE_BATCH);
+      for (let i = 0; i < rows; i += REFERENCE_BATCH) {
         await db.transaction(async () => {
-          for (const payload of batch) await db.run('INSERT INTO t (payload) VALUES (?)', [payload]);
+          for (let j = i; j < Math.min(i + REFERENCE_BATCH, rows); j++) {
+            await db.run('INSERT INTO t (payload) VALUES (?)', [payloads[j % payloads.length]!]);
+          }
         });
       }
     });
@@ -245,16 +254,21 @@ const rebuildFigure = async (): Promise<Figure> => {
   try {
     const fillMs = await time(() => fillStore(store, plan));
     progress(`rebuild: filled in ${Math.round(fillMs)} ms; warm-up, then ${ROUNDS} rounds`);
+    // How much writing the projections do per event: the reference writes one row per event.
+    const changes = (await store.readAll()).reduce(
+      (n, event) => n + allProjections.reduce((m, p) => m + p.apply(event).length, 0),
+      0,
+    );
     await rebuildOurs(store, expected);
-    await rebuildReference(payloads);
+    await rebuildReference(payloads, changes);
     const ours: number[] = [];
     const reference: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       if (round % 2 === 0) {
         ours.push(await rebuildOurs(store, expected));
-        reference.push(await rebuildReference(payloads));
+        reference.push(await rebuildReference(payloads, changes));
       } else {
-        reference.push(await rebuildReference(payloads));
+        reference.push(await rebuildReference(payloads, changes));
         ours.push(await rebuildOurs(store, expected));
       }
     }
@@ -265,9 +279,11 @@ const rebuildFigure = async (): Promise<Figure> => {
       reference,
       target: { atLeast: 0.5 },
       note:
-        `ours: runner.rebuild() of tenants + api_keys on a fresh read-model file from a store of ${plan.length} events ` +
+        `ours: runner.rebuild() of all ${allProjections.length} projections (${allProjections.map((p) => p.name).join(', ')}) ` +
+        `on a fresh read-model file from a store of ${plan.length} events ` +
         `(${expected.tenants} TenantCreated, ${expected.keys} ApiKeyCreated, ${plan.length - expected.tenants - expected.keys} ApiKeyDeleted); ` +
-        `reference: as many single-row INSERTs into a plain table, ${REFERENCE_BATCH} per transaction, WAL, synchronous=NORMAL.`,
+        `the projections make ${changes} SQL changes for them (${(changes / plan.length).toFixed(2)} an event); ` +
+        `reference: as many single-row INSERTs into a plain table (${changes}), ${REFERENCE_BATCH} per transaction, one awaited statement after another as the runner applies them, WAL, synchronous=NORMAL; both as events/s.`,
     };
   } finally {
     await store.close();
@@ -296,13 +312,24 @@ const main = async (): Promise<void> => {
     };
     progress(`node ${environment.node}, sqlite ${sqliteVersion}, ${environment.cpus} x ${environment.cpu}, files in ${dir}`);
 
+    const common = { dir, rounds: ROUNDS, roundSeconds: ROUND_SECONDS, progress };
+    const groups: Record<string, () => Promise<Figure[]>> = {
+      appends: async () => {
+        const figures: Figure[] = [];
+        for (const sync of SYNC_MODES) figures.push(await appendFigure(sync));
+        return figures;
+      },
+      rebuild: async () => [await rebuildFigure()],
+      callbacks: () => callbackFigures(common),
+      verification: () => verificationFigures(common),
+      'presentation-verification': () => presentationVerificationFigures(common),
+      issuance: () => issuanceFigures(common),
+    };
+    const only = process.env['BENCH_ONLY']?.split(',').map((g) => g.trim()).filter((g) => g !== '');
+    const unknown = (only ?? []).filter((g) => !(g in groups));
+    if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown group(s) ${unknown.join(', ')}; groups: ${Object.keys(groups).join(', ')}`);
     const figures: Figure[] = [];
-    for (const sync of SYNC_MODES) figures.push(await appendFigure(sync));
-    figures.push(await rebuildFigure());
-    figures.push(...(await callbackFigures({ dir, rounds: ROUNDS, roundSeconds: ROUND_SECONDS, progress })));
-    figures.push(...(await verificationFigures({ dir, rounds: ROUNDS, roundSeconds: ROUND_SECONDS, progress })));
-    figures.push(...(await presentationVerificationFigures({ rounds: ROUNDS, roundSeconds: ROUND_SECONDS, progress })));
-    figures.push(...(await issuanceFigures({ dir, rounds: ROUNDS, roundSeconds: ROUND_SECONDS, progress })));
+    for (const [name, run] of Object.entries(groups)) if (!only || only.includes(name)) figures.push(...(await run()));
 
     const seconds = Math.round((performance.now() - started) / 100) / 10;
     console.log('');
