@@ -42,7 +42,6 @@ CREATE TABLE IF NOT EXISTS events (
   created   INTEGER NOT NULL,
   UNIQUE (stream_id, revision)
 );
-CREATE INDEX IF NOT EXISTS events_by_stream_event_id ON events (stream_id, event_id);
 -- A tombstone erases the stream's events in the same statement, as EventStoreDB's scavenge
 -- eventually does: tombstoned data keys must be gone from the file, not just unreadable.
 CREATE TRIGGER IF NOT EXISTS tombstone_erases_stream AFTER INSERT ON events
@@ -80,6 +79,10 @@ const toRecorded = (row: EventRow): RecordedEvent => ({
   created: new Date(row.created),
 });
 
+/** The stream's revision before a successful append, when the expectation says it. */
+const knownRevision = (expected: ExpectedRevision): number | undefined =>
+  typeof expected === 'number' ? expected : expected === 'no_stream' ? -1 : undefined;
+
 /** The SQL condition on `cur.r` (the current revision, -1 for none); an exact revision is `?4`. */
 const expectation = (expected: ExpectedRevision): string => {
   switch (expected) {
@@ -108,7 +111,8 @@ const appendStatement = (count: number, expected: ExpectedRevision): string => {
       const k = 5 + i * 5;
       return `(?${k}, ?${k + 1}, ?${k + 2}, ?${k + 3}, ?${k + 4})`;
     });
-    // With `any` and `stream_exists`, a retry is recognised by its first event id, as EventStoreDB does.
+    // With `any` and `stream_exists`, a retry is recognised by its first event id, as EventStoreDB does;
+    // the lookup walks that one stream through the (stream_id, revision) index: streams here are short.
     const notRetried =
       expected === 'any' || expected === 'stream_exists'
         ? 'AND NOT EXISTS (SELECT 1 FROM events WHERE stream_id = ?1 AND event_id = ?3)'
@@ -122,7 +126,7 @@ const appendStatement = (count: number, expected: ExpectedRevision): string => {
        FROM cur, dead, (VALUES ${rows.join(', ')}) AS v
        WHERE dead.d = 0 AND ${expectation(expected)} ${notRetried}
        ${count > 1 ? 'ORDER BY v.column1' : ''}
-       RETURNING position, revision`;
+       ${knownRevision(expected) === undefined ? 'RETURNING position, revision' : ''}`;
     appendStatements.set(key, sql);
   }
   return sql;
@@ -170,16 +174,21 @@ class SqliteEventStore implements EventStore {
       JSON.stringify(e.data),
       e.metadata === undefined ? null : JSON.stringify(e.metadata),
     ]);
-    const inserted = await this.db.all<{ position: number; revision: number }>(
-      appendStatement(events.length, expectedRevision),
-      [streamId, Date.now(), events[0]!.id, typeof expectedRevision === 'number' ? expectedRevision : null, ...rowParams],
-    );
-    if (inserted.length === events.length) {
+    const sql = appendStatement(events.length, expectedRevision);
+    const params = [streamId, Date.now(), events[0]!.id, typeof expectedRevision === 'number' ? expectedRevision : null, ...rowParams];
+    const before = knownRevision(expectedRevision);
+    if (before !== undefined) {
+      // The revisions are known in advance: the last row inserted (in revision order) is the last event.
+      const result = await this.db.run(sql, params);
+      if (result.changes !== events.length) return this.explainRefusal(streamId, events, expectedRevision);
       this.notifyAppended();
-      const last = inserted.reduce((a, b) => (a.position > b.position ? a : b));
-      return right({ nextExpectedRevision: last.revision, position: toPosition(last.position) });
+      return right({ nextExpectedRevision: before + events.length, position: toPosition(result.lastId) });
     }
-    return this.explainRefusal(streamId, events, expectedRevision);
+    const inserted = await this.db.all<{ position: number; revision: number }>(sql, params);
+    if (inserted.length !== events.length) return this.explainRefusal(streamId, events, expectedRevision);
+    this.notifyAppended();
+    const last = inserted.reduce((a, b) => (a.position > b.position ? a : b));
+    return right({ nextExpectedRevision: last.revision, position: toPosition(last.position) });
   }
 
   /** The append wrote nothing: a tombstone, an idempotent retry, or a wrong expectation. */
