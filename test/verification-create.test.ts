@@ -81,6 +81,16 @@ const refusals: readonly Refusal[] = [
     locations: ['body.dcql_query.credentials[0].trusted_authorities[0].type'],
   },
   {
+    name: 'trusted_authorities of type etsi_tl, which this connector cannot resolve',
+    body: { dcql_query: { credentials: [{ ...credential, trusted_authorities: [{ type: 'etsi_tl', values: ['bG90bA'] }] }] } },
+    locations: ['body.dcql_query.credentials[0].trusted_authorities[0].type'],
+  },
+  {
+    name: 'an aki trusted authority that is not base64url',
+    body: { dcql_query: { credentials: [{ ...credential, trusted_authorities: [{ type: 'aki', values: ['not base64url!'] }] }] } },
+    locations: ['body.dcql_query.credentials[0].trusted_authorities[0].values[0]'],
+  },
+  {
     name: 'transaction data naming an unknown credential',
     body: { dcql_query: query, transaction_data: [{ type: 'payment', credential_ids: ['mdl'] }] },
     locations: ['body.transaction_data[0].credential_ids[0]'],

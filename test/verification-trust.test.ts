@@ -1,6 +1,8 @@
-// X509_TRUST_POLICY end to end: an issuer outside the configured trust anchors under each policy.
+// Trust end to end: X509_TRUST_POLICY for an issuer outside the configured trust anchors, and the
+// DCQL trusted_authorities of type aki.
 import test from 'ava';
 import { createCertificateAuthority } from '../src/crypto/certificates.js';
+import { x509 } from '../src/crypto/x509.js';
 import { pidQuery, startVerificationHarness, type VerificationHarness } from './support/wallet/connector.js';
 import { answer } from './support/wallet/presentation.js';
 
@@ -67,4 +69,24 @@ test('disabled: the credential is FULFILLED and carries no trust fields', async 
     t.false('isTrusted' in credential);
     t.false('isCertificateRevoked' in credential);
   });
+});
+
+test('trusted_authorities aki: a chain carrying the AuthorityKeyIdentifier is FULFILLED, another VERIFICATION_FAILED', async (t) => {
+  const h = await startVerificationHarness();
+  try {
+    const keyIdHex = h.issuer.leaf.certificate.getExtension(x509.AuthorityKeyIdentifierExtension)?.keyId;
+    if (!keyIdHex) throw new Error('the test issuer leaf has no AuthorityKeyIdentifier');
+    const issuersAki = Buffer.from(keyIdHex, 'hex').toString('base64url');
+    const outcome = async (aki: string) => {
+      const { created, request } = await h.requestAndFetch({ dcql_query: pidQuery({ trusted_authorities: [{ type: 'aki', values: [aki] }] }) });
+      await answer(h.endpoints, request, { pid: { credential: await h.pid(), holder: h.holder } });
+      return h.callback(created.state);
+    };
+    t.is((await outcome(issuersAki))['status'], 'FULFILLED');
+    const refused = await outcome(Buffer.from('some other authority key').toString('base64url'));
+    t.is(refused['status'], 'VERIFICATION_FAILED');
+    t.regex(refused['errorDetails'] as string, /trusted_authorities/);
+  } finally {
+    await h.close();
+  }
 });

@@ -135,3 +135,17 @@ export const findTrustAnchor = async (chain: readonly Certificate[], anchors: re
   }
   return undefined;
 };
+
+/**
+ * DCQL `trusted_authorities` of type `aki` (OpenID4VP 1.0, 6.1.1): a value is the base64url
+ * KeyIdentifier of an AuthorityKeyIdentifier, and matches when some certificate of the chain
+ * carries exactly those bytes as its AuthorityKeyIdentifier.
+ */
+export const chainHasAuthorityKeyId = (chain: readonly Certificate[], keyIds: readonly string[]): boolean => {
+  const wanted = new Set(keyIds.map((id) => Buffer.from(id, 'base64url').toString('hex')));
+  return chain.some((certificate) => {
+    const keyId = certificate.getExtension(x509.AuthorityKeyIdentifierExtension)?.keyId;
+    return keyId !== undefined && wanted.has(keyId.toLowerCase());
+  });
+};
+

@@ -43,8 +43,10 @@ export type ClaimsQuery = t.TypeOf<typeof ClaimsQuery>;
 
 export const TrustedAuthority = object(
   {
-    type: withMessage(t.keyof({ aki: null, etsi_tl: null, openid_federation: null }), 'expected one of aki, etsi_tl, openid_federation'),
-    values: nonEmptyArray(NonEmptyString),
+    // etsi_tl and openid_federation need trusted-list or federation resolution, which this
+    // connector does not do: refusing them beats accepting a constraint it would not enforce.
+    type: withMessage(t.keyof({ aki: null }), 'expected aki (etsi_tl and openid_federation are not supported by this connector)'),
+    values: nonEmptyArray(withMessage(t.refinement(t.string, (s) => /^[A-Za-z0-9_-]+$/.test(s)), 'expected a base64url KeyIdentifier')),
   },
   {},
   'TrustedAuthority',

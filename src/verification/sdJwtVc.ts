@@ -7,7 +7,7 @@ import { isLeft, left, right } from 'fp-ts/lib/Either.js';
 import { compactVerify, decodeProtectedHeader } from 'jose';
 import type { x509 } from '../crypto/x509.js';
 import type { TrustVerifier, VerificationFailure } from '../trust/issuerTrust.js';
-import { parseX5c } from '../trust/x509Chain.js';
+import { chainHasAuthorityKeyId, parseX5c } from '../trust/x509Chain.js';
 import { isRequested, selectsAValue, type ClaimPathPointer } from './claimPaths.js';
 import { applyDisclosures, describePath, parseDisclosure, type Disclosure } from './disclosures.js';
 import { isRecord, parseJson, typIs } from './json.js';
@@ -21,6 +21,8 @@ export interface CredentialRequirements {
   /** DCQL `claims[].path`: each must be disclosed, and nothing else selectively disclosable may be. */
   readonly claimPaths: readonly ClaimPathPointer[];
   readonly requireHolderBinding: boolean;
+  /** DCQL `trusted_authorities` of type `aki`: the issuer chain must carry one of these AuthorityKeyIdentifiers. */
+  readonly trustedAuthorityKeyIds?: readonly string[];
 }
 
 export interface PresentationContext {
@@ -145,6 +147,10 @@ export const verifySdJwtVcPresentation = async (
   if (isLeft(issued)) return fail(issued.left);
   const trusted = await trust.verify(issued.right.chain, context.now);
   if (isLeft(trusted)) return trusted;
+  const keyIds = requirements.trustedAuthorityKeyIds;
+  if (keyIds && !chainHasAuthorityKeyId(issued.right.chain, keyIds)) {
+    return fail('issuer chain has none of the AuthorityKeyIdentifiers in the query\'s trusted_authorities');
+  }
 
   const disclosures = parseDisclosures(parts.right.disclosures);
   if (isLeft(disclosures)) return fail(disclosures.left);

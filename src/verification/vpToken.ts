@@ -58,7 +58,12 @@ export const verifyVpToken = async (
       for (const claims of claimAlternatives(query)) {
         const result = await verify(
           presentation,
-          { vctValues: query.meta.vct_values, claimPaths: claims.map((c) => c.path), requireHolderBinding: requiresHolderBinding(query) },
+          {
+            vctValues: query.meta.vct_values,
+            claimPaths: claims.map((c) => c.path),
+            requireHolderBinding: requiresHolderBinding(query),
+            ...(query.trusted_authorities ? { trustedAuthorityKeyIds: query.trusted_authorities.flatMap((a) => a.values) } : {}),
+          },
           { ...context, transactionData, credentialId: id },
         );
         const unmatched = isRight(result) ? claimWithoutRequestedValue(claims, result.right.credential.claims) : undefined;
