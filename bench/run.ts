@@ -31,6 +31,7 @@ import { Sqlite } from '../src/sqlite.js';
 import { callbackFigures } from './callbacks.js';
 import { commandTraffic, history, type PlannedAppend } from './fixtures.js';
 import { issuanceFigures } from './issuance.js';
+import { resourceFigures } from './resources.js';
 import { printJson, printTable, type Figure } from './report.js';
 import { verificationFigures } from './verification.js';
 import { presentationVerificationFigures } from './presentationVerification.js';
@@ -324,6 +325,7 @@ const main = async (): Promise<void> => {
       verification: () => verificationFigures(common),
       'presentation-verification': () => presentationVerificationFigures(common),
       issuance: () => issuanceFigures(common),
+      resources: () => resourceFigures(common),
     };
     const only = process.env['BENCH_ONLY']?.split(',').map((g) => g.trim()).filter((g) => g !== '');
     const unknown = (only ?? []).filter((g) => !(g in groups));

@@ -45,6 +45,7 @@ export const resourcesProjection: Projection = {
   schema: `CREATE TABLE IF NOT EXISTS resources (${COLUMNS},
     PRIMARY KEY (id)
   );
+  CREATE INDEX IF NOT EXISTS resources_by_id ON resources (tenant_id, kind, id);
   CREATE INDEX IF NOT EXISTS resources_by_kind ON resources (tenant_id, kind, created_at, id);
   CREATE INDEX IF NOT EXISTS resources_by_modified ON resources (tenant_id, kind, modified_at, id);
   ${DATA_INDEXES.map((member) => `CREATE INDEX IF NOT EXISTS resources_by_${member} ON resources (tenant_id, kind, json_extract(data, '$.${member}'));`).join('\n  ')}

@@ -192,12 +192,16 @@ export const searcher = (kindName: string, data: DataSearch, { only, render }: S
       ...(only ? [only] : []),
       ...filters.flatMap(conditionsOf),
     ];
+    // With filters, SQLite (which has no statistics here) would rather walk the sort's index and
+    // test every row than find the few matching rows by the filter's index and sort them: a unary
+    // plus on the sort terms takes the sort's index out of its choice.
+    const unindexed = filters.length > 0 || only ? '+' : '';
     const cursorText = ctx.query['cursor'];
     if (cursorText !== undefined) conditions.push(after(order, readCursor(cursorText, query, order.length)));
     const rows = await db.all<ResourceRow>(
       `SELECT *, ${order.map((o, i) => `${o.expression} AS sort_${i}`).join(', ')} FROM resources
        WHERE ${conditions.map((c) => `(${c.sql})`).join(' AND ')}
-       ORDER BY ${order.map((o) => `${o.expression} ${o.descending ? 'DESC' : 'ASC'}`).join(', ')}
+       ORDER BY ${order.map((o) => `${unindexed}${o.expression} ${o.descending ? 'DESC' : 'ASC'}`).join(', ')}
        LIMIT ?`,
       [...conditions.flatMap((c) => c.params), limit + 1],
     );
