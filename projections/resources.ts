@@ -4,6 +4,7 @@
 // (streams/resource.ts); the etag is computed from id and revision exactly as the write side does.
 import { apiKey, apiKeyResourceChange } from '../streams/apiKey.js';
 import { credential, credentialResourceChange } from '../streams/credential.js';
+import { didcommMessage, didcommResourceChange } from '../streams/didcommMessage.js';
 import { draft, draftResourceChange } from '../streams/draft.js';
 import { decodeRecorded, inCategory } from '../streams/event.js';
 import { file, fileResourceChange } from '../streams/file.js';
@@ -20,6 +21,7 @@ const sources: readonly { readonly category: string; readonly changeOf: (recorde
   { category: credential.category, changeOf: (recorded) => credentialResourceChange(decodeRecorded(credential.codec, recorded)) },
   { category: schema.category, changeOf: (recorded) => schemaResourceChange(decodeRecorded(schema.codec, recorded)) },
   { category: draft.category, changeOf: (recorded) => draftResourceChange(decodeRecorded(draft.codec, recorded)) },
+  { category: didcommMessage.category, changeOf: (recorded) => didcommResourceChange(decodeRecorded(didcommMessage.codec, recorded)) },
 ];
 
 const COLUMNS = `

@@ -6,6 +6,7 @@ import type { Feature, ServiceContext } from '../feature.js';
 import { apiKeyRoutes } from './apiKeys.js';
 import { directoryBlobStore } from './blobStore.js';
 import { credentialRoutes } from './credentials.js';
+import { didcommRoutes } from './didcommMessages.js';
 import { draftRoutes } from './drafts.js';
 import { fileRoutes } from './files.js';
 import { requireKnownApiLine } from './oasVersion.js';
@@ -31,6 +32,7 @@ export const resourcesFeature = async (service: ServiceContext): Promise<Feature
   const publishedSchemas = schemaRoutes(router, deps);
   draftRoutes(router, deps);
   supportRequestRoutes(router, deps);
+  didcommRoutes(router, deps);
   const didDocuments = tenantDidRoutes(router, deps, kek);
   return { name: 'resources', managementRouters: [router], publicRouters: [blobUploads.publicRouter, publishedSchemas, didDocuments] };
 };

@@ -1,0 +1,133 @@
+// The `didcomm-messages` kind: `POST /didcomm-messages` records a message from the tenant's DID
+// to a recipient, embedding the tenant's credentials, files and presentations it names (and,
+// unless `disable_transitive_closure`, the credentials those credentials link to). The message is
+// recorded, not transmitted: no DIDComm transport is built yet.
+import type Router from '@koa/router';
+import { randomUUID } from 'node:crypto';
+import * as t from 'io-ts';
+import { isLeft } from 'fp-ts/lib/Either.js';
+import { findLatest } from '../../projections/resources.js';
+import { CREDENTIAL_KIND } from '../../streams/credential.js';
+import { Sealed } from '../../streams/dataKey.js';
+import { DIDCOMM_KIND, didcommKeyOwner, didcommMessage, didcommStream, type DidcommMessageEvent, type DidcommMessageState } from '../../streams/didcommMessage.js';
+import { FILE_KIND } from '../../streams/file.js';
+import { StringMap, type Envelope, type ResourceData } from '../../streams/resource.js';
+import { readJson } from '../http/body.js';
+import { NonEmptyString, Uuid } from '../http/codecs.js';
+import { HttpError, problem, type FieldError } from '../http/problem.js';
+import { decode } from '../http/validate.js';
+import { principalOf, requireScope } from '../tenancy/authenticate.js';
+import type { ResourcesContext } from './context.js';
+import { resourceReply, wireEnvelope } from './envelope.js';
+import type { VersionedKind } from './kind.js';
+import { JSON_LIMIT, metadataOf, rendered, versionedRoutes } from './routes.js';
+import { tenantDid } from './tenantDid.js';
+
+const PURPOSE = 'didcomm-recipient';
+/** Bound on the credentials one message embeds through links. */
+const MAX_CLOSURE = 100;
+
+export const didcommKind = (deps: ResourcesContext): VersionedKind<DidcommMessageState, DidcommMessageEvent> => ({
+  path: 'didcomm-messages',
+  name: DIDCOMM_KIND.name,
+  scope: 'resources',
+  contract: didcommMessage,
+  streamOf: didcommStream,
+  envelopeOf: (state) => (state.status === 'none' ? undefined : state.resource),
+  search: { filters: {}, sorts: {} },
+  render: async (envelope) => {
+    const sealed = envelope.data['to'];
+    const key = await deps.dataKeys.find(didcommKeyOwner(envelope.id));
+    const to = key && Sealed.is(sealed) ? key.open(sealed, PURPOSE) : null;
+    return { ...envelope, data: { ...envelope.data, to } };
+  },
+  events: {
+    annotations: (messageId, annotations, updatedAt) => ({ type: 'DidcommMessageAnnotationsUpdated', data: { messageId, annotations, updatedAt } }),
+    labels: (messageId, labels, updatedAt) => ({ type: 'DidcommMessageLabelsUpdated', data: { messageId, labels, updatedAt } }),
+    deleted: (messageId, deletedAt) => ({ type: 'DidcommMessageDeleted', data: { messageId, deletedAt } }),
+    restored: (messageId, restoredAt) => ({ type: 'DidcommMessageRestored', data: { messageId, restoredAt } }),
+  },
+});
+
+const SendBody = t.intersection([
+  t.type({
+    data: t.intersection([
+      t.type({ to: NonEmptyString, key_id: Uuid }),
+      t.partial({ credentials: t.array(Uuid), files: t.array(Uuid), presentations: t.array(Uuid), disable_transitive_closure: t.boolean }),
+    ]),
+  }),
+  t.partial({ annotations: StringMap, labels: StringMap }),
+]);
+
+export const didcommRoutes = (router: Router, deps: ResourcesContext): void => {
+  const kind = didcommKind(deps);
+
+  router.post('/didcomm-messages', requireScope(kind.scope), async (ctx) => {
+    const body = decode(SendBody, await readJson(ctx, { limitBytes: JSON_LIMIT }), 'body');
+    const tenantId = principalOf(ctx).tenantId;
+    await deps.idempotent(ctx, body, async () => {
+      const missing: FieldError[] = [];
+      const live = async (kindName: string, ids: readonly string[], field: string): Promise<Envelope[]> => {
+        const found: Envelope[] = [];
+        for (const [i, id] of ids.entries()) {
+          const envelope = await findLatest(deps.runner.db, { tenantId, kind: kindName, id: id.toLowerCase() });
+          if (envelope && envelope.deletedAt === null) found.push(envelope);
+          else missing.push({ location: `body.data.${field}[${i}]`, message: `no ${kindName} of this tenant has this id`, value: id });
+        }
+        return found;
+      };
+      const credentials = await live(CREDENTIAL_KIND.name, body.data.credentials ?? [], 'credentials');
+      const files = await live(FILE_KIND.name, body.data.files ?? [], 'files');
+      // Presentations are not a kind of this service yet: none can be found.
+      for (const [i, id] of (body.data.presentations ?? []).entries()) {
+        missing.push({ location: `body.data.presentations[${i}]`, message: 'no presentation of this tenant has this id', value: id });
+      }
+      if (missing.length > 0) throw new HttpError(problem(404, '/problems/not-found', 'Not found', 'A referenced resource does not exist in this tenant.', missing));
+      if (!body.data.disable_transitive_closure) await closeOverLinks(deps, tenantId, credentials);
+
+      const messageId = randomUUID();
+      const key = await deps.dataKeys.issue(didcommKeyOwner(messageId));
+      if (isLeft(key)) throw new Error(`didcomm data key: ${key.left._tag}`);
+      const items = (envelopes: readonly Envelope[]): { items: ResourceData[] } => ({ items: envelopes.map((e) => wireEnvelope(e)) });
+      const sent: DidcommMessageEvent = {
+        type: 'DidcommMessageSent',
+        data: {
+          messageId,
+          tenantId,
+          from: tenantDid(deps.config.publicUrl, tenantId),
+          to: key.right.seal(body.data.to, PURPOSE),
+          keyId: body.data.key_id.toLowerCase(),
+          credentials: items(credentials),
+          files: items(files),
+          presentations: { items: [] },
+          annotations: body.annotations ?? {},
+          labels: body.labels ?? {},
+          sentAt: deps.now().toISOString(),
+        },
+      };
+      const appended = await deps.store.append(didcommStream(messageId), [{ id: randomUUID(), type: sent.type, data: sent.data, metadata: { ...metadataOf(ctx) } }], 'no_stream');
+      if (isLeft(appended)) throw new Error(`didcomm message not recorded: ${appended.left._tag}`);
+      await deps.runner.waitFor(appended.right.position, deps.config.readYourWritesTimeoutMs);
+      const state = didcommMessage.evolve(didcommMessage.initialState, sent);
+      if (state.status === 'none') throw new Error('didcomm state after sending');
+      return resourceReply(await rendered(kind, ctx, state.resource), 201, { Location: `/didcomm-messages/${messageId}` });
+    });
+  });
+
+  versionedRoutes(router, kind, deps);
+};
+
+/** Adds, in place, the tenant's live credentials linked from those already included, transitively. */
+const closeOverLinks = async (deps: ResourcesContext, tenantId: string, credentials: Envelope[]): Promise<void> => {
+  const seen = new Set(credentials.map((c) => c.id));
+  for (let i = 0; i < credentials.length && credentials.length < MAX_CLOSURE; i++) {
+    const refs = credentials[i]!.data['linked_credential_refs'];
+    for (const ref of Array.isArray(refs) ? refs : []) {
+      const id = typeof ref === 'object' && ref !== null && !Array.isArray(ref) ? (ref as { resource_id?: unknown }).resource_id : undefined;
+      if (typeof id !== 'string' || seen.has(id) || credentials.length >= MAX_CLOSURE) continue;
+      seen.add(id);
+      const linked = await findLatest(deps.runner.db, { tenantId, kind: CREDENTIAL_KIND.name, id });
+      if (linked && linked.deletedAt === null) credentials.push(linked);
+    }
+  }
+};

@@ -1,0 +1,89 @@
+// Stream category `didcomm`: one stream per DIDComm message a tenant sends,
+// `didcomm-<message id>`. Every event is one revision of its envelope (streams/resource.ts). The
+// recipient (`to`, usually a holder's DID) is personal data: it is sealed with the message's own
+// data key (owner `didcomm.<message id>`). The embedded resources are the tenant's credentials
+// and files as they were when the message was sent (their envelopes, which carry no claims).
+import * as t from 'io-ts';
+import { streamName } from '../src/eventstore/port.js';
+import { Sealed } from './dataKey.js';
+import { eventCodec, type StreamContract } from './event.js';
+import { applyChange, JsonObject, StringMap, type Envelope, type ResourceChange } from './resource.js';
+
+export const category = 'didcomm';
+export const didcommStream = (messageId: string): string => streamName(category, messageId);
+export const didcommKeyOwner = (messageId: string): string => `didcomm.${messageId}`;
+
+export const DIDCOMM_KIND = { name: 'didcomm-message', version: 1 } as const;
+
+const Items = t.type({ items: t.array(JsonObject) });
+
+export const DidcommMessageSent = eventCodec(
+  'DidcommMessageSent',
+  t.type({
+    messageId: t.string,
+    tenantId: t.string,
+    from: t.string,
+    /** The recipient, sealed. */
+    to: Sealed,
+    /** The sending key named by the request (recorded; the tenant has one DID key, `#key-1`). */
+    keyId: t.string,
+    credentials: Items,
+    files: Items,
+    presentations: Items,
+    annotations: StringMap,
+    labels: StringMap,
+    sentAt: t.string,
+  }),
+);
+export const DidcommMessageAnnotationsUpdated = eventCodec(
+  'DidcommMessageAnnotationsUpdated',
+  t.type({ messageId: t.string, annotations: StringMap, updatedAt: t.string }),
+);
+export const DidcommMessageLabelsUpdated = eventCodec('DidcommMessageLabelsUpdated', t.type({ messageId: t.string, labels: StringMap, updatedAt: t.string }));
+export const DidcommMessageDeleted = eventCodec('DidcommMessageDeleted', t.type({ messageId: t.string, deletedAt: t.string }));
+export const DidcommMessageRestored = eventCodec('DidcommMessageRestored', t.type({ messageId: t.string, restoredAt: t.string }));
+
+/** Every event a DIDComm message stream can hold. */
+export const DidcommMessageEvent = t.union([
+  DidcommMessageSent,
+  DidcommMessageAnnotationsUpdated,
+  DidcommMessageLabelsUpdated,
+  DidcommMessageDeleted,
+  DidcommMessageRestored,
+]);
+export type DidcommMessageEvent = t.TypeOf<typeof DidcommMessageEvent>;
+
+export const didcommResourceChange = (event: DidcommMessageEvent): ResourceChange => {
+  switch (event.type) {
+    case 'DidcommMessageSent': {
+      const d = event.data;
+      return {
+        op: 'created',
+        id: d.messageId,
+        tenantId: d.tenantId,
+        kind: DIDCOMM_KIND,
+        at: d.sentAt,
+        annotations: d.annotations,
+        labels: d.labels,
+        data: { from: d.from, to: d.to, credentials: d.credentials, files: d.files, presentations: d.presentations },
+      };
+    }
+    case 'DidcommMessageAnnotationsUpdated':
+      return { op: 'annotations', at: event.data.updatedAt, annotations: event.data.annotations };
+    case 'DidcommMessageLabelsUpdated':
+      return { op: 'labels', at: event.data.updatedAt, labels: event.data.labels };
+    case 'DidcommMessageDeleted':
+      return { op: 'deleted', at: event.data.deletedAt };
+    case 'DidcommMessageRestored':
+      return { op: 'restored', at: event.data.restoredAt };
+  }
+};
+
+export type DidcommMessageState = { readonly status: 'none' } | { readonly status: 'exists'; readonly resource: Envelope };
+
+export const didcommMessage: StreamContract<DidcommMessageState, DidcommMessageEvent> = {
+  category,
+  codec: DidcommMessageEvent,
+  initialState: { status: 'none' },
+  evolve: (state, event) => ({ status: 'exists', resource: applyChange(state.status === 'none' ? undefined : state.resource, didcommResourceChange(event)) }),
+};
