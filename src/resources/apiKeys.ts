@@ -10,10 +10,10 @@ import { readJson } from '../http/body.js';
 import { decode } from '../http/validate.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { createApiKey } from '../tenancy/commands.js';
-import type { ResourcesContext } from './context.js';
+import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import { etagOfEnvelope, wireEnvelope } from './envelope.js';
 import type { VersionedKind } from './kind.js';
-import { JSON_LIMIT, metadataOf, versionedRoutes } from './routes.js';
+import { metadataOf, versionedRoutes } from './routes.js';
 
 export const apiKeysKind: VersionedKind<ApiKeyState, ApiKeyEvent> = {
   path: 'api-keys',

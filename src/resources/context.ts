@@ -4,6 +4,9 @@ import type { Json } from '../eventstore/port.js';
 import type { ServiceContext } from '../feature.js';
 import type { Reply } from './reply.js';
 
+/** The largest JSON body a resource API route reads. */
+export const JSON_LIMIT = 64 * 1024;
+
 export interface ResourcesContext extends ServiceContext {
   readonly now: () => Date;
   /**

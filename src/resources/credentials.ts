@@ -18,10 +18,9 @@ import { decode } from '../http/validate.js';
 import type { Sqlite } from '../sqlite.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import type { BlobStore } from './blobStore.js';
-import type { ResourcesContext } from './context.js';
-import { resourceReply } from './envelope.js';
+import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import type { VersionedKind } from './kind.js';
-import { addressOf, JSON_LIMIT, metadataOf, versionedRoutes } from './routes.js';
+import { addressOf, createResource, metadataOf, versionedRoutes } from './routes.js';
 import type { Uploads } from './uploads.js';
 import { claimValues, firstProof, flavorOf, readCredential, typesOf, type VerifiableCredential } from './verifiableCredential.js';
 
@@ -118,12 +117,7 @@ export const credentialRoutes = (router: Router, deps: ResourcesContext, uploads
           importedAt: deps.now().toISOString(),
         },
       };
-      const appended = await deps.store.append(credentialStream(credentialId), [{ id: randomUUID(), type: imported.type, data: imported.data, metadata: { ...metadata } }], 'no_stream');
-      if (isLeft(appended)) throw new Error(`credential not imported: ${appended.left._tag}`);
-      await deps.runner.waitFor(appended.right.position, deps.config.readYourWritesTimeoutMs);
-      const state = credential.evolve(credential.initialState, imported);
-      if (state.status === 'none') throw new Error('credential state after import');
-      return resourceReply(state.resource, 201, { Location: `/credentials/${credentialId}` });
+      return createResource(deps, credentialsKind, ctx, credentialId, imported);
     });
   });
 

@@ -17,10 +17,10 @@ import { NonEmptyString, Uuid } from '../http/codecs.js';
 import { HttpError, problem, type FieldError } from '../http/problem.js';
 import { decode } from '../http/validate.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
-import type { ResourcesContext } from './context.js';
-import { resourceReply, wireEnvelope } from './envelope.js';
+import { JSON_LIMIT, type ResourcesContext } from './context.js';
+import { wireEnvelope } from './envelope.js';
 import type { VersionedKind } from './kind.js';
-import { JSON_LIMIT, metadataOf, rendered, versionedRoutes } from './routes.js';
+import { createResource, versionedRoutes } from './routes.js';
 import { tenantDid } from './tenantDid.js';
 
 const PURPOSE = 'didcomm-recipient';
@@ -105,12 +105,7 @@ export const didcommRoutes = (router: Router, deps: ResourcesContext): void => {
           sentAt: deps.now().toISOString(),
         },
       };
-      const appended = await deps.store.append(didcommStream(messageId), [{ id: randomUUID(), type: sent.type, data: sent.data, metadata: { ...metadataOf(ctx) } }], 'no_stream');
-      if (isLeft(appended)) throw new Error(`didcomm message not recorded: ${appended.left._tag}`);
-      await deps.runner.waitFor(appended.right.position, deps.config.readYourWritesTimeoutMs);
-      const state = didcommMessage.evolve(didcommMessage.initialState, sent);
-      if (state.status === 'none') throw new Error('didcomm state after sending');
-      return resourceReply(await rendered(kind, ctx, state.resource), 201, { Location: `/didcomm-messages/${messageId}` });
+      return createResource(deps, kind, ctx, messageId, sent);
     });
   });
 

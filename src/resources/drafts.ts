@@ -21,11 +21,10 @@ import { IsoDateTime } from '../http/codecs.js';
 import { HttpError, invalidRequest, notFound } from '../http/problem.js';
 import { decode } from '../http/validate.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
-import type { ResourcesContext } from './context.js';
-import { resourceReply } from './envelope.js';
+import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import type { VersionedKind } from './kind.js';
 import { apiLineOf } from './oasVersion.js';
-import { addressOf, JSON_LIMIT, metadataOf, rendered, revisionOf, updateRoute, versionedRoutes } from './routes.js';
+import { addressOf, createResource, revisionOf, updateRoute, versionedRoutes } from './routes.js';
 import { claimValue } from './verifiableCredential.js';
 
 const PURPOSE = 'draft-values';
@@ -156,12 +155,7 @@ export const draftRoutes = (router: Router, deps: ResourcesContext): void => {
           createdAt: deps.now().toISOString(),
         },
       };
-      const appended = await deps.store.append(draftStream(draftId), [{ id: randomUUID(), type: created.type, data: created.data, metadata: { ...metadataOf(ctx) } }], 'no_stream');
-      if (isLeft(appended)) throw new Error(`draft not created: ${appended.left._tag}`);
-      await deps.runner.waitFor(appended.right.position, deps.config.readYourWritesTimeoutMs);
-      const state = draft.evolve(draft.initialState, created);
-      if (state.status === 'none') throw new Error('draft state after creation');
-      return resourceReply(await rendered(kind, ctx, state.resource), 201, { Location: `/drafts/${draftId}` });
+      return createResource(deps, kind, ctx, draftId, created);
     });
   });
 

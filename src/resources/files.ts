@@ -14,10 +14,10 @@ import { decode } from '../http/validate.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import type { BlobStore } from './blobStore.js';
 import { noneMatchHits } from './conditional.js';
-import type { ResourcesContext } from './context.js';
-import { etagOfEnvelope, resourceReply } from './envelope.js';
+import { JSON_LIMIT, type ResourcesContext } from './context.js';
+import { etagOfEnvelope } from './envelope.js';
 import type { VersionedKind } from './kind.js';
-import { addressOf, JSON_LIMIT, metadataOf, revisionOf, versionedRoutes } from './routes.js';
+import { addressOf, createResource, metadataOf, revisionOf, versionedRoutes } from './routes.js';
 import type { Uploads } from './uploads.js';
 
 export const filesKind: VersionedKind<FileState, FileEvent> = {
@@ -79,12 +79,7 @@ export const fileRoutes = (router: Router, deps: ResourcesContext, uploads: Uplo
           createdAt: deps.now().toISOString(),
         },
       };
-      const appended = await deps.store.append(fileStream(fileId), [{ id: randomUUID(), type: created.type, data: created.data, metadata: { ...metadata } }], 'no_stream');
-      if (isLeft(appended)) throw new Error(`file not created: ${appended.left._tag}`);
-      await deps.runner.waitFor(appended.right.position, deps.config.readYourWritesTimeoutMs);
-      const state = file.evolve(file.initialState, created);
-      if (state.status === 'none') throw new Error('file state after creation');
-      return resourceReply(state.resource, 201, { Location: `/files/${fileId}` });
+      return createResource(deps, filesKind, ctx, fileId, created);
     });
   });
 

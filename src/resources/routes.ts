@@ -1,5 +1,6 @@
 // The routes every kind has: latest, history, revision, annotations, labels, delete, restore.
 // Reads come from the read models (projections/resources.ts); writes are decided on the stream.
+import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import * as t from 'io-ts';
@@ -17,7 +18,8 @@ import { decode } from '../http/validate.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { noneMatchHits, requireIfMatch } from './conditional.js';
 import { etagOfEnvelope, resourceReply, wireEnvelope } from './envelope.js';
-import type { ResourcesContext } from './context.js';
+import type { Reply } from './reply.js';
+import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import type { VersionedKind } from './kind.js';
 import { searcher } from './search.js';
 import { updateResource, type Update, type UpdateError } from './update.js';
@@ -53,8 +55,6 @@ const conditionalRead = async (ctx: Context, etag: string, body: () => Promise<u
 /** The envelope as the kind shows it to this request. */
 export const rendered = async <State, E extends Event>(kind: VersionedKind<State, E>, ctx: Context, envelope: Envelope): Promise<Envelope> =>
   kind.render ? kind.render(envelope, ctx) : envelope;
-
-export const JSON_LIMIT = 64 * 1024;
 
 const AnnotationsBody = t.type({ annotations: StringMap });
 const LabelsBody = t.type({ labels: StringMap });
@@ -109,6 +109,16 @@ export const updateRoute =
       return resourceReply(await rendered(kind, ctx, result.right.envelope));
     });
   };
+
+/** Records the first event of a new resource and answers it: 201, as the kind shows it, ETag, Location. */
+export const createResource = async <State, E extends Event>(deps: ResourcesContext, kind: VersionedKind<State, E>, ctx: Context, id: string, created: E): Promise<Reply> => {
+  const appended = await deps.store.append(kind.streamOf(id), [{ id: randomUUID(), type: created.type, data: created.data as Json, metadata: { ...metadataOf(ctx) } }], 'no_stream');
+  if (isLeft(appended)) throw new Error(`${kind.name} not created: ${appended.left._tag}`);
+  await deps.runner.waitFor(appended.right.position, deps.config.readYourWritesTimeoutMs);
+  const envelope = kind.envelopeOf(kind.contract.evolve(kind.contract.initialState, created));
+  if (!envelope) throw new Error(`${kind.name} has no envelope after its first event`);
+  return resourceReply(await rendered(kind, ctx, envelope), 201, { Location: `/${kind.path}/${id}` });
+};
 
 /** Mounts the shared routes of `kind` on `router` (which the kind's own routes share). */
 export const versionedRoutes = <State, E extends Event>(router: Router, kind: VersionedKind<State, E>, deps: ResourcesContext): void => {

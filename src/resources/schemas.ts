@@ -6,7 +6,6 @@
 import Router from '@koa/router';
 import { randomUUID } from 'node:crypto';
 import * as t from 'io-ts';
-import { isLeft } from 'fp-ts/lib/Either.js';
 import { SCHEMA_KIND, schema, schemaStream, ClaimsSchema, type SchemaEvent, type SchemaState } from '../../streams/schema.js';
 import { StringMap } from '../../streams/resource.js';
 import { readJson } from '../http/body.js';
@@ -14,10 +13,10 @@ import { withMessage } from '../http/codecs.js';
 import { conflict, HttpError, notFound } from '../http/problem.js';
 import { decode } from '../http/validate.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
-import type { ResourcesContext } from './context.js';
-import { etagOfEnvelope, resourceReply } from './envelope.js';
+import { JSON_LIMIT, type ResourcesContext } from './context.js';
+import { etagOfEnvelope } from './envelope.js';
 import type { VersionedKind } from './kind.js';
-import { JSON_LIMIT, metadataOf, updateRoute, versionedRoutes } from './routes.js';
+import { createResource, updateRoute, versionedRoutes } from './routes.js';
 import { searcher } from './search.js';
 import { envelopeOfRow, type ResourceRow } from '../../projections/resources.js';
 import { noneMatchHits } from './conditional.js';
@@ -67,12 +66,7 @@ export const schemaRoutes = (router: Router, deps: ResourcesContext): Router => 
         type: 'SchemaCreated',
         data: { schemaId, tenantId, ...body.data, annotations: body.annotations ?? {}, labels: body.labels ?? {}, createdAt: deps.now().toISOString() },
       };
-      const appended = await deps.store.append(schemaStream(schemaId), [{ id: randomUUID(), type: created.type, data: created.data, metadata: { ...metadataOf(ctx) } }], 'no_stream');
-      if (isLeft(appended)) throw new Error(`schema not created: ${appended.left._tag}`);
-      await deps.runner.waitFor(appended.right.position, deps.config.readYourWritesTimeoutMs);
-      const state = schema.evolve(schema.initialState, created);
-      if (state.status === 'none') throw new Error('schema state after creation');
-      return resourceReply(state.resource, 201, { Location: `/schemas/${schemaId}` });
+      return createResource(deps, schemasKind, ctx, schemaId, created);
     });
   });
 

@@ -12,6 +12,7 @@ import { HttpError, invalidRequest } from '../http/problem.js';
 import { decode } from '../http/validate.js';
 import type { Sqlite, SqlValue } from '../sqlite.js';
 import { principalOf } from '../tenancy/authenticate.js';
+import { JSON_LIMIT } from './context.js';
 import { wireEnvelope } from './envelope.js';
 import type { Envelope } from '../../streams/resource.js';
 
@@ -176,7 +177,7 @@ export const searcher = (kindName: string, data: DataSearch, { only, render }: S
   ];
 
   return async (ctx, db) => {
-    const body = decode(SearchBody, await readJson(ctx, { limitBytes: 64 * 1024 }), 'body');
+    const body = decode(SearchBody, await readJson(ctx, { limitBytes: JSON_LIMIT }), 'body');
     const limit = ctx.query['limit'] === undefined ? 100 : decode(Limit, ctx.query['limit'], 'query.limit');
     const filters = body.filter ?? [];
     const order = [

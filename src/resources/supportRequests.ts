@@ -9,8 +9,8 @@ import { readJson } from '../http/body.js';
 import { NonEmptyString } from '../http/codecs.js';
 import { decode } from '../http/validate.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
-import type { ResourcesContext } from './context.js';
-import { JSON_LIMIT, metadataOf } from './routes.js';
+import { JSON_LIMIT, type ResourcesContext } from './context.js';
+import { metadataOf } from './routes.js';
 
 const SupportRequestBody = t.type({ message: t.refinement(NonEmptyString, (s) => s.trim() !== '', 'a non-empty message'), type: SupportRequestType });
 
