@@ -154,6 +154,8 @@ const variables = {
   blobUploadTimeoutSeconds: withDefault('BLOB_UPLOAD_TIMEOUT_SECONDS', integerFromString(1, 86_400), '900'),
   /** Largest blob one upload may store. */
   blobMaxBytes: withDefault('BLOB_MAX_BYTES', integerFromString(1, 1_073_741_824), '10485760'),
+  /** The blob store's directory; unset means DATA_DIR/blobs. Instances of one deployment share it. */
+  blobDir: optional('BLOB_DIR', NonEmptyText),
   /** Requests a tenant may make to the resource API per window, in each instance. */
   resourceRateLimit: withDefault('RESOURCE_RATE_LIMIT', integerFromString(1, 1_000_000), '6000'),
   resourceRateWindowSeconds: withDefault('RESOURCE_RATE_WINDOW_SECONDS', integerFromString(1, 3_600), '60'),

@@ -21,7 +21,7 @@ import { idempotentWrites } from './idempotency.js';
 export const resourcesFeature = async (service: ServiceContext): Promise<Feature> => {
   const now = (): Date => new Date();
   const deps: ResourcesContext = { ...service, now, idempotent: idempotentWrites(service, now) };
-  const blobs = await directoryBlobStore(join(service.config.dataDir, 'blobs'));
+  const blobs = await directoryBlobStore(service.config.blobDir ?? join(service.config.dataDir, 'blobs'));
   const kek = await loadKek(service.config);
   const blobUploads = uploads(deps, kek, blobs);
   const router = new Router();
