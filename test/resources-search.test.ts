@@ -131,9 +131,16 @@ test('at most 4 filter and 4 sort items; unknown fields and operators are 400', 
   t.is((await search(s, { sort: sorts })).status, 400);
   t.is((await search(s, { sort: sorts.slice(0, 4) })).status, 200);
   t.is((await search(s, { sort: [{ field: 'DATA_FILESIZE', order: 'ASC' }] })).status, 400);
-  t.is((await search(s, { filter: [{ labels: [{ operator: 'LIKE', key: 'a', value: 'b' }] }] })).status, 400);
+  const like = await search(s, { filter: [{ labels: [{ operator: 'LIKE', key: 'a', value: 'b' }] }] });
+  t.is(like.status, 400);
+  t.is(like.body.errors?.[0]?.location, 'body.filter[0].labels[0].operator', 'a failure inside an item keeps its location');
   t.is((await search(s, { filter: [{ created_at: { operator: 'BETWEEN', left: 'yesterday', right: 'today' } }] })).status, 400);
   t.is((await search(s, { filter: [{ data: { expiration: { operator: 'EQUAL', value: 'x' } } }] })).status, 400);
+  // A misspelt or unsupported field must not silently match everything.
+  const misspelt = await search(s, { filter: [{ label: [{ operator: 'EQUAL', key: 'a', value: 'b' }] }] });
+  t.is(misspelt.status, 400);
+  t.is(misspelt.body.errors?.[0]?.location, 'body.filter[0].label');
+  t.is((await search(s, { filter: [{ data: { filename: { operator: 'EQUAL', value: 'x' } } }] })).status, 400, 'a file field is not an API key field');
 });
 
 test('a tenant searches only its own resources', async (t) => {

@@ -7,7 +7,7 @@ import * as t from 'io-ts';
 import { envelopeOfRow, type ResourceRow } from '../../projections/resources.js';
 import type { Json } from '../eventstore/port.js';
 import { readJson } from '../http/body.js';
-import { integerFromString, IsoDateTime, Uuid, withMessage } from '../http/codecs.js';
+import { integerFromString, IsoDateTime, Uuid } from '../http/codecs.js';
 import { HttpError, invalidRequest } from '../http/problem.js';
 import { decode } from '../http/validate.js';
 import type { Sqlite, SqlValue } from '../sqlite.js';
@@ -38,11 +38,43 @@ const Between = t.type({ operator: t.literal('BETWEEN'), left: IsoDateTime, righ
 const In = t.type({ operator: t.literal('IN'), values: t.array(t.string) });
 const KeyValue = t.array(t.type({ operator: t.literal('EQUAL'), key: t.string, value: t.string }));
 
-const atMost4 = <C extends t.Mixed>(item: C) =>
-  withMessage(t.refinement(t.array(item), (items) => items.length <= 4), 'expected an array of at most 4 items');
+/** An array of at most 4 items; failures inside an item keep their own location and message. */
+const atMost4 = <C extends t.Mixed>(item: C) => {
+  const array = t.array(item);
+  return new t.Type<t.TypeOf<C>[], t.OutputOf<C>[], unknown>(
+    array.name,
+    (u): u is t.TypeOf<C>[] => array.is(u) && u.length <= 4,
+    (input, context) => (Array.isArray(input) && input.length > 4 ? t.failure(input, context, 'expected an array of at most 4 items') : array.validate(input, context)),
+    array.encode,
+  );
+};
+
+/**
+ * A filter object whose every member the codec knows: a misspelt or unsupported field would
+ * otherwise filter nothing and return everything.
+ */
+const onlyKnown = <C extends t.InterfaceType<t.Props> | t.PartialType<t.Props> | t.IntersectionType<t.Mixed[]>>(codec: C) => {
+  const known = new Set(propsOf(codec));
+  return new t.Type<t.TypeOf<C>, t.OutputOf<C>, unknown>(
+    codec.name,
+    codec.is,
+    (input, context) => {
+      const unknown = typeof input === 'object' && input !== null ? Object.keys(input).filter((key) => !known.has(key)) : [];
+      if (unknown.length === 0) return codec.validate(input, context);
+      return t.failures(unknown.map((key) => ({ value: (input as Record<string, unknown>)[key], context: [...context, { key, type: codec, actual: input }], message: 'not a filter field of this kind' })));
+    },
+    codec.encode,
+  );
+};
+
+const propsOf = (codec: t.Mixed): string[] => {
+  if (codec instanceof t.InterfaceType || codec instanceof t.PartialType) return Object.keys(codec.props as t.Props);
+  if (codec instanceof t.IntersectionType) return (codec.types as t.Mixed[]).flatMap(propsOf);
+  return [];
+};
 
 /** The filter fields every kind has. */
-const EnvelopeFilter = t.partial({
+const EnvelopeFields = t.partial({
   annotations: KeyValue,
   labels: KeyValue,
   created_at: Between,
@@ -52,7 +84,9 @@ const EnvelopeFilter = t.partial({
   id: Equal(Uuid),
   revision: Equal(t.Int),
 });
-type EnvelopeFilter = t.TypeOf<typeof EnvelopeFilter>;
+/** Envelope fields alone: a nested `linked_credentials` / `linked_files` filter. */
+const EnvelopeFilter = onlyKnown(EnvelopeFields);
+type EnvelopeFilter = t.TypeOf<typeof EnvelopeFields>;
 
 const ENVELOPE_SORTS: Readonly<Record<string, string>> = {
   ID: 'resources.id',
@@ -154,10 +188,12 @@ export interface SearchOptions {
 }
 
 export const searcher = (kindName: string, data: DataSearch, { only, render }: SearchOptions = {}): Searcher => {
-  const FilterItem = t.intersection([
-    EnvelopeFilter,
-    t.partial({ data: t.partial(Object.fromEntries(Object.entries(data.filters).map(([name, filter]) => [name, filterCodec(filter)]))) }),
-  ]);
+  const FilterItem = onlyKnown(
+    t.intersection([
+      EnvelopeFields,
+      t.partial({ data: onlyKnown(t.partial(Object.fromEntries(Object.entries(data.filters).map(([name, filter]) => [name, filterCodec(filter)])))) }),
+    ]),
+  );
   const sortFields: Record<string, string> = {
     ...ENVELOPE_SORTS,
     ...Object.fromEntries(Object.entries(data.sorts).map(([field, member]) => [field, `COALESCE(${dataPath('resources', member)}, '')`])),
