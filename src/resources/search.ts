@@ -60,7 +60,9 @@ const onlyKnown = <C extends t.InterfaceType<t.Props> | t.PartialType<t.Props> |
     codec.is,
     (input, context) => {
       const unknown = typeof input === 'object' && input !== null ? Object.keys(input).filter((key) => !known.has(key)) : [];
-      if (unknown.length === 0) return codec.validate(input, context);
+      // The inner codec stands in this place, so failures inside it are located as its own.
+      const last = context[context.length - 1];
+      if (unknown.length === 0) return codec.validate(input, last ? [...context.slice(0, -1), { ...last, type: codec }] : context);
       return t.failures(unknown.map((key) => ({ value: (input as Record<string, unknown>)[key], context: [...context, { key, type: codec, actual: input }], message: 'not a filter field of this kind' })));
     },
     codec.encode,
