@@ -85,11 +85,13 @@ test('a blob that is not a verifiable credential is 400 located in blob, and sta
   t.is((await post(s, `/credentials?blob_id=${noType}`)).status, 400, 'the blob was not used up');
 });
 
-test('a file blob, an unknown blob or a draft_id cannot make a credential (404)', async (t) => {
+test('a file blob, an unknown blob or an unknown draft_id cannot make a credential (404)', async (t) => {
   const s = service;
   t.is((await post(s, `/credentials?blob_id=${await upload(s, 'files', vc({ id: 'urn:x:1' }))}`)).status, 404);
   t.is((await post(s, `/credentials?blob_id=${randomUUID()}`)).status, 404);
   t.is((await post(s, `/credentials?blob_id=${await upload(s, 'credentials', vc({ id: 'urn:x:2' }))}&draft_id=${randomUUID()}`)).status, 404);
+  const draft = await post(s, '/drafts', { data: { schema: { schema: {} } } });
+  t.is((await post(s, `/credentials?blob_id=${await upload(s, 'credentials', vc({ id: 'urn:x:3' }))}&draft_id=${draft.body.id}`)).status, 201, 'a draft of the tenant may be named');
   t.is((await post(s, `/credentials?blob_id=${randomUUID()}&draft_id=nope`)).status, 400);
 });
 

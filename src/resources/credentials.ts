@@ -9,6 +9,7 @@ import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { findLatest } from '../../projections/resources.js';
 import { credential, CREDENTIAL_KIND, credentialStream, type CredentialData, type CredentialEvent, type CredentialState } from '../../streams/credential.js';
+import { DRAFT_KIND } from '../../streams/draft.js';
 import { FILE_KIND } from '../../streams/file.js';
 import { StringMap } from '../../streams/resource.js';
 import { readJson } from '../http/body.js';
@@ -81,8 +82,9 @@ export const credentialRoutes = (router: Router, deps: ResourcesContext, uploads
     await deps.idempotent(ctx, body, async () => {
       const found = await uploads.find(tenantId, blobId, 'credential');
       if (isLeft(found)) throw new HttpError(notFound('No uploaded, unused blob has this blob_id.'));
-      // Drafts are not built yet: no draft can be named.
-      if (draftId !== null) throw new HttpError(notFound('No draft has this draft_id.'));
+      if (draftId !== null && !(await findLatest(deps.runner.db, { tenantId, kind: DRAFT_KIND.name, id: draftId }))) {
+        throw new HttpError(notFound('No draft of this tenant has this draft_id.'));
+      }
       const { blob, revision } = found.right;
       const vc = readCredential(await buffer(blobs.read(blob.digestMultibase)));
       const links = await linksOf(deps.runner.db, tenantId, vc);
