@@ -5,7 +5,7 @@ import { isLeft, isRight } from 'fp-ts/lib/Either.js';
 import { etagOf, MAX_REVISION, type Envelope } from '../streams/resource.js';
 import { decideUpdate } from '../src/resources/update.js';
 import { createApiKey, createTenant } from '../src/tenancy/commands.js';
-import { startTestService, type TestService } from './support/service.js';
+import { withTestService, type TestService } from './support/service.js';
 
 type Body = Record<string, unknown> & { etag: string; revision: number; id: string; deleted_at: string | null; data: Record<string, unknown> };
 
@@ -19,17 +19,8 @@ const createKey = async (s: TestService, body: unknown = {}, key?: string) => {
 const put = (s: TestService, path: string, body: unknown, ifMatch?: string) =>
   s.management(path, { method: 'PUT', headers: { ...json, ...(ifMatch ? { 'If-Match': ifMatch } : {}) }, body: JSON.stringify(body) });
 
-const withService = (run: (s: TestService) => Promise<void>) => async () => {
-  const s = await startTestService();
-  try {
-    await run(s);
-  } finally {
-    await s.cleanup();
-  }
-};
-
 test('POST /api-keys answers 201 with the envelope, the secret once, ETag and Location; the key authenticates', async (t) => {
-  await withService(async (s) => {
+  await withTestService(async (s) => {
     const { response, body } = await createKey(s, { annotations: { team: 'billing' }, labels: { env: 'test' } });
     t.is(response.status, 201);
     t.regex(body.id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
@@ -55,11 +46,11 @@ test('POST /api-keys answers 201 with the envelope, the secret once, ETag and Lo
     t.false('secret' in read.data, 'the secret is only in the create response');
     t.deepEqual({ ...read, data: { ...read.data, secret: body.data['secret'] } }, body);
     t.is(latest.headers.get('etag'), body.etag);
-  })();
+  });
 });
 
 test('If-None-Match on latest, history and revision: a match is 304 with the ETag and no body', async (t) => {
-  await withService(async (s) => {
+  await withTestService(async (s) => {
     const { body } = await createKey(s);
     for (const path of [`/api-keys/${body.id}`, `/api-keys/${body.id}/history`, `/api-keys/${body.id}/revisions/1`]) {
       for (const tag of [body.etag, `W/${body.etag}`, `"other", ${body.etag}`]) {
@@ -71,11 +62,11 @@ test('If-None-Match on latest, history and revision: a match is 304 with the ETa
       const stale = await s.management(path, { headers: { 'If-None-Match': '"stale"' } });
       t.is(stale.status, 200);
     }
-  })();
+  });
 });
 
 test('annotations and labels need a current strong If-Match: missing 428, stale or weak 412 and nothing written', async (t) => {
-  await withService(async (s) => {
+  await withTestService(async (s) => {
     const { body } = await createKey(s);
     const path = `/api-keys/${body.id}/annotations`;
     const missing = await put(s, path, { annotations: { a: 'b' } });
@@ -103,18 +94,18 @@ test('annotations and labels need a current strong If-Match: missing 428, stale 
     t.deepEqual(v3['labels'], { x: 'y' });
     t.deepEqual(v3['annotations'], { a: 'b' });
     t.is((await put(s, path, { annotations: {} }, v2.etag)).status, 412, 'the etag of revision 2 is stale now');
-  })();
+  });
 });
 
 test('a non-JSON body is 415', async (t) => {
-  await withService(async (s) => {
+  await withTestService(async (s) => {
     const response = await s.management('/api-keys', { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: '{}' });
     t.is(response.status, 415);
-  })();
+  });
 });
 
 test('delete revokes the key and restore re-enables it, each a new revision; repeating either is 409', async (t) => {
-  await withService(async (s) => {
+  await withTestService(async (s) => {
     const { body } = await createKey(s);
     const secret = String(body.data['secret']);
     t.is((await s.management(`/api-keys/${body.id}`, { method: 'DELETE' })).status, 428);
@@ -150,11 +141,11 @@ test('delete revokes the key and restore re-enables it, each a new revision; rep
     t.is((await s.management(`/api-keys/${body.id}/revisions/4`)).status, 404);
     t.is((await s.management(`/api-keys/${body.id}/revisions/0`)).status, 400);
     t.is((await s.management(`/api-keys/${body.id}/revisions/1000000`)).status, 400);
-  })();
+  });
 });
 
 test('another tenant\'s id and an unknown id are 404, also with a stale If-Match (404 wins over 412)', async (t) => {
-  await withService(async (s) => {
+  await withTestService(async (s) => {
     const { body } = await createKey(s);
     const other = await createTenant(s.service.store, { name: 'other' }, { actor: 'test' });
     if (isLeft(other)) throw new Error('tenant');
@@ -171,21 +162,21 @@ test('another tenant\'s id and an unknown id are 404, also with a stale If-Match
     }
     t.is((await s.management(`/api-keys/${body.id}`)).status, 200, 'the owner still sees it');
     t.is((await s.management('/api-keys/not-a-uuid')).status, 400);
-  })();
+  });
 });
 
 test('api-keys need the admin scope', async (t) => {
-  await withService(async (s) => {
+  await withTestService(async (s) => {
     const created = await createApiKey(s.service.store, { tenantId: '00000000-0000-4000-8000-000000000001', scopes: ['resources'], expiration: null }, { actor: 'test' });
     if (!isRight(created)) throw new Error('key');
     await s.service.runner.waitFor(created.right.position, 5000);
     t.is((await createKey(s, {}, created.right.secret)).response.status, 403);
     t.is((await s.management(`/api-keys/${created.right.keyId}`, { key: created.right.secret })).status, 403);
-  })();
+  });
 });
 
 test('concurrent writers with the same etag: exactly one succeeds, the others get 412', async (t) => {
-  await withService(async (s) => {
+  await withTestService(async (s) => {
     const { body } = await createKey(s);
     const statuses = await Promise.all(
       Array.from({ length: 8 }, (_, i) => put(s, `/api-keys/${body.id}/labels`, { labels: { writer: String(i) } }, body.etag).then((r) => r.status)),
@@ -194,7 +185,7 @@ test('concurrent writers with the same etag: exactly one succeeds, the others ge
     t.deepEqual(statuses.filter((x) => x === 412).length, 7);
     const items = ((await (await s.management(`/api-keys/${body.id}/history`)).json()) as { items: Body[] }).items;
     t.is(items.length, 2);
-  })();
+  });
 });
 
 test('a write past revision 999999 is a conflict, decided before anything is appended', (t) => {

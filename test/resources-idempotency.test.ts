@@ -6,7 +6,7 @@ import { idempotencyStream } from '../streams/idempotency.js';
 import { fingerprintOf, keyHashOf } from '../src/resources/idempotency.js';
 import { BOOTSTRAP_TENANT_ID } from '../src/tenancy/bootstrap.js';
 import { createApiKey, createTenant } from '../src/tenancy/commands.js';
-import { startTestService, type TestService } from './support/service.js';
+import { withTestService, type TestService } from './support/service.js';
 
 type Body = Record<string, unknown> & { etag: string; id: string; revision: number; data: Record<string, unknown> };
 
@@ -23,17 +23,8 @@ const create = (s: TestService, idempotencyKey: string, body: unknown = {}, key?
 const keyCount = async (s: TestService): Promise<number> =>
   Number((await s.service.runner.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM resources WHERE kind = 'api-key'"))?.n);
 
-const withService = (run: (s: TestService) => Promise<void>) => async () => {
-  const s = await startTestService();
-  try {
-    await run(s);
-  } finally {
-    await s.cleanup();
-  }
-};
-
 test('a malformed Idempotency-Key is 400 and nothing is written', async (t) => {
-  await withService(async (s) => {
+  await withTestService(async (s) => {
     const before = await keyCount(s);
     for (const bad of ['short', 'x'.repeat(257), `${'a'.repeat(40)}_`, `${'a'.repeat(40)} b`]) {
       const response = await create(s, bad);
@@ -41,11 +32,11 @@ test('a malformed Idempotency-Key is 400 and nothing is written', async (t) => {
       t.like(await response.json(), { errors: [{ location: 'header.idempotency-key' }] });
     }
     t.is(await keyCount(s), before);
-  })();
+  });
 });
 
 test('the same key and the same request replay the first response (status, body, ETag) without executing again', async (t) => {
-  await withService(async (s) => {
+  await withTestService(async (s) => {
     const before = await keyCount(s);
     const key = newKey();
     const first = await create(s, key, { labels: { a: 'b', c: 'd' } });
@@ -59,11 +50,11 @@ test('the same key and the same request replay the first response (status, body,
     t.is(again.headers.get('location'), first.headers.get('location'));
     t.deepEqual(await again.json(), firstBody, 'the same key, secret included');
     t.is(await keyCount(s), before + 1);
-  })();
+  });
 });
 
 test('the same key with a different request is 422; the first reply stays', async (t) => {
-  await withService(async (s) => {
+  await withTestService(async (s) => {
     const key = newKey();
     t.is((await create(s, key, { labels: { a: 'b' } })).status, 201);
     const other = await create(s, key, { labels: { a: 'c' } });
@@ -72,11 +63,11 @@ test('the same key with a different request is 422; the first reply stays', asyn
     const onAnotherRoute = await s.management(`/api-keys/${randomUUID()}`, { method: 'DELETE', headers: { 'If-Match': '"x"', 'Idempotency-Key': key } });
     t.is(onAnotherRoute.status, 422);
     t.is((await create(s, key, { labels: { a: 'b' } })).status, 201);
-  })();
+  });
 });
 
 test('delete and restore replays: the recorded answer, not a 409 from running again; a recorded 412 replays too', async (t) => {
-  await withService(async (s) => {
+  await withTestService(async (s) => {
     const created = (await (await create(s, newKey())).json()) as Body;
     const key = newKey();
     const del = () => s.management(`/api-keys/${created.id}`, { method: 'DELETE', headers: { 'If-Match': created.etag, 'Idempotency-Key': key } });
@@ -98,11 +89,11 @@ test('delete and restore replays: the recorded answer, not a 409 from running ag
     t.is(replayed.status, 412);
     t.is(replayed.headers.get('content-type'), 'application/problem+json');
     t.like(await replayed.json(), { status: 412 });
-  })();
+  });
 });
 
 test('keys are per tenant: another tenant with the same key runs its own request', async (t) => {
-  await withService(async (s) => {
+  await withTestService(async (s) => {
     const other = await createTenant(s.service.store, { name: 'other' }, { actor: 'test' });
     if (isLeft(other)) throw new Error('tenant');
     const otherKey = await createApiKey(s.service.store, { tenantId: other.right.tenantId, scopes: ['admin'], expiration: null }, { actor: 'test' });
@@ -113,11 +104,11 @@ test('keys are per tenant: another tenant with the same key runs its own request
     const theirs = await create(s, key, { labels: { different: 'body' } }, otherKey.right.secret);
     t.is(theirs.status, 201);
     t.not(((await theirs.json()) as Body).id, mine.id);
-  })();
+  });
 });
 
 test('while the first request with a key is running, the same request is 409 and a different one 422', async (t) => {
-  await withService(async (s) => {
+  await withTestService(async (s) => {
     const key = newKey();
     // Another instance's claim for the same request, as recorded while that instance runs it.
     const now = new Date();
@@ -135,11 +126,11 @@ test('while the first request with a key is running, the same request is 409 and
     t.is((await create(s, key)).status, 409);
     t.is((await create(s, key, { labels: { other: 'request' } })).status, 422);
     t.is(await keyCount(s), before, 'nothing executed');
-  })();
+  });
 });
 
 test('concurrent requests with one key: exactly one executes, the others are 409 or the replay', async (t) => {
-  await withService(async (s) => {
+  await withTestService(async (s) => {
     const before = await keyCount(s);
     const key = newKey();
     const responses = await Promise.all(Array.from({ length: 6 }, () => create(s, key)));
@@ -149,11 +140,11 @@ test('concurrent requests with one key: exactly one executes, the others are 409
     for (const r of responses) if (r.status === 201) ids.add(((await r.json()) as Body).id);
     t.is(ids.size, 1);
     t.is(await keyCount(s), before + 1);
-  })();
+  });
 });
 
 test('after 24 hours a key is free again: the same request runs anew', async (t) => {
-  await withService(async (s) => {
+  await withTestService(async (s) => {
     const key = newKey();
     const dayAgo = new Date(Date.now() - 86_400_000 - 1000);
     const claimed = await s.service.store.append(
@@ -167,5 +158,5 @@ test('after 24 hours a key is free again: the same request runs anew', async (t)
     t.is(response.status, 201);
     t.is(response.headers.get('idempotent-replayed'), null);
     t.is(await keyCount(s), before + 1);
-  })();
+  });
 });

@@ -60,3 +60,17 @@ export const startTestService = async (
     },
   };
 };
+
+/** Runs `body` against a fresh service and removes it afterwards, whatever happens. */
+export const withTestService = async (
+  body: (service: TestService) => Promise<void>,
+  options: Parameters<typeof startTestService>[0] = {},
+): Promise<void> => {
+  const service = await startTestService(options);
+  try {
+    await body(service);
+  } finally {
+    await service.cleanup();
+  }
+};
+
