@@ -2,11 +2,13 @@
 // `POST /files?blob_id=`); its bytes never change, so every revision downloads the same blob.
 import type Router from '@koa/router';
 import * as t from 'io-ts';
-import { isLeft } from 'fp-ts/lib/Either.js';
+import { isLeft, left, right } from 'fp-ts/lib/Either.js';
 import { randomUUID } from 'node:crypto';
 import { findRevision } from '../../projections/resources.js';
 import { file, FILE_KIND, fileStream, type FileEvent, type FileState } from '../../streams/file.js';
-import { StringMap } from '../../streams/resource.js';
+import { StringMap, type Envelope } from '../../streams/resource.js';
+import { loadStream } from '../eventstore/handle.js';
+import type { EventStore } from '../eventstore/port.js';
 import { readJson } from '../http/body.js';
 import { Uuid } from '../http/codecs.js';
 import { conflict, HttpError, notFound } from '../http/problem.js';
@@ -16,11 +18,21 @@ import type { BlobStore } from './blobStore.js';
 import { noneMatchHits } from './conditional.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import { etagOfEnvelope } from './envelope.js';
+import { claimFileContent, heldAt, releaseFileContentAt } from './fileContent.js';
 import type { VersionedKind } from './kind.js';
 import { addressOf, createResource, metadataOf, revisionOf, versionedRoutes } from './routes.js';
 import type { Uploads } from './uploads.js';
 
-export const filesKind: VersionedKind<FileState, FileEvent> = {
+const SAME_CONTENT = 'A live file with the same content (digest_multibase) exists.';
+
+const contentOf = (envelope: Envelope) => ({ tenantId: envelope.tenantId, digestMultibase: String(envelope.data['digest_multibase']), fileId: envelope.id });
+
+/**
+ * The files kind. A live file holds its content's claim (src/resources/fileContent.ts, in
+ * `store`): delete releases it, and restore claims it again, so restoring a file whose content
+ * another live file has meanwhile taken is 409 (and records nothing).
+ */
+export const filesKind = (store: EventStore): VersionedKind<FileState, FileEvent> => ({
   path: 'files',
   name: FILE_KIND.name,
   scope: 'resources',
@@ -37,15 +49,38 @@ export const filesKind: VersionedKind<FileState, FileEvent> = {
     deleted: (fileId, deletedAt) => ({ type: 'FileDeleted', data: { fileId, deletedAt } }),
     restored: (fileId, restoredAt) => ({ type: 'FileRestored', data: { fileId, restoredAt } }),
   },
-};
+  lifecycle: async (op, envelope, at, metadata) => {
+    const content = { ...contentOf(envelope), at };
+    if (op === 'delete') {
+      // Read while the file is live: only a restore of this file can append here after its
+      // FileDeleted, and then the release at this revision is refused, as it must be.
+      const revision = await heldAt(store, content);
+      const release = async () => (revision === undefined ? undefined : releaseFileContentAt(store, content, revision, metadata));
+      return right({ appended: release, notAppended: async () => undefined });
+    }
+    const claimed = await claimFileContent(store, content, metadata, true);
+    if (isLeft(claimed)) return left(SAME_CONTENT);
+    return right({
+      appended: async () => undefined,
+      // A restore of the same file that won the race made it live on this claim: keep it then.
+      notAppended: async () => {
+        const now = await loadStream(store, file, fileStream(envelope.id));
+        if (isLeft(now) || now.right.state.status === 'none' || now.right.state.resource.deletedAt !== null) {
+          await releaseFileContentAt(store, content, claimed.right, metadata);
+        }
+      },
+    });
+  },
+});
 
 const Filename = t.refinement(t.string, (s) => s.length >= 1 && s.length <= 255 && !/[/\\\u0000-\u001f]/.test(s), 'a file name (1-255 characters, no / or \\)');
 const MediaType = t.refinement(t.string, (s) => /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i.test(s), 'a media type');
 const CreateBody = t.partial({ annotations: StringMap, labels: StringMap, data: t.partial({ filename: Filename, content_type: MediaType }) });
 
 export const fileRoutes = (router: Router, deps: ResourcesContext, uploads: Uploads, blobs: BlobStore): void => {
-  const scope = requireScope(filesKind.scope);
-  uploads.uploadRoute(router, filesKind.path, 'file');
+  const kind = filesKind(deps.store);
+  const scope = requireScope(kind.scope);
+  uploads.uploadRoute(router, kind.path, 'file');
 
   router.post('/files', scope, async (ctx) => {
     const blobId = decode(Uuid, ctx.query['blob_id'], 'query.blob_id').toLowerCase();
@@ -55,15 +90,21 @@ export const fileRoutes = (router: Router, deps: ResourcesContext, uploads: Uplo
       const found = await uploads.find(tenantId, blobId, 'file');
       if (isLeft(found)) throw new HttpError(notFound('No uploaded, unused blob has this blob_id.'));
       const { blob, revision } = found.right;
-      // The spec's 409: one live file per content in a tenant.
-      const same = await deps.runner.db.get(
-        "SELECT id FROM resources WHERE tenant_id = ? AND kind = ? AND deleted_at IS NULL AND json_extract(data, '$.digest_multibase') = ?",
-        [tenantId, filesKind.name, blob.digestMultibase],
-      );
-      if (same) throw new HttpError(conflict('A file with the same content (digest_multibase) exists.'));
       const fileId = randomUUID();
       const metadata = metadataOf(ctx);
-      if (isLeft(await uploads.take(blobId, revision, fileId, metadata))) throw new HttpError(notFound('No uploaded, unused blob has this blob_id.'));
+      // The spec's 409: one live file per content in a tenant. The claim is appended first and
+      // decides a race (src/resources/fileContent.ts); the blob is taken only after it, so a
+      // refused create leaves the blob usable.
+      const content = { tenantId, digestMultibase: blob.digestMultibase, fileId, at: deps.now().toISOString() };
+      const claimed = await claimFileContent(deps.store, content, metadata);
+      if (isLeft(claimed)) throw new HttpError(conflict(SAME_CONTENT));
+      // Nobody else appends to the content stream while this new file holds it.
+      const release = () => releaseFileContentAt(deps.store, content, claimed.right, metadata);
+      if (isLeft(await uploads.take(blobId, revision, fileId, metadata))) {
+        // Another create took the blob between our read and now: this file will not exist.
+        await release();
+        throw new HttpError(notFound('No uploaded, unused blob has this blob_id.'));
+      }
       const created: FileEvent = {
         type: 'FileCreated',
         data: {
@@ -79,12 +120,12 @@ export const fileRoutes = (router: Router, deps: ResourcesContext, uploads: Uplo
           createdAt: deps.now().toISOString(),
         },
       };
-      return createResource(deps, filesKind, ctx, fileId, created);
+      return createResource(deps, kind, ctx, fileId, created, release);
     });
   });
 
   router.get('/files/:id/revisions/:revision/blob', scope, async (ctx) => {
-    const found = await findRevision(deps.runner.db, addressOf(ctx, filesKind), revisionOf(ctx));
+    const found = await findRevision(deps.runner.db, addressOf(ctx, kind), revisionOf(ctx));
     if (!found) throw new HttpError(notFound('No resource of this kind has this id.'));
     const etag = etagOfEnvelope(found);
     ctx.set('ETag', etag);
@@ -98,5 +139,5 @@ export const fileRoutes = (router: Router, deps: ResourcesContext, uploads: Uplo
     ctx.length = Number(found.data['filesize']);
   });
 
-  versionedRoutes(router, filesKind, deps);
+  versionedRoutes(router, kind, deps);
 };

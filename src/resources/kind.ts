@@ -1,9 +1,11 @@
 // A kind of the resource API: its path, the stream category its resources live in, and the
 // events its streams record for the changes every kind shares.
+import type { Either } from 'fp-ts/lib/Either.js';
 import type { Context } from 'koa';
 import type { Scope } from '../../streams/apiKey.js';
 import type { Event, StreamContract } from '../../streams/event.js';
 import type { Envelope, ResourceData, StringMap } from '../../streams/resource.js';
+import type { EventMetadata } from '../eventstore/handle.js';
 import type { DataSearch } from './search.js';
 
 export interface VersionedKind<State, E extends Event> {
@@ -22,6 +24,14 @@ export interface VersionedKind<State, E extends Event> {
   readonly frozen?: (envelope: Envelope) => boolean;
   /** What `POST /{path}/search` may filter and sort on in `data`. */
   readonly search: DataSearch;
+  /**
+   * Writes on other streams that a delete or restore of the kind must make (a file's content
+   * claim, src/resources/fileContent.ts). Runs once the change is decided (404, 412 and the state
+   * conflicts come first) and before it is appended, with the envelope before the change: a Left
+   * refuses the change with a 409 of that detail; of the Right, `appended` runs once the change
+   * is appended, `notAppended` when the store certainly refused it.
+   */
+  readonly lifecycle?: (op: 'delete' | 'restore', envelope: Envelope, at: string, metadata: EventMetadata) => Promise<Either<string, LifecycleSequel>>;
   readonly events: {
     readonly annotations: (id: string, annotations: StringMap, at: string) => E;
     readonly labels: (id: string, labels: StringMap, at: string) => E;
@@ -30,4 +40,10 @@ export interface VersionedKind<State, E extends Event> {
     /** The kind's own change of `data`, for kinds that have one. */
     readonly data?: (id: string, data: ResourceData, at: string) => E;
   };
+}
+
+/** What a kind's lifecycle hook does once the resource's own event is appended, or is not. */
+export interface LifecycleSequel {
+  readonly appended: () => Promise<void>;
+  readonly notAppended: () => Promise<void>;
 }

@@ -65,6 +65,8 @@ const updateProblem = (error: UpdateError): HttpError => {
       return missing();
     case 'PreconditionFailed':
       return new HttpError(preconditionFailed());
+    case 'KindConflict':
+      return new HttpError(conflict(error.detail));
     case 'Conflict':
       return new HttpError(
         conflict(
@@ -110,10 +112,24 @@ export const updateRoute =
     });
   };
 
-/** Records the first event of a new resource and answers it: 201, as the kind shows it, ETag, Location. */
-export const createResource = async <State, E extends Event>(deps: ResourcesContext, kind: VersionedKind<State, E>, ctx: Context, id: string, created: E): Promise<Reply> => {
+/**
+ * Records the first event of a new resource and answers it: 201, as the kind shows it, ETag,
+ * Location. `onNotAppended` runs when the store refused the event (it was certainly not written),
+ * before the error is thrown: a kind gives up there what it wrote before (a file's content claim).
+ */
+export const createResource = async <State, E extends Event>(
+  deps: ResourcesContext,
+  kind: VersionedKind<State, E>,
+  ctx: Context,
+  id: string,
+  created: E,
+  onNotAppended?: () => Promise<void>,
+): Promise<Reply> => {
   const appended = await deps.store.append(kind.streamOf(id), [{ id: randomUUID(), type: created.type, data: created.data as Json, metadata: { ...metadataOf(ctx) } }], 'no_stream');
-  if (isLeft(appended)) throw new Error(`${kind.name} not created: ${appended.left._tag}`);
+  if (isLeft(appended)) {
+    await onNotAppended?.();
+    throw new Error(`${kind.name} not created: ${appended.left._tag}`);
+  }
   await deps.runner.waitFor(appended.right.position, deps.config.readYourWritesTimeoutMs);
   const envelope = kind.envelopeOf(kind.contract.evolve(kind.contract.initialState, created));
   if (!envelope) throw new Error(`${kind.name} has no envelope after its first event`);

@@ -1,13 +1,14 @@
 // The changes every kind shares (annotations, labels, delete, restore), decided on the resource's
 // stream and appended at the revision read. If-Match is checked against that revision, so of two
 // writers holding the same etag exactly one appends; the other loses on the expected revision.
+import { randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import type { Event } from '../../streams/event.js';
 import { MAX_REVISION, type Envelope, type ResourceData, type StringMap } from '../../streams/resource.js';
-import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
-import type { EventStore, Position } from '../eventstore/port.js';
+import { loadStream, type EventMetadata } from '../eventstore/handle.js';
+import type { EventStore, Json, Position } from '../eventstore/port.js';
 import { etagOfEnvelope } from './envelope.js';
-import type { VersionedKind } from './kind.js';
+import type { LifecycleSequel, VersionedKind } from './kind.js';
 
 export type Update =
   | { readonly op: 'annotations'; readonly annotations: StringMap }
@@ -20,7 +21,9 @@ export type Update =
 export type UpdateError =
   | { readonly _tag: 'NotFound' }
   | { readonly _tag: 'PreconditionFailed' }
-  | { readonly _tag: 'Conflict'; readonly reason: 'deleted' | 'not_deleted' | 'revision_limit' | 'frozen' };
+  | { readonly _tag: 'Conflict'; readonly reason: 'deleted' | 'not_deleted' | 'revision_limit' | 'frozen' }
+  /** The kind's own 409 (`lifecycle`), with its detail. */
+  | { readonly _tag: 'KindConflict'; readonly detail: string };
 
 export interface UpdateRequest {
   readonly tenantId: string;
@@ -69,28 +72,31 @@ export const updateResource = async <State, E extends Event>(
   request: UpdateRequest,
   metadata: EventMetadata,
 ): Promise<Either<UpdateError, { readonly envelope: Envelope; readonly position: Position }>> => {
-  let after: State | undefined;
-  const result = await handleCommand(
-    store,
-    kind.contract,
-    kind.streamOf(request.id),
-    (state): Either<UpdateError, E[]> => {
-      const decided = decideUpdate(kind.envelopeOf(state), { ...request, ...(kind.frozen ? { frozen: kind.frozen } : {}) });
-      if (isLeft(decided)) return decided;
-      const event = eventFor(kind, request.id, decided.right, request.at);
-      after = kind.contract.evolve(state, event);
-      return right([event]);
-    },
-    metadata,
-  );
-  if (isLeft(result)) {
-    const error = result.left;
-    // Someone appended after our read: the etag the caller matched is no longer current.
-    if ('_tag' in error && error._tag === 'WrongExpectedRevision') return left({ _tag: 'PreconditionFailed' });
-    if (error._tag === 'StreamDeleted') return left({ _tag: 'NotFound' });
-    return left(error);
+  const streamId = kind.streamOf(request.id);
+  const loaded = await loadStream(store, kind.contract, streamId);
+  if (isLeft(loaded)) return left({ _tag: 'NotFound' });
+  const { state, expectedRevision } = loaded.right;
+  const current = kind.envelopeOf(state);
+  const decided = decideUpdate(current, { ...request, ...(kind.frozen ? { frozen: kind.frozen } : {}) });
+  if (isLeft(decided)) return decided;
+  const event = eventFor(kind, request.id, decided.right, request.at);
+  const envelope = kind.envelopeOf(kind.contract.evolve(state, event));
+  if (!current || !envelope) throw new Error('an update decided without an envelope');
+  const op = decided.right.op;
+  let sequel: LifecycleSequel | undefined;
+  if ((op === 'delete' || op === 'restore') && kind.lifecycle) {
+    const before = await kind.lifecycle(op, current, request.at, metadata);
+    if (isLeft(before)) return left({ _tag: 'KindConflict', detail: before.left });
+    sequel = before.right;
   }
-  const envelope = after === undefined ? undefined : kind.envelopeOf(after);
-  if (!envelope || !result.right.position) throw new Error('an update decided without an event');
-  return right({ envelope, position: result.right.position });
+  const appended = await store.append(streamId, [{ id: randomUUID(), type: event.type, data: event.data as Json, metadata: { ...metadata } }], expectedRevision);
+  if (isLeft(appended)) {
+    // Certainly not appended: the kind gives up what it wrote before. (A thrown append may have
+    // been written after all, so nothing is undone then: a claim too many is safe, one too few not.)
+    await sequel?.notAppended();
+    // Someone appended after our read: the etag the caller matched is no longer current.
+    return left(appended.left._tag === 'WrongExpectedRevision' ? { _tag: 'PreconditionFailed' } : { _tag: 'NotFound' });
+  }
+  await sequel?.appended();
+  return right({ envelope, position: appended.right.position });
 };

@@ -1,0 +1,80 @@
+// One live file per content (`digest_multibase`) in a tenant, decided by the event store: the
+// `filecontent-` stream of (tenant, digest) says which file holds the content
+// (streams/fileContent.ts), and every claim and release is appended at the revision it read.
+//
+// Order of writes: the claim first, then the file's own event (FileCreated, FileRestored); if
+// that event is certainly not appended (the blob went to another create, a lost race), the claim
+// is released again. Why release rather than "a claim whose file never appeared is free": a claim
+// whose file is not there *yet* (its create is between the two appends) looks exactly like one
+// whose file never will be, so a second create could take the content over and both files would
+// go live. With explicit releases the claim stream alone says who holds the content. The cost is
+// liveness, not safety: an instance that dies between the two appends (or between a delete and
+// its release) leaves the content held by a file that is not live, and creates of that content
+// are 409 until the claim is released (restoring that file and deleting it again does).
+//
+// Every release is appended at an exact revision, never "whatever is there now", so it can only
+// give up the claim it means:
+// - a restore appends a claim even when its file holds the content already, so a delete's release
+//   (at the revision read before FileDeleted) fails once a restore of the file has claimed again;
+// - an undone claim is released at the revision of that claim, and an undone restore only if the
+//   file is not live (two restores of one file race: the loser's claim may be the current one).
+import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
+import { randomUUID } from 'node:crypto';
+import { fileContent, fileContentStream, type FileContentEvent } from '../../streams/fileContent.js';
+import { loadStream, type EventMetadata } from '../eventstore/handle.js';
+import type { EventStore, Json } from '../eventstore/port.js';
+
+/** A lost race reloads and decides again on what the winner wrote; this bounds it. */
+const ATTEMPTS = 10;
+
+/** The content is held by another file. */
+export type Taken = 'Taken';
+
+export interface Content {
+  readonly tenantId: string;
+  readonly digestMultibase: string;
+  readonly fileId: string;
+  readonly at: string;
+}
+
+const append = (store: EventStore, content: Content, event: FileContentEvent, expected: number | 'no_stream', metadata: EventMetadata) =>
+  store.append(fileContentStream(content.tenantId, content.digestMultibase), [{ id: randomUUID(), type: event.type, data: event.data as Json, metadata: { ...metadata } }], expected);
+
+/** Where the content stream is, and who holds the content there. */
+const load = async (store: EventStore, content: Content) => {
+  const loaded = await loadStream(store, fileContent, fileContentStream(content.tenantId, content.digestMultibase));
+  if (isLeft(loaded)) throw new Error(`file content stream: ${loaded.left._tag}`);
+  const { state, expectedRevision } = loaded.right;
+  return { holder: state.status === 'held' ? state.fileId : undefined, revision: expectedRevision as number | 'no_stream' };
+};
+
+/**
+ * Claims the content for `content.fileId`; Taken when another file holds it. `again` (a restore)
+ * also claims content the file holds already. Answers the revision of the claim.
+ */
+export const claimFileContent = async (store: EventStore, content: Content, metadata: EventMetadata, again = false): Promise<Either<Taken, number>> => {
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const { holder, revision } = await load(store, content);
+    if (holder !== undefined && !(again && holder === content.fileId)) return left('Taken');
+    const appended = await append(store, content, { type: 'FileContentClaimed', data: { fileId: content.fileId, claimedAt: content.at } }, revision, metadata);
+    if (!isLeft(appended)) return right(appended.right.nextExpectedRevision);
+    // Another writer appended after our read: decide again on what it wrote.
+    if (appended.left._tag !== 'WrongExpectedRevision') throw new Error(`file content stream: ${appended.left._tag}`);
+  }
+  throw new Error(`file content stream still contended after ${ATTEMPTS} attempts`);
+};
+
+/** The revision at which `content.fileId` holds the content, if it does. */
+export const heldAt = async (store: EventStore, content: Content): Promise<number | undefined> => {
+  const { holder, revision } = await load(store, content);
+  return holder === content.fileId && revision !== 'no_stream' ? revision : undefined;
+};
+
+/**
+ * Releases the content if the stream is still at `revision` (where `content.fileId` held it).
+ * Anything appended since (a claim of a restore) wins: then nothing is released.
+ */
+export const releaseFileContentAt = async (store: EventStore, content: Content, revision: number, metadata: EventMetadata): Promise<void> => {
+  const appended = await append(store, content, { type: 'FileContentReleased', data: { fileId: content.fileId, releasedAt: content.at } }, revision, metadata);
+  if (isLeft(appended) && appended.left._tag !== 'WrongExpectedRevision') throw new Error(`file content stream: ${appended.left._tag}`);
+};
