@@ -10,13 +10,12 @@ import type { CallbackRequest } from '../../streams/callback.js';
 import { delivery, deliveryStream, type Delivery, type DeliveryEvent } from '../../streams/delivery.js';
 import { tenant, tenantStream, type TenantCallback } from '../../streams/tenant.js';
 import type { DataKeys } from '../crypto/dataKeys.js';
-import { loadStream } from '../eventstore/handle.js';
+import { appendEvents, loadStream } from '../eventstore/handle.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
 import type { Sqlite } from '../sqlite.js';
 import { postCallback } from './post.js';
 import type { Claim } from './record.js';
-import { toEventData } from './record.js';
 import { nextAttemptAt, type RetrySchedule } from './schedule.js';
 import { webhookHeaders } from './signature.js';
 import { openSecret } from './tenantCallback.js';
@@ -104,7 +103,7 @@ export class Deliverer {
       type: 'DeliveryClaimed',
       data: { deliveryId, instanceId: claim.instanceId, claimedAt: now.toISOString(), expiresAt: claim.expiresAt.toISOString() },
     };
-    const appended = await this.options.store.append(deliveryStream(deliveryId), [toEventData(claimed)], expectedRevision);
+    const appended = await appendEvents(this.options.store, deliveryStream(deliveryId), [claimed], expectedRevision);
     // Another instance claimed it first (or recorded an outcome): it is theirs.
     if (isLeft(appended)) return;
     await this.attempt(delivery.evolve(state, claimed) as Delivery, appended.right.nextExpectedRevision);
@@ -162,7 +161,7 @@ export class Deliverer {
   }
 
   private async append(deliveryId: string, revision: number, events: readonly DeliveryEvent[], log: Logger): Promise<number | undefined> {
-    const appended = await this.options.store.append(deliveryStream(deliveryId), events.map(toEventData), revision);
+    const appended = await appendEvents(this.options.store, deliveryStream(deliveryId), events, revision);
     if (isLeft(appended)) {
       // Our claim lapsed and another instance took the delivery over: its record wins.
       log.warn('callback outcome not recorded: the claim was lost', { error: appended.left._tag });
@@ -183,7 +182,7 @@ export class Deliverer {
     await this.options.dataKeys.destroy(ownerId);
     const destroyed: DeliveryEvent = { type: 'DeliveryDataDestroyed', data: { deliveryId, ownerId, destroyedAt: this.options.now().toISOString() } };
     // Losing this race only means the next scan records it (destroying again is a no-op).
-    await this.options.store.append(deliveryStream(deliveryId), [toEventData(destroyed)], revision);
+    await appendEvents(this.options.store, deliveryStream(deliveryId), [destroyed], revision);
   }
 
   /** The tenant's URL and opened secret. The read model first; the tenant stream when it has none yet. */

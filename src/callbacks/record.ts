@@ -7,7 +7,6 @@
 // position among the recorded deliveries (the deliveries read model, itself rebuilt from the
 // store) is a point before which everything is recorded. A restart resumes there; events after it
 // that another instance already recorded collide harmlessly on `no_stream`.
-import { randomUUID } from 'node:crypto';
 import { isLeft, right, type Either } from 'fp-ts/lib/Either.js';
 import { CallbackRequest, callbackSourceCategories } from '../../streams/callback.js';
 import { delivery, deliveryIdOf, deliveryStream, type Delivery, type DeliveryEvent } from '../../streams/delivery.js';
@@ -15,14 +14,13 @@ import {
   formatPosition,
   START,
   type AppendError,
-  type EventData,
   type EventStore,
-  type Json,
   type Position,
   type RecordedEvent,
   type Subscription,
 } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
+import { appendEvents } from '../eventstore/handle.js';
 
 export const sourceFilter = { streamNamePrefixes: callbackSourceCategories.map((c) => `${c}-`) };
 
@@ -39,7 +37,6 @@ export interface Claim {
   readonly expiresAt: Date;
 }
 
-export const toEventData = (event: DeliveryEvent): EventData => ({ id: randomUUID(), type: event.type, data: event.data as Json });
 
 /**
  * Records the delivery a source event asks for, claimed at once by `claim` when given (one append:
@@ -71,7 +68,7 @@ export const recordDelivery = async (
   }
   // Fresh event ids: another instance's identical append must fail on `no_stream`, not be
   // taken for an idempotent retry of ours (it would then believe it holds the claim).
-  const appended = await store.append(deliveryStream(deliveryId), events.map(toEventData), 'no_stream');
+  const appended = await appendEvents(store, deliveryStream(deliveryId), events, 'no_stream');
   if (isLeft(appended)) return appended;
   const state = events.reduce(delivery.evolve, delivery.initialState);
   if (state.status === 'none') throw new Error('a recorded delivery folds to a delivery');

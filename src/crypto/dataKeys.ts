@@ -6,10 +6,10 @@
 // Keys go through the event store so that several instances over one EventStoreDB share them.
 // The embedded store erases a tombstoned stream's events at once; EventStoreDB does at its next
 // scavenge (run scavenges regularly in production).
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { isLeft, right, type Either } from 'fp-ts/lib/Either.js';
 import { dataKey, dataKeyStream, type Sealed } from '../../streams/dataKey.js';
-import { loadStream } from '../eventstore/handle.js';
+import { appendEvents, loadStream } from '../eventstore/handle.js';
 import type { AppendError, EventStore, Json } from '../eventstore/port.js';
 import { KEY_BYTES, open, seal } from './seal.js';
 
@@ -40,11 +40,7 @@ export const dataKeys = (store: EventStore, kek: Buffer): DataKeys => {
     async issue(ownerId) {
       const key = randomBytes(KEY_BYTES);
       const wrappedKey = seal(kek, key, `datakey/${ownerId}`);
-      const issued = await store.append(
-        dataKeyStream(ownerId),
-        [{ id: randomUUID(), type: 'DataKeyIssued', data: { ownerId, wrappedKey } }],
-        'no_stream',
-      );
+      const issued = await appendEvents(store, dataKeyStream(ownerId), [{ type: 'DataKeyIssued', data: { ownerId, wrappedKey } }], 'no_stream');
       return isLeft(issued) ? issued : right(usable(key, ownerId));
     },
     async find(ownerId) {

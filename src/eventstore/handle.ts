@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { decodeRecorded, type Event, type StreamContract } from '../../streams/event.js';
-import type { AppendError, EventStore, ExpectedRevision, Json, Position } from './port.js';
+import type { AppendError, AppendResult, EventStore, ExpectedRevision, Json, Position } from './port.js';
 
 /** Who caused a write and in answer to what; never personal data. */
 export interface EventMetadata {
@@ -36,6 +36,23 @@ export const loadStream = async <State, E extends Event>(
 };
 
 /**
+ * Appends domain events as recorded events: each gets a fresh id (a retry of the same append is
+ * the caller's to make with the same ids) and, when given, the metadata.
+ */
+export const appendEvents = (
+  store: EventStore,
+  streamId: string,
+  events: readonly Event[],
+  expectedRevision: ExpectedRevision,
+  metadata?: EventMetadata,
+): Promise<Either<AppendError, AppendResult>> =>
+  store.append(
+    streamId,
+    events.map((e) => ({ id: randomUUID(), type: e.type, data: e.data as Json, ...(metadata ? { metadata: { ...metadata } } : {}) })),
+    expectedRevision,
+  );
+
+/**
  * Runs `decide` on the stream's current state and appends what it returns. Returns the domain
  * error, the store's error (a lost race or a deleted stream), or what was written.
  */
@@ -53,11 +70,7 @@ export const handleCommand = async <State, E extends Event, DomainError>(
   const events = decision.right;
   const current = loaded.right.expectedRevision;
   if (events.length === 0) return right({ events, position: undefined, revision: current === 'no_stream' ? -1 : Number(current) });
-  const appended = await store.append(
-    streamId,
-    events.map((e) => ({ id: randomUUID(), type: e.type, data: e.data as Json, metadata: { ...metadata } })),
-    current,
-  );
+  const appended = await appendEvents(store, streamId, events, current, metadata);
   if (isLeft(appended)) return appended;
   return right({ events, position: appended.right.position, revision: appended.right.nextExpectedRevision });
 };

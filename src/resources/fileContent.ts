@@ -19,10 +19,9 @@
 // - an undone claim is released at the revision of that claim, and an undone restore only if the
 //   file is not live (two restores of one file race: the loser's claim may be the current one).
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { randomUUID } from 'node:crypto';
 import { fileContent, fileContentStream, type FileContentEvent } from '../../streams/fileContent.js';
-import { loadStream, type EventMetadata } from '../eventstore/handle.js';
-import type { EventStore, Json } from '../eventstore/port.js';
+import { appendEvents, loadStream, type EventMetadata } from '../eventstore/handle.js';
+import type { EventStore } from '../eventstore/port.js';
 
 /** A lost race reloads and decides again on what the winner wrote; this bounds it. */
 const ATTEMPTS = 10;
@@ -38,7 +37,7 @@ export interface Content {
 }
 
 const append = (store: EventStore, content: Content, event: FileContentEvent, expected: number | 'no_stream', metadata: EventMetadata) =>
-  store.append(fileContentStream(content.tenantId, content.digestMultibase), [{ id: randomUUID(), type: event.type, data: event.data as Json, metadata: { ...metadata } }], expected);
+  appendEvents(store, fileContentStream(content.tenantId, content.digestMultibase), [event], expected, metadata);
 
 /** Where the content stream is, and who holds the content there. */
 const load = async (store: EventStore, content: Content) => {

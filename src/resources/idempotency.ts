@@ -5,7 +5,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { idempotency, idempotencyStream, replyOwner, type IdempotencyEvent, type IdempotencyState } from '../../streams/idempotency.js';
-import { loadStream } from '../eventstore/handle.js';
+import { appendEvents, loadStream } from '../eventstore/handle.js';
 import type { ExpectedRevision, Json } from '../eventstore/port.js';
 import { conflict, HttpError, invalidRequest, isHttpError, unprocessable } from '../http/problem.js';
 import { requestIdOf } from '../log.js';
@@ -86,7 +86,7 @@ export const idempotentWrites =
     if (decision.shred) await deps.dataKeys.destroy(replyOwner(decision.shred));
     const claimId = randomUUID();
     const append = (events: readonly IdempotencyEvent[], expected: ExpectedRevision) =>
-      deps.store.append(stream, events.map((e) => ({ id: randomUUID(), type: e.type, data: e.data as Json })), expected);
+      appendEvents(deps.store, stream, events, expected);
     const claimed = await append(
       [{ type: 'IdempotencyKeyClaimed', data: { claimId, fingerprint, claimedAt: at.toISOString(), expiresAt: new Date(at.getTime() + KEY_LIFETIME_MS).toISOString() } }],
       decision.expected,

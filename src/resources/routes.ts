@@ -1,6 +1,5 @@
 // The routes every kind has: latest, history, revision, annotations, labels, delete, restore.
 // Reads come from the read models (projections/resources.ts); writes are decided on the stream.
-import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import * as t from 'io-ts';
@@ -8,7 +7,7 @@ import { isLeft } from 'fp-ts/lib/Either.js';
 import { findHistory, findLatest, findRevision, type ResourceAddress } from '../../projections/resources.js';
 import type { Event } from '../../streams/event.js';
 import { MAX_REVISION, StringMap, type Envelope } from '../../streams/resource.js';
-import type { EventMetadata } from '../eventstore/handle.js';
+import { appendEvents, type EventMetadata } from '../eventstore/handle.js';
 import type { Json } from '../eventstore/port.js';
 import { readJson } from '../http/body.js';
 import { Uuid } from '../http/codecs.js';
@@ -125,7 +124,7 @@ export const createResource = async <State, E extends Event>(
   created: E,
   onNotAppended?: () => Promise<void>,
 ): Promise<Reply> => {
-  const appended = await deps.store.append(kind.streamOf(id), [{ id: randomUUID(), type: created.type, data: created.data as Json, metadata: { ...metadataOf(ctx) } }], 'no_stream');
+  const appended = await appendEvents(deps.store, kind.streamOf(id), [created], 'no_stream', metadataOf(ctx));
   if (isLeft(appended)) {
     await onNotAppended?.();
     throw new Error(`${kind.name} not created: ${appended.left._tag}`);

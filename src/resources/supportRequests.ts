@@ -11,6 +11,7 @@ import { decode } from '../http/validate.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import { metadataOf } from './routes.js';
+import { appendEvents } from '../eventstore/handle.js';
 
 const SupportRequestBody = t.type({ message: t.refinement(NonEmptyString, (s) => s.trim() !== '', 'a non-empty message'), type: SupportRequestType });
 
@@ -27,7 +28,7 @@ export const supportRequestRoutes = (router: Router, deps: ResourcesContext): vo
         type: 'SupportRequestCreated',
         data: { requestId, tenantId, type: body.type, message: key.right.seal(body.message, 'support-request-message'), createdAt },
       };
-      const appended = await deps.store.append(supportRequestStream(requestId), [{ id: randomUUID(), type: created.type, data: created.data, metadata: { ...metadataOf(ctx) } }], 'no_stream');
+      const appended = await appendEvents(deps.store, supportRequestStream(requestId), [created], 'no_stream', metadataOf(ctx));
       if (isLeft(appended)) throw new Error(`support request not recorded: ${appended.left._tag}`);
       deps.log.info('support request received', { requestId, type: body.type });
       return { status: 201, body: { id: requestId, type: body.type, created_at: createdAt }, headers: {} };

@@ -1,12 +1,11 @@
 // The changes every kind shares (annotations, labels, delete, restore), decided on the resource's
 // stream and appended at the revision read. If-Match is checked against that revision, so of two
 // writers holding the same etag exactly one appends; the other loses on the expected revision.
-import { randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import type { Event } from '../../streams/event.js';
 import { MAX_REVISION, type Envelope, type ResourceData, type StringMap } from '../../streams/resource.js';
-import { loadStream, type EventMetadata } from '../eventstore/handle.js';
-import type { EventStore, Json, Position } from '../eventstore/port.js';
+import { appendEvents, loadStream, type EventMetadata } from '../eventstore/handle.js';
+import type { EventStore, Position } from '../eventstore/port.js';
 import { etagOfEnvelope } from './envelope.js';
 import type { LifecycleSequel, VersionedKind } from './kind.js';
 
@@ -89,7 +88,7 @@ export const updateResource = async <State, E extends Event>(
     if (isLeft(before)) return left({ _tag: 'KindConflict', detail: before.left });
     sequel = before.right;
   }
-  const appended = await store.append(streamId, [{ id: randomUUID(), type: event.type, data: event.data as Json, metadata: { ...metadata } }], expectedRevision);
+  const appended = await appendEvents(store, streamId, [event], expectedRevision, metadata);
   if (isLeft(appended)) {
     // Certainly not appended: the kind gives up what it wrote before. (A thrown append may have
     // been written after all, so nothing is undone then: a claim too many is safe, one too few not.)

@@ -8,9 +8,8 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { blob, blobStream, type BlobEvent, type BlobPurpose, type BlobState, type UploadedBlob } from '../../streams/blob.js';
-import { loadStream } from '../eventstore/handle.js';
-import type { EventMetadata } from '../eventstore/handle.js';
-import type { ExpectedRevision, Json } from '../eventstore/port.js';
+import { appendEvents, loadStream, type EventMetadata } from '../eventstore/handle.js';
+import type { ExpectedRevision } from '../eventstore/port.js';
 import { conflict, contentTooLarge, forbidden, HttpError, notFound, unsupportedMediaType } from '../http/problem.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { BlobTooLarge, type BlobStore } from './blobStore.js';
@@ -33,7 +32,7 @@ export interface Uploads {
 }
 
 const appendBlob = (deps: ResourcesContext, blobId: string, event: BlobEvent, expected: ExpectedRevision, metadata: EventMetadata) =>
-  deps.store.append(blobStream(blobId), [{ id: randomUUID(), type: event.type, data: event.data as Json, metadata: { ...metadata } }], expected);
+  appendEvents(deps.store, blobStream(blobId), [event], expected, metadata);
 
 export const uploads = (deps: ResourcesContext, kek: Buffer, blobs: BlobStore): Uploads => {
   const key = Buffer.from(hkdfSync('sha256', kek, Buffer.alloc(0), 'resource-api blob upload', 32));

@@ -1,12 +1,12 @@
 // Step 1 of a presentation: the integrator's `POST /oidc4vp` becomes a `PresentationRequested`
 // event on a new `presentation-<state>` stream, with the request's content sealed under a data
 // key issued for the session.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import * as t from 'io-ts';
 import { isLeft, right, type Either } from 'fp-ts/lib/Either.js';
 import { presentationStream, purposes, type PresentationEvent } from '../../streams/presentation.js';
 import type { DataKeys } from '../crypto/dataKeys.js';
-import type { EventMetadata } from '../eventstore/handle.js';
+import { appendEvents, type EventMetadata } from '../eventstore/handle.js';
 import type { AppendError, EventStore, Json, Position } from '../eventstore/port.js';
 import { NonEmptyString, withMessage } from '../http/codecs.js';
 import type { FieldError } from '../http/problem.js';
@@ -127,7 +127,7 @@ export const createPresentation = async (
   };
   // 256 random bits do not collide; `no_stream` makes sure of it rather than assuming.
   const stream = presentationStream(state);
-  const appended = await deps.store.append(stream, [{ id: randomUUID(), type: requested.type, data: requested.data as unknown as Json, metadata: { ...metadata } }], 'no_stream');
+  const appended = await appendEvents(deps.store, stream, [requested], 'no_stream', metadata);
   if (isLeft(appended)) return appended;
   return right({ state, expiresAt, position: appended.right.position });
 };
