@@ -7,8 +7,8 @@ import { START, comparePositions, formatPosition, parsePosition, type EventStore
 import type { Logger } from './log.js';
 import { Sqlite } from './sqlite.js';
 
-/** Events applied per transaction while catching up; live events are applied one by one. */
-const CATCH_UP_BATCH = 1000;
+/** The most events applied in one transaction; reading waits while this many are queued. */
+const MAX_BATCH = 1000;
 
 const META = `
 CREATE TABLE IF NOT EXISTS projection_checkpoint (id INTEGER PRIMARY KEY CHECK (id = 1), position TEXT NOT NULL);
@@ -21,6 +21,8 @@ export interface RunnerStatus {
   readonly caughtUp: boolean;
   /** Events applied since this process started. */
   readonly applied: number;
+  /** Transactions that applied them: under load, one carries every event that arrived during the last. */
+  readonly commits: number;
   /** Time from an event's append to its application, for the last event applied. */
   readonly lastLagMs: number | null;
   /** Why projecting is stalled, while it is; it retries from the checkpoint. */
@@ -39,6 +41,7 @@ export class ProjectionRunner {
   private checkpoint: Position = START;
   private caughtUp = false;
   private applied = 0;
+  private commits = 0;
   private lastLagMs: number | null = null;
   private failing: string | null = null;
   private running: Promise<void> | undefined;
@@ -122,6 +125,7 @@ export class ProjectionRunner {
       checkpoint: formatPosition(this.checkpoint),
       caughtUp: this.caughtUp,
       applied: this.applied,
+      commits: this.commits,
       lastLagMs: this.lastLagMs,
       failing: this.failing,
     };
@@ -147,22 +151,20 @@ export class ProjectionRunner {
     while (!this.stopping) {
       const subscription = this.store.subscribeToAll({ after: this.checkpoint });
       this.subscription = subscription;
+      const batches = new CommitPipeline(
+        (batch) => this.commit(batch),
+        () => void subscription.stop(),
+      );
       try {
-        let batch: RecordedEvent[] = [];
         for await (const message of subscription) {
           if (message.kind === 'caughtUp') {
-            await this.commit(batch);
-            batch = [];
+            await batches.drain();
             this.markCaughtUp();
-            continue;
-          }
-          batch.push(message.event);
-          if (this.caughtUp || batch.length >= CATCH_UP_BATCH) {
-            await this.commit(batch);
-            batch = [];
+          } else {
+            await batches.push(message.event);
           }
         }
-        await this.commit(batch);
+        await batches.drain();
         backoffMs = 250;
       } catch (err) {
         // Nothing of the failed batch was committed: the next subscription resumes at the checkpoint.
@@ -189,6 +191,7 @@ export class ProjectionRunner {
     });
     this.checkpoint = last.position;
     this.applied += batch.length;
+    this.commits++;
     this.lastLagMs = Math.max(0, Date.now() - last.created.getTime());
     this.failing = null;
     this.resolveWaiters();
@@ -239,5 +242,65 @@ export class ProjectionRunner {
       await this.writer.run('INSERT INTO projection_schema (name, schema, tables) VALUES (?, ?, ?)', [p.name, p.schema, JSON.stringify(p.tables)]);
     }
     await this.writer.run("UPDATE projection_checkpoint SET position = '0/0' WHERE id = 1");
+  }
+}
+
+/**
+ * Commits events in the background, in order: the events that arrive while one batch commits
+ * make the next batch (group commit). An event alone is applied at once; under load, or while
+ * catching up, a transaction carries as many events as arrived, up to MAX_BATCH. After a failed
+ * commit nothing more is committed and `onFailure` runs (it stops the subscription); `push` and
+ * `drain` then throw the failure.
+ */
+class CommitPipeline {
+  private pending: RecordedEvent[] = [];
+  private committing: Promise<void> | undefined;
+  private failure: { readonly error: unknown } | undefined;
+
+  constructor(
+    private readonly commit: (batch: readonly RecordedEvent[]) => Promise<void>,
+    private readonly onFailure: () => void,
+  ) {}
+
+  /** Queues an event for the next batch; waits only while a full batch is queued. */
+  async push(event: RecordedEvent): Promise<void> {
+    this.throwIfFailed();
+    this.pending.push(event);
+    const flushed = this.flush();
+    if (this.pending.length >= MAX_BATCH) await flushed;
+    this.throwIfFailed();
+  }
+
+  /** Resolves once every queued event is committed. */
+  async drain(): Promise<void> {
+    await this.flush();
+    this.throwIfFailed();
+  }
+
+  /** Never rejects: a failure is kept for `push` and `drain` to throw. */
+  private flush(): Promise<void> {
+    if (this.committing === undefined && this.pending.length > 0 && !this.failure) this.committing = this.commitPending();
+    return this.committing ?? Promise.resolve();
+  }
+
+  /**
+   * Commits until nothing is queued. `committing` is cleared in the same step that finds the
+   * queue empty, so an event queued at any moment is either in a batch still to come or starts
+   * the next run.
+   */
+  private async commitPending(): Promise<void> {
+    try {
+      do await this.commit(this.pending.splice(0, MAX_BATCH));
+      while (this.pending.length > 0);
+    } catch (error) {
+      this.pending = [];
+      this.failure = { error };
+      this.onFailure();
+    }
+    this.committing = undefined;
+  }
+
+  private throwIfFailed(): void {
+    if (this.failure) throw this.failure.error;
   }
 }

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { isRight } from 'fp-ts/lib/Either.js';
 import { change, type Projection } from '../projections/projection.js';
 import { countTenants, findTenant } from '../projections/tenants.js';
-import type { EventStore } from '../src/eventstore/port.js';
+import { START, comparePositions, type EventStore } from '../src/eventstore/port.js';
 import { createTenant } from '../src/tenancy/commands.js';
 import { dumpReadModels, openRunner, openStore } from './support/readmodels.js';
 
@@ -96,6 +96,51 @@ test('a batch that fails to apply leaves no trace and is applied again from the 
     t.is(failuresLeft, -1);
     const rows = await runner.db.all<{ stream: string }>('SELECT stream FROM seen');
     t.is(rows.length, 5);
+    t.is(runner.status().failing, null);
+    await runner.close();
+  });
+});
+
+test('live events that arrive while a transaction commits are applied together in the next one', async (t) => {
+  await withDir(async (dir, store) => {
+    const runner = await openRunner(store, join(dir, 'rm.sqlite'));
+    runner.start();
+    await runner.whenCaughtUp();
+    const before = runner.status();
+    const created = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => createTenant(store, { name: `tenant ${i}` }, { actor: 'test' })),
+    );
+    const last = created.map((c) => (isRight(c) ? c.right.position : START)).reduce((a, b) => (comparePositions(a, b) >= 0 ? a : b));
+    t.true(await runner.waitFor(last, 10_000));
+    const after = runner.status();
+    t.is(await countTenants(runner.db), 40);
+    t.is(after.applied - before.applied, 40);
+    t.true(after.commits - before.commits < 40, `${after.commits - before.commits} transactions for 40 events`);
+    await runner.close();
+  });
+});
+
+test('a live batch that fails to apply is applied again from the checkpoint, and later events follow', async (t) => {
+  await withDir(async (dir, store) => {
+    let failuresLeft = 1;
+    const flaky: Projection = {
+      name: 'flaky',
+      tables: ['seen'],
+      schema: 'CREATE TABLE IF NOT EXISTS seen (stream TEXT PRIMARY KEY);',
+      apply: (event) => {
+        if (!event.streamId.startsWith('tenant-')) return [];
+        const insert = change('INSERT INTO seen (stream) VALUES (?)', event.streamId);
+        if ((event.data as { name?: string }).name === 'tenant 1' && failuresLeft-- > 0) return [insert, change('INSERT INTO no_such_table VALUES (1)')];
+        return [insert];
+      },
+    };
+    const runner = await openRunner(store, join(dir, 'rm.sqlite'), [flaky]);
+    runner.start();
+    await runner.whenCaughtUp();
+    const created = await addTenants(store, 4);
+    t.true(await runner.waitFor(created[3]!.position, 10_000));
+    t.is(failuresLeft, -1);
+    t.is((await runner.db.all('SELECT stream FROM seen')).length, 4);
     t.is(runner.status().failing, null);
     await runner.close();
   });
