@@ -229,9 +229,9 @@ const rebuildReference = async (payloads: readonly string[], rows: number): Prom
     await db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, payload TEXT)');
     const ms = await time(async () => {
       for (let i = 0; i < rows; i += REFERENCE_BATCH) {
-        await db.transaction(async () => {
+        db.transaction(() => {
           for (let j = i; j < Math.min(i + REFERENCE_BATCH, rows); j++) {
-            await db.run('INSERT INTO t (payload) VALUES (?)', [payloads[j % payloads.length]!]);
+            db.run('INSERT INTO t (payload) VALUES (?)', [payloads[j % payloads.length]!]);
           }
         });
       }

@@ -134,9 +134,9 @@ export class ProjectionRunner {
   /** Drops every read model and replays `$all` from the start; resolves when caught up again. */
   async rebuild(progress?: Progress): Promise<void> {
     await this.stop();
-    await this.writer.transaction(async () => {
-      await this.dropTables(this.projections.flatMap((p) => p.tables));
-      await this.createTables();
+    this.writer.transaction(() => {
+      this.dropTables(this.projections.flatMap((p) => p.tables));
+      this.createTables();
     });
     this.checkpoint = START;
     this.caughtUp = false;
@@ -185,9 +185,9 @@ export class ProjectionRunner {
     const last = batch[batch.length - 1];
     if (!last) return;
     const changes = batch.flatMap((event) => this.projections.flatMap((p) => p.apply(event)));
-    await this.writer.transaction(async () => {
-      for (const change of changes) await this.writer.run(change.sql, change.params);
-      await this.writer.run('UPDATE projection_checkpoint SET position = ? WHERE id = 1', [formatPosition(last.position)]);
+    this.writer.transaction(() => {
+      for (const change of changes) this.writer.run(change.sql, change.params);
+      this.writer.run('UPDATE projection_checkpoint SET position = ? WHERE id = 1', [formatPosition(last.position)]);
     });
     this.checkpoint = last.position;
     this.applied += batch.length;
@@ -224,31 +224,31 @@ export class ProjectionRunner {
       return;
     }
     if (stored.length > 0) this.log.info('projection schemas changed, rebuilding read models', {});
-    await this.writer.transaction(async () => {
-      await this.dropTables([...stored.flatMap((s) => JSON.parse(s.tables) as string[]), ...this.projections.flatMap((p) => p.tables)]);
-      await this.createTables();
+    this.writer.transaction(() => {
+      this.dropTables([...stored.flatMap((s) => JSON.parse(s.tables) as string[]), ...this.projections.flatMap((p) => p.tables)]);
+      this.createTables();
     });
     this.checkpoint = START;
   }
 
-  private async dropTables(tables: readonly string[]): Promise<void> {
-    for (const table of new Set(tables)) await this.writer.exec(`DROP TABLE IF EXISTS "${table.replaceAll('"', '')}"`);
+  private dropTables(tables: readonly string[]): void {
+    for (const table of new Set(tables)) this.writer.exec(`DROP TABLE IF EXISTS "${table.replaceAll('"', '')}"`);
   }
 
-  private async createTables(): Promise<void> {
-    await this.writer.run('DELETE FROM projection_schema');
+  private createTables(): void {
+    this.writer.run('DELETE FROM projection_schema');
     for (const p of this.projections) {
-      await this.writer.exec(p.schema);
-      await this.writer.run('INSERT INTO projection_schema (name, schema, tables) VALUES (?, ?, ?)', [p.name, p.schema, JSON.stringify(p.tables)]);
+      this.writer.exec(p.schema);
+      this.writer.run('INSERT INTO projection_schema (name, schema, tables) VALUES (?, ?, ?)', [p.name, p.schema, JSON.stringify(p.tables)]);
     }
-    await this.writer.run("UPDATE projection_checkpoint SET position = '0/0' WHERE id = 1");
+    this.writer.run("UPDATE projection_checkpoint SET position = '0/0' WHERE id = 1");
   }
 }
 
 /**
- * Commits events in the background, in order: the events that arrive while one batch commits
- * make the next batch (group commit). An event alone is applied at once; under load, or while
- * catching up, a transaction carries as many events as arrived, up to MAX_BATCH. After a failed
+ * Commits events in the background, in order: the events handed over in one turn of the event
+ * loop, or while a batch commits, make one batch (group commit). Under load, or while catching
+ * up, a transaction carries as many events as arrived, up to MAX_BATCH. After a failed
  * commit nothing more is committed and `onFailure` runs (it stops the subscription); `push` and
  * `drain` then throw the failure.
  */
@@ -290,6 +290,9 @@ class CommitPipeline {
    */
   private async commitPending(): Promise<void> {
     try {
+      // The driver is synchronous: without this turn of the event loop, each event would commit
+      // alone before the subscription handed over the next one it had already read.
+      await new Promise((resolve) => setImmediate(resolve));
       do await this.commit(this.pending.splice(0, MAX_BATCH));
       while (this.pending.length > 0);
     } catch (error) {

@@ -1,6 +1,11 @@
-// A small promise face over the sqlite3 driver, shared by the embedded event store and the
-// read models. Statements are prepared once per SQL text and reused.
-import sqlite3 from 'sqlite3';
+// A small face over the better-sqlite3 driver, shared by the embedded event store and the read
+// models. Statements are prepared once per SQL text and reused.
+//
+// The driver is synchronous: a statement runs on the calling thread, typically in microseconds,
+// with no thread-pool hop or callback per call (the asynchronous sqlite3 driver spent more time
+// in that machinery than in SQLite). A transaction is therefore a plain function: nothing else
+// can run on the connection, or anywhere in the process, between its statements.
+import Database from 'better-sqlite3';
 
 export type SqlValue = string | number | null | Buffer;
 export type Row = Record<string, SqlValue>;
@@ -16,93 +21,88 @@ export interface SqliteOptions {
   readonly readOnly?: boolean;
 }
 
+interface Prepared {
+  readonly statement: Database.Statement;
+  /**
+   * Whether the SQL numbers its parameters (`?1`, possibly with gaps): the driver binds those
+   * only by name, so they are prepared as `@p1`... and bound from an object.
+   */
+  readonly numbered: boolean;
+}
+
+/** Milliseconds a write waits for another process (the ops tool, a second instance) to commit. */
+const BUSY_TIMEOUT_MS = 10_000;
+
 export class Sqlite {
-  private readonly statements = new Map<string, Promise<sqlite3.Statement>>();
+  private readonly statements = new Map<string, Prepared>();
 
-  private constructor(private readonly db: sqlite3.Database) {}
+  private constructor(private readonly db: Database.Database) {}
 
-  static async open(file: string, options: SqliteOptions): Promise<Sqlite> {
-    const mode = options.readOnly ? sqlite3.OPEN_READONLY : sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE;
-    const db = await new Promise<sqlite3.Database>((resolve, reject) => {
-      const handle: sqlite3.Database = new sqlite3.Database(file, mode, (err) => (err ? reject(err) : resolve(handle)));
-    });
+  static open(file: string, options: SqliteOptions): Sqlite {
+    const db = new Database(file, { readonly: options.readOnly ?? false, timeout: BUSY_TIMEOUT_MS });
     const sqlite = new Sqlite(db);
-    // Another process (the ops tool, a second reader) may hold the write lock for a moment.
-    db.configure('busyTimeout', 10_000);
-    if (!options.readOnly) await sqlite.exec('PRAGMA journal_mode = WAL');
-    await sqlite.exec(`PRAGMA synchronous = ${options.synchronous}`);
+    if (!options.readOnly) sqlite.exec('PRAGMA journal_mode = WAL');
+    sqlite.exec(`PRAGMA synchronous = ${options.synchronous}`);
     return sqlite;
   }
 
-  exec(sql: string): Promise<void> {
-    return new Promise((resolve, reject) => this.db.exec(sql, (err) => (err ? reject(err) : resolve())));
+  /** Runs one or more statements without parameters. */
+  exec(sql: string): void {
+    this.db.exec(sql);
   }
 
-  async run(sql: string, params: readonly SqlValue[] = []): Promise<RunResult> {
-    const statement = await this.prepare(sql);
-    return new Promise((resolve, reject) =>
-      statement.run(params, function (this: sqlite3.RunResult, err: Error | null) {
-        if (err) reject(err);
-        else resolve({ changes: this.changes, lastId: this.lastID });
-      }),
-    );
+  run(sql: string, params: readonly SqlValue[] = []): RunResult {
+    const { statement, numbered } = this.prepare(sql);
+    const result = numbered ? statement.run(byNumber(params)) : statement.run(...params);
+    return { changes: result.changes, lastId: Number(result.lastInsertRowid) };
   }
 
-  /**
-   * The first row. Stepped to the end like `all`: the driver's own `get` leaves the statement on
-   * its row, holding a read transaction (an old WAL snapshot) on the connection until a reset
-   * that can only be queued behind other statements; a write running in that window fails with
-   * SQLITE_BUSY at once. Every `get` here selects at most one row.
-   */
-  async get<T extends Row = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
-    return (await this.all<T>(sql, params))[0];
+  /** The first row, or undefined. */
+  get<T extends Row = Row>(sql: string, params: readonly SqlValue[] = []): T | undefined {
+    const { statement, numbered } = this.prepare(sql);
+    return (numbered ? statement.get(byNumber(params)) : statement.get(...params)) as T | undefined;
   }
 
-  async all<T extends Row = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
-    const statement = await this.prepare(sql);
-    return new Promise((resolve, reject) =>
-      statement.all(params, (err: Error | null, rows: T[]) => (err ? reject(err) : resolve(rows))),
-    );
+  all<T extends Row = Row>(sql: string, params: readonly SqlValue[] = []): T[] {
+    const { statement, numbered } = this.prepare(sql);
+    return (numbered ? statement.all(byNumber(params)) : statement.all(...params)) as T[];
   }
 
   /**
-   * Runs `work` inside one write transaction. The connection must not be shared with other
-   * writers while it runs: the driver would interleave their statements into it.
+   * Runs `work` inside one write transaction: committed if it returns, rolled back if it throws.
+   * The work is synchronous; the type refuses a promise, whose work would run after the commit.
    */
-  async transaction<T>(work: () => Promise<T>): Promise<T> {
-    await this.exec('BEGIN IMMEDIATE');
+  transaction<T>(work: () => T & (T extends PromiseLike<unknown> ? never : unknown)): T {
+    this.exec('BEGIN IMMEDIATE');
     try {
-      const result = await work();
-      await this.exec('COMMIT');
+      const result = work();
+      this.exec('COMMIT');
       return result;
     } catch (err) {
-      await this.exec('ROLLBACK').catch(() => undefined);
+      if (this.db.inTransaction) this.exec('ROLLBACK');
       throw err;
     }
   }
 
-  async close(): Promise<void> {
-    const prepared = await Promise.allSettled(this.statements.values());
-    await Promise.all(
-      prepared.map((p) => (p.status === 'fulfilled' ? new Promise<void>((resolve) => p.value.finalize(() => resolve())) : undefined)),
-    );
+  close(): void {
     this.statements.clear();
-    await new Promise<void>((resolve, reject) => this.db.close((err) => (err ? reject(err) : resolve())));
+    this.db.close();
   }
 
-  /** Prepared once per SQL text; a statement that fails to prepare is not kept. */
-  private prepare(sql: string): Promise<sqlite3.Statement> {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      statement = new Promise((resolve, reject) => {
-        const prepared: sqlite3.Statement = this.db.prepare(sql, (err: Error | null) => {
-          if (!err) return resolve(prepared);
-          this.statements.delete(sql);
-          reject(err);
-        });
-      });
-      this.statements.set(sql, statement);
+  private prepare(sql: string): Prepared {
+    let prepared = this.statements.get(sql);
+    if (!prepared) {
+      const numbered = /\?\d/.test(sql);
+      prepared = { statement: this.db.prepare(numbered ? sql.replace(/\?(\d+)/g, '@p$1') : sql), numbered };
+      this.statements.set(sql, prepared);
     }
-    return statement;
+    return prepared;
   }
 }
+
+/** `?1` (prepared as `@p1`) is the list's first value. */
+const byNumber = (params: readonly SqlValue[]): Record<string, SqlValue> => {
+  const named: Record<string, SqlValue> = {};
+  params.forEach((value, i) => (named[`p${i + 1}`] = value));
+  return named;
+};

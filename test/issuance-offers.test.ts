@@ -35,7 +35,7 @@ test('an unknown credential configuration is a 422 problem of type unknown_crede
   t.deepEqual(body.errors.map((e) => e.location), ['body.credential_configuration_id']);
 });
 
-test('unknown, missing mandatory, wrongly shaped and connector-set claims are each one errors entry', async (t) => {
+test.serial('unknown, missing mandatory, wrongly shaped and connector-set claims are each one errors entry', async (t) => {
   const before = await offerCount();
   const { given_name: _omitted, ...withoutGivenName } = PID_CLAIMS;
   const response = await post({
