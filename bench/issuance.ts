@@ -18,7 +18,11 @@ import { IssuanceWallet } from '../test/support/wallet/issuance.js';
 import { createOffer, PID_CLAIMS } from '../test/support/wallet/issuanceChecks.js';
 import { dpopProof } from '../test/support/wallet/keys.js';
 import type { Figure } from './report.js';
-import { perSecond } from './stats.js';
+import { bareExchangeMs, ceilingRatio } from './exchange.js';
+import { median, perSecond } from './stats.js';
+
+/** HTTP exchanges in one flow: POST /offers, the offer, the token, the nonce, the credential. */
+const EXCHANGES = 5;
 
 /** Flows in flight on each side (BENCH_ISSUANCE_IN_FLIGHT, default 8): wallets do not wait for each other. */
 const IN_FLIGHT = Math.max(1, Number(process.env['BENCH_ISSUANCE_IN_FLIGHT']) || 8);
@@ -89,6 +93,9 @@ export const issuanceFigures = async (options: {
       const order = round % 2 === 0 ? [ours, reference] : [reference, ours];
       for (const work of order) (work === ours ? oursSamples : referenceSamples).push(await rate(perRound, work));
     }
+    const exchangeMs = await bareExchangeMs(IN_FLIGHT);
+    const ceiling = ceilingRatio(median(referenceSamples), EXCHANGES, exchangeMs);
+    options.progress(`issuance: ${exchangeMs.toFixed(3)} ms per bare loopback exchange; ${EXCHANGES} exchanges bound the ratio at ${ceiling.toFixed(2)}`);
     return [
       {
         name: 'full issuance flows',
@@ -99,7 +106,9 @@ export const issuanceFigures = async (options: {
         note:
           `ours: POST /offers (pid, tx_code) + offer + DPoP token + c_nonce + credential over loopback HTTP, embedded store synchronous=FULL, ` +
           `${IN_FLIGHT} flows in flight; reference: the same flow's cryptography only (2 key pairs, 3 ES256 proof signatures, 3 embedded-key ` +
-          `verifications, 2 thumbprints, the SD-JWT VC signature with 7 disclosures, AES-GCM seal and open), ${IN_FLIGHT} in flight.`,
+          `verifications, 2 thumbprints, the SD-JWT VC signature with 7 disclosures, AES-GCM seal and open), ${IN_FLIGHT} in flight. ` +
+          `Ceiling: a bare loopback exchange (bench/exchange.ts) took ${exchangeMs.toFixed(3)} ms in this run, so ${EXCHANGES} exchanges ` +
+          `and this cryptography allow at most ${ceiling.toFixed(2)}, before any storage or check.`,
       },
     ];
   } finally {

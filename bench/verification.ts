@@ -18,12 +18,16 @@ import { createHolder, createTestIssuer, present, sd, type Holder, type IssuedCr
 import { startTestService, type TestService } from '../test/support/service.js';
 import { answer, encryptResponse, fetchAuthorizationRequest, type AuthorizationRequest } from '../test/support/wallet/presentation.js';
 import type { Figure } from './report.js';
-import { percentile, perSecond } from './stats.js';
+import { bareExchangeMs, ceilingRatio } from './exchange.js';
+import { median, percentile, perSecond } from './stats.js';
 
 const VCT = 'urn:eudi:pid:1';
 const dcqlQuery = {
   credentials: [{ id: 'pid', format: 'dc+sd-jwt', meta: { vct_values: [VCT] }, claims: [{ path: ['given_name'] }, { path: ['family_name'] }] }],
 };
+
+/** HTTP exchanges in one flow: POST /oidc4vp, the request object, the response. */
+const EXCHANGES = 3;
 
 /** Flows in flight at once on each side, as wallets arrive independently of each other. */
 const CONCURRENCY = Number(process.env['BENCH_VERIFICATION_CONCURRENCY'] ?? 8);
@@ -150,6 +154,9 @@ export const verificationFigures = async (options: VerificationBenchOptions): Pr
       tenantMs.push(performance.now() - started);
       createMs.push(await flow(service, wallet));
     });
+    const exchangeMs = await bareExchangeMs(CONCURRENCY);
+    const ceiling = ceilingRatio(median(reference), EXCHANGES, exchangeMs);
+    options.progress(`verification: ${exchangeMs.toFixed(3)} ms per bare loopback exchange; ${EXCHANGES} exchanges bound the ratio at ${ceiling.toFixed(2)}`);
     return [
       {
         name: 'verification flows/s, embedded store',
@@ -162,7 +169,9 @@ export const verificationFigures = async (options: VerificationBenchOptions): Pr
           'ours: POST /oidc4vp, GET request object (wallet verifies it), wallet presents with KB-JWT, encrypts, POSTs; ' +
           'the service decrypts, verifies and appends the terminal event before answering; ' +
           'reference: the same ECDH key generation, request-object signing and verification, KB-JWT signing, ECDH-ES encryption and decryption ' +
-          'and SD-JWT VC verification, no HTTP or store; rounds alternate which side goes first.',
+          'and SD-JWT VC verification, no HTTP or store; rounds alternate which side goes first. ' +
+          `Ceiling: a bare loopback exchange (bench/exchange.ts) took ${exchangeMs.toFixed(3)} ms in this run, so ${EXCHANGES} exchanges ` +
+          `and this cryptography allow at most ${ceiling.toFixed(2)}, before any storage or check.`,
       },
       {
         name: 'POST /oidc4vp p99 latency',

@@ -98,3 +98,28 @@ test('two embedded stores on one file racing on the same streams get answers, ne
     await remove();
   }
 });
+
+test('appends asked for together commit together, each with its own outcome', async (t) => {
+  const { file, remove } = await tempFile();
+  const store = await openSqliteEventStore({ file });
+  const event = (type: string) => [{ id: randomUUID(), type, data: {} }];
+  try {
+    const [first, clash, other, tombstoned] = await Promise.all([
+      store.append('one', event('A'), 'no_stream'),
+      store.append('one', event('B'), 'no_stream'),
+      store.append('two', event('C'), 'no_stream'),
+      store.tombstone('three', 'any'),
+    ]);
+    t.like(first, { _tag: 'Right', right: { nextExpectedRevision: 0 } });
+    t.like(clash, { _tag: 'Left', left: { _tag: 'WrongExpectedRevision', actual: 0 } });
+    t.like(other, { _tag: 'Right', right: { nextExpectedRevision: 0 } });
+    t.true(isRight(tombstoned));
+    const positions = [first, other].map((r) => (isRight(r) ? Number(r.right.position.commit) : 0));
+    t.deepEqual(positions, [positions[0], positions[0]! + 1]);
+    const read = await store.readStream('one');
+    t.deepEqual(read._tag === 'Found' ? read.events.map((e) => e.type) : [], ['A']);
+  } finally {
+    await store.close();
+    await remove();
+  }
+});

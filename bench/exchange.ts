@@ -1,0 +1,54 @@
+// The floor under any flow made of HTTP exchanges: one bare loopback exchange (fetch to a Koa app
+// that reads a JSON body and answers with JSON, nothing else), with as many in flight as the flow
+// benchmarks run. A flow of K exchanges plus its cryptography cannot beat K of these plus the
+// crypto-only loop's time, whatever the service does or omits; the flow figures print that bound.
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import Koa from 'koa';
+import { median } from './stats.js';
+
+const BODY = JSON.stringify({ payload: 'x'.repeat(1500) });
+
+/** Milliseconds per bare exchange, `inFlight` at once (the median of `rounds`). */
+export const bareExchangeMs = async (inFlight: number, rounds = 3, count = 2000): Promise<number> => {
+  const app = new Koa();
+  app.use(async (ctx) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
+    ctx.body = { echoed: (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { payload: string }).payload.length, answer: BODY };
+  });
+  const server = app.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  const run = async (): Promise<number> => {
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: inFlight }, async () => {
+        while (next++ < count) {
+          const response = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: BODY });
+          await response.json();
+        }
+      }),
+    );
+    return (performance.now() - started) / count;
+  };
+  try {
+    await run();
+    const samples: number[] = [];
+    for (let i = 0; i < rounds; i++) samples.push(await run());
+    return median(samples);
+  } finally {
+    server.close();
+  }
+};
+
+/**
+ * The best ratio a flow of `exchanges` exchanges can reach against a crypto-only loop running
+ * `referencePerSecond`: the crypto's time over the crypto's time plus the bare exchanges'.
+ */
+export const ceilingRatio = (referencePerSecond: number, exchanges: number, exchangeMs: number): number => {
+  const cryptoMs = 1000 / referencePerSecond;
+  return cryptoMs / (cryptoMs + exchanges * exchangeMs);
+};
