@@ -1,5 +1,5 @@
 // `npm run bench`: throughput of the embedded event store and the projection runner, each beside
-// the raw sqlite3 figure for the same work measured in the same run, through the same driver
+// the raw SQLite figure for the same work measured in the same run, through the same driver
 // wrapper (src/sqlite.ts), with the same PRAGMAs and payloads. Ratios are what the targets are
 // about: absolute numbers drift between machines.
 //
@@ -115,15 +115,15 @@ const oursSide = async (sync: Sync, plan: readonly PlannedAppend[]): Promise<App
 /** The same payloads as plain single-row INSERTs, one statement (one commit) per await. */
 const referenceSide = async (sync: Sync, payloads: readonly string[]): Promise<AppendSide> => {
   const file = freshFile(`raw-${sync}`);
-  const db = await Sqlite.open(file, { synchronous: sync });
-  await db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, payload TEXT)');
+  const db = Sqlite.open(file, { synchronous: sync });
+  db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, payload TEXT)');
   return {
     ms: 0,
     run: async (from, to) => {
       for (let i = from; i < to; i++) await db.run('INSERT INTO t (payload) VALUES (?)', [payloads[i]!]);
     },
     close: async () => {
-      await db.close();
+      db.close();
       await removeFile(file);
     },
   };
@@ -202,8 +202,8 @@ const rebuildOurs = async (store: EventStore, expected: { tenants: number; keys:
     let applied = 0;
     const ms = await time(() => runner.rebuild((s) => (applied = s.applied)));
     // The projections did real work: every row is there.
-    const tenants = (await runner.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM tenants'))?.n;
-    const keys = (await runner.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM api_keys'))?.n;
+    const tenants = (runner.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM tenants'))?.n;
+    const keys = (runner.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM api_keys'))?.n;
     if (tenants !== expected.tenants || keys !== expected.keys) {
       throw new Error(`rebuild incomplete: ${tenants}/${expected.tenants} tenants, ${keys}/${expected.keys} keys`);
     }
@@ -224,9 +224,9 @@ const rebuildOurs = async (store: EventStore, expected: { tenants: number; keys:
 const rebuildReference = async (payloads: readonly string[], rows: number): Promise<number> => {
   // The runner's read-model file is opened with synchronous=NORMAL; so is this one.
   const file = freshFile('raw-batched');
-  const db = await Sqlite.open(file, { synchronous: 'NORMAL' });
+  const db = Sqlite.open(file, { synchronous: 'NORMAL' });
   try {
-    await db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, payload TEXT)');
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, payload TEXT)');
     const ms = await time(async () => {
       for (let i = 0; i < rows; i += REFERENCE_BATCH) {
         db.transaction(() => {
@@ -238,7 +238,7 @@ const rebuildReference = async (payloads: readonly string[], rows: number): Prom
     });
     return perSecond(payloads.length, ms);
   } finally {
-    await db.close();
+    db.close();
     await removeFile(file);
   }
 };
@@ -301,7 +301,7 @@ const main = async (): Promise<void> => {
     process.exit(130);
   });
   try {
-    const probe = await Sqlite.open(':memory:', { synchronous: 'FULL' });
+    const probe = Sqlite.open(':memory:', { synchronous: 'FULL' });
     const sqliteVersion = (await probe.get<{ v: string }>('SELECT sqlite_version() AS v'))?.v ?? 'unknown';
     await probe.close();
     const environment = {

@@ -53,7 +53,7 @@ export interface ApiKeyRow {
 }
 
 export const findApiKeyBySecretHash = async (db: Sqlite, secretHash: string): Promise<ApiKeyRow | undefined> => {
-  const row = await db.get<{
+  const row = db.get<{
     key_id: string; tenant_id: string; secret_hash: string; scopes: string; expiration: string | null; deleted_at: string | null;
   }>('SELECT key_id, tenant_id, secret_hash, scopes, expiration, deleted_at FROM api_keys WHERE secret_hash = ?', [secretHash]);
   if (!row) return undefined;

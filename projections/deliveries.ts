@@ -117,7 +117,7 @@ export const deliveriesProjection: Projection = {
 /** Pending deliveries whose next attempt is due and whose claim (if any) has lapsed, oldest first. */
 export const dueDeliveries = async (db: Sqlite, now: Date, limit: number): Promise<string[]> => {
   const iso = now.toISOString();
-  const rows = await db.all<{ delivery_id: string }>(
+  const rows = db.all<{ delivery_id: string }>(
     `SELECT delivery_id FROM deliveries
      WHERE state = 'pending' AND next_attempt_at <= ? AND (claim_expires_at IS NULL OR claim_expires_at <= ?)
      ORDER BY next_attempt_at LIMIT ?`,
@@ -128,7 +128,7 @@ export const dueDeliveries = async (db: Sqlite, now: Date, limit: number): Promi
 
 /** Ended deliveries whose flow data key is not yet recorded as destroyed. */
 export const deliveriesWithDataToDestroy = async (db: Sqlite, limit: number): Promise<string[]> => {
-  const rows = await db.all<{ delivery_id: string }>(
+  const rows = db.all<{ delivery_id: string }>(
     `SELECT delivery_id FROM deliveries
      WHERE state <> 'pending' AND sealed_owner_id IS NOT NULL AND data_destroyed = 0 LIMIT ?`,
     [limit],
@@ -142,7 +142,7 @@ export const deliveriesWithDataToDestroy = async (db: Sqlite, limit: number): Pr
  * derived from the delivery streams themselves.
  */
 export const lastRecordedSource = async (db: Sqlite): Promise<Position | undefined> => {
-  const row = await db.get<{ source_position: string }>(
+  const row = db.get<{ source_position: string }>(
     'SELECT source_position FROM deliveries ORDER BY source_commit DESC, source_prepare DESC LIMIT 1',
   );
   return row ? parsePosition(row.source_position) : undefined;
@@ -190,7 +190,7 @@ export const listDeliveries = async (
     where.push(`state IN (${filter.states.map(() => '?').join(', ')})`);
     params.push(...filter.states);
   }
-  const rows = await db.all<DeliveryRow & Record<string, string | number | null>>(
+  const rows = db.all<DeliveryRow & Record<string, string | number | null>>(
     `SELECT delivery_id, tenant_id, event_id, status, source_stream, state, attempts, next_attempt_at, abandon_reason,
             data_destroyed, recorded_at, updated_at
      FROM deliveries ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY recorded_at, delivery_id`,
@@ -198,7 +198,7 @@ export const listDeliveries = async (
   );
   const listing: DeliveryListing[] = [];
   for (const row of rows) {
-    const attempts = await db.all<DeliveryAttemptRow & Record<string, string | number | null>>(
+    const attempts = db.all<DeliveryAttemptRow & Record<string, string | number | null>>(
       `SELECT attempt, attempted_at, outcome, http_status, detail, duration_ms FROM delivery_attempts
        WHERE delivery_id = ? ORDER BY attempt`,
       [row.delivery_id],

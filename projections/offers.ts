@@ -74,14 +74,14 @@ export const findOffer = (db: Sqlite, tenantId: string, offerId: string) =>
 
 /** Open offers whose time-to-live has passed at `now` (ISO 8601). */
 export const offersPastExpiry = async (db: Sqlite, now: string, limit: number): Promise<string[]> =>
-  (await db.all<{ offer_id: string }>(`SELECT offer_id FROM offers WHERE status = 'OFFER_CREATED' AND expires_at <= ? LIMIT ?`, [now, limit])).map(
+  (db.all<{ offer_id: string }>(`SELECT offer_id FROM offers WHERE status = 'OFFER_CREATED' AND expires_at <= ? LIMIT ?`, [now, limit])).map(
     (r) => r.offer_id,
   );
 
 /** Ended offers whose data key was not destroyed, ended before `before` (ISO 8601). */
 export const offersToPurge = async (db: Sqlite, before: string, limit: number): Promise<string[]> =>
   (
-    await db.all<{ offer_id: string }>(
+    db.all<{ offer_id: string }>(
       `SELECT offer_id FROM offers WHERE claims_purged = 0 AND ended_at IS NOT NULL AND ended_at <= ? LIMIT ?`,
       [before, limit],
     )

@@ -166,20 +166,20 @@ export interface ResourceAddress {
 }
 
 export const findLatest = async (db: Sqlite, a: ResourceAddress): Promise<Envelope | undefined> => {
-  const row = await db.get<ResourceRow>('SELECT * FROM resources WHERE id = ? AND tenant_id = ? AND kind = ?', [a.id, a.tenantId, a.kind]);
+  const row = db.get<ResourceRow>('SELECT * FROM resources WHERE id = ? AND tenant_id = ? AND kind = ?', [a.id, a.tenantId, a.kind]);
   return row && envelopeOfRow(row);
 };
 
 /** Every revision, oldest first; empty when the tenant has no such resource. */
 export const findHistory = async (db: Sqlite, a: ResourceAddress): Promise<Envelope[]> =>
   (
-    await db.all<ResourceRow>('SELECT * FROM resource_revisions WHERE id = ? AND tenant_id = ? AND kind = ? ORDER BY revision', [
+    db.all<ResourceRow>('SELECT * FROM resource_revisions WHERE id = ? AND tenant_id = ? AND kind = ? ORDER BY revision', [
       a.id, a.tenantId, a.kind,
     ])
   ).map(envelopeOfRow);
 
 export const findRevision = async (db: Sqlite, a: ResourceAddress, revision: number): Promise<Envelope | undefined> => {
-  const row = await db.get<ResourceRow>('SELECT * FROM resource_revisions WHERE id = ? AND revision = ? AND tenant_id = ? AND kind = ?', [
+  const row = db.get<ResourceRow>('SELECT * FROM resource_revisions WHERE id = ? AND revision = ? AND tenant_id = ? AND kind = ?', [
     a.id, revision, a.tenantId, a.kind,
   ]);
   return row && envelopeOfRow(row);

@@ -32,7 +32,7 @@ export const tenantCallbacksProjection: Projection = {
 };
 
 export const findTenantCallback = async (db: Sqlite, tenantId: string): Promise<TenantCallback | undefined> => {
-  const row = await db.get<{ url: string; secret: string }>('SELECT url, secret FROM tenant_callbacks WHERE tenant_id = ?', [tenantId]);
+  const row = db.get<{ url: string; secret: string }>('SELECT url, secret FROM tenant_callbacks WHERE tenant_id = ?', [tenantId]);
   if (!row) return undefined;
   const secret = Sealed.decode(JSON.parse(row.secret));
   if (!isRight(secret)) throw new Error(`tenant_callbacks row of ${tenantId} holds no sealed secret`);

@@ -27,7 +27,7 @@ export interface TenantRow {
 }
 
 export const countTenants = async (db: Sqlite): Promise<number> =>
-  Number((await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM tenants'))?.n ?? 0);
+  Number((db.get<{ n: number }>('SELECT COUNT(*) AS n FROM tenants'))?.n ?? 0);
 
 export const findTenant = (db: Sqlite, tenantId: string) =>
   db.get<TenantRow & Record<string, string>>('SELECT * FROM tenants WHERE tenant_id = ?', [tenantId]);

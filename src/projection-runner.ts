@@ -67,9 +67,9 @@ export class ProjectionRunner {
     log: Logger;
   }): Promise<ProjectionRunner> {
     // Read models are rebuilt from the event store after a crash, so NORMAL durability suffices.
-    const writer = await Sqlite.open(options.file, { synchronous: 'NORMAL' });
-    await writer.exec(META);
-    const reader = await Sqlite.open(options.file, { synchronous: 'NORMAL' });
+    const writer = Sqlite.open(options.file, { synchronous: 'NORMAL' });
+    writer.exec(META);
+    const reader = Sqlite.open(options.file, { synchronous: 'NORMAL' });
     const runner = new ProjectionRunner(options.store, writer, reader, options.projections, options.log);
     await runner.prepareSchema();
     return runner;
@@ -94,8 +94,8 @@ export class ProjectionRunner {
       clearTimeout(waiter.timer);
       waiter.resolve(false);
     }
-    await this.db.close();
-    await this.writer.close();
+    this.db.close();
+    this.writer.close();
   }
 
   /** Resolves true once every event up to `position` is applied, false after `timeoutMs`. */
@@ -214,12 +214,12 @@ export class ProjectionRunner {
 
   /** Starts over when the stored schemas differ from the projections' (added, removed, changed). */
   private async prepareSchema(): Promise<void> {
-    const stored = await this.writer.all<{ name: string; schema: string; tables: string }>('SELECT * FROM projection_schema');
+    const stored = this.writer.all<{ name: string; schema: string; tables: string }>('SELECT * FROM projection_schema');
     const same =
       stored.length === this.projections.length &&
       this.projections.every((p) => stored.some((s) => s.name === p.name && s.schema === p.schema));
     if (same) {
-      const row = await this.writer.get<{ position: string }>('SELECT position FROM projection_checkpoint WHERE id = 1');
+      const row = this.writer.get<{ position: string }>('SELECT position FROM projection_checkpoint WHERE id = 1');
       this.checkpoint = parsePosition(row?.position ?? '') ?? START;
       return;
     }

@@ -24,7 +24,7 @@ interface ProblemBody {
 }
 
 const offerCount = async (): Promise<number> =>
-  Number((await service.service.runner.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM offers'))?.n ?? 0);
+  Number((service.service.runner.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM offers'))?.n ?? 0);
 
 test('an unknown credential configuration is a 422 problem of type unknown_credential_configuration', async (t) => {
   const response = await post({ credential_configuration_id: 'passport', claims: {} });

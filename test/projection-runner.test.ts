@@ -94,7 +94,7 @@ test('a batch that fails to apply leaves no trace and is applied again from the 
     runner.start();
     t.true(await runner.waitFor(created[4]!.position, 10_000));
     t.is(failuresLeft, -1);
-    const rows = await runner.db.all<{ stream: string }>('SELECT stream FROM seen');
+    const rows = runner.db.all<{ stream: string }>('SELECT stream FROM seen');
     t.is(rows.length, 5);
     t.is(runner.status().failing, null);
     await runner.close();
@@ -140,7 +140,7 @@ test('a live batch that fails to apply is applied again from the checkpoint, and
     const created = await addTenants(store, 4);
     t.true(await runner.waitFor(created[3]!.position, 10_000));
     t.is(failuresLeft, -1);
-    t.is((await runner.db.all('SELECT stream FROM seen')).length, 4);
+    t.is((runner.db.all('SELECT stream FROM seen')).length, 4);
     t.is(runner.status().failing, null);
     await runner.close();
   });

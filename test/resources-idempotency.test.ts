@@ -21,7 +21,7 @@ const create = (s: TestService, idempotencyKey: string, body: unknown = {}, key?
   });
 
 const keyCount = async (s: TestService): Promise<number> =>
-  Number((await s.service.runner.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM resources WHERE kind = 'api-key'"))?.n);
+  Number((s.service.runner.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM resources WHERE kind = 'api-key'"))?.n);
 
 test('a malformed Idempotency-Key is 400 and nothing is written', async (t) => {
   await withTestService(async (s) => {

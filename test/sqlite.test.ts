@@ -16,8 +16,8 @@ const tempFile = async () => {
 
 test('a connection that read one row still sees rows committed later by another connection', async (t) => {
   const { file, remove } = await tempFile();
-  const a = await Sqlite.open(file, { synchronous: 'NORMAL' });
-  const b = await Sqlite.open(file, { synchronous: 'NORMAL' });
+  const a = Sqlite.open(file, { synchronous: 'NORMAL' });
+  const b = Sqlite.open(file, { synchronous: 'NORMAL' });
   try {
     await a.exec('CREATE TABLE items (n INTEGER)');
     await a.run('INSERT INTO items VALUES (1)');
@@ -34,9 +34,9 @@ test('a connection that read one row still sees rows committed later by another 
 
 test('a statement that cannot be prepared fails its call and rolls its transaction back', async (t) => {
   const { file, remove } = await tempFile();
-  const db = await Sqlite.open(file, { synchronous: 'NORMAL' });
+  const db = Sqlite.open(file, { synchronous: 'NORMAL' });
   try {
-    await db.exec('CREATE TABLE items (n INTEGER)');
+    db.exec('CREATE TABLE items (n INTEGER)');
     for (let attempt = 0; attempt < 2; attempt++) {
       t.throws(
         () =>
@@ -47,9 +47,9 @@ test('a statement that cannot be prepared fails its call and rolls its transacti
         { any: true, message: /no such table/ },
       );
     }
-    t.deepEqual(await db.get('SELECT COUNT(*) AS c FROM items'), { c: 0 });
+    t.deepEqual(db.get('SELECT COUNT(*) AS c FROM items'), { c: 0 });
   } finally {
-    await db.close();
+    db.close();
     await remove();
   }
 });

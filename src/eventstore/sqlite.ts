@@ -147,10 +147,10 @@ export interface SqliteEventStoreOptions {
 }
 
 export const openSqliteEventStore = async (options: SqliteEventStoreOptions): Promise<EventStore> => {
-  const db = await Sqlite.open(options.file, { synchronous: options.synchronous ?? 'FULL' });
+  const db = Sqlite.open(options.file, { synchronous: options.synchronous ?? 'FULL' });
   // Deleted rows are overwritten with zeros, so erased events leave nothing readable in the file.
-  await db.exec('PRAGMA secure_delete = ON');
-  await db.exec(SCHEMA);
+  db.exec('PRAGMA secure_delete = ON');
+  db.exec(SCHEMA);
   return new SqliteEventStore(db, options.pollIntervalMs ?? 200);
 };
 
@@ -221,14 +221,14 @@ class SqliteEventStore implements EventStore {
     if (typeof expected === 'number') from = expected + 1;
     else if (expected === 'no_stream') from = 0;
     else {
-      const first = await this.db.get<{ revision: number }>(
+      const first = this.db.get<{ revision: number }>(
         'SELECT revision FROM events WHERE stream_id = ? AND event_id = ?',
         [streamId, events[0]!.id],
       );
       from = first?.revision;
     }
     if (from === undefined) return undefined;
-    const stored = await this.db.all<EventRow>(
+    const stored = this.db.all<EventRow>(
       'SELECT * FROM events WHERE stream_id = ? AND revision >= ? AND revision < ? ORDER BY revision',
       [streamId, from, from + events.length],
     );
@@ -247,7 +247,7 @@ class SqliteEventStore implements EventStore {
       (expected === 'stream_exists' && current >= 0) ||
       expected === current;
     if (!ok) return left({ _tag: 'WrongExpectedRevision', streamId, expected, actual: current < 0 ? 'no_stream' : current });
-    const head = await this.db.get<{ position: number | null }>('SELECT MAX(position) AS position FROM events');
+    const head = this.db.get<{ position: number | null }>('SELECT MAX(position) AS position FROM events');
     return right({ nextExpectedRevision: current, position: toPosition(head?.position ?? 0) });
   }
 
@@ -255,7 +255,7 @@ class SqliteEventStore implements EventStore {
     const backwards = options.direction === 'backwards';
     const from = options.fromRevision ?? (backwards ? TOMBSTONE_REVISION - 1 : 0);
     // One statement is one snapshot: the stream's head and its events cannot disagree.
-    const rows = await this.db.all<EventRow & { head: number | null }>(
+    const rows = this.db.all<EventRow & { head: number | null }>(
       `SELECT h.head, e.* FROM (SELECT MAX(revision) AS head FROM events WHERE stream_id = ?1) AS h
        LEFT JOIN (SELECT * FROM events WHERE stream_id = ?1 AND revision ${backwards ? '<=' : '>='} ?2
                   AND revision < ${TOMBSTONE_REVISION}
@@ -272,7 +272,7 @@ class SqliteEventStore implements EventStore {
   async readAll(options: ReadAllOptions = {}): Promise<readonly RecordedEvent[]> {
     const backwards = options.direction === 'backwards';
     const from = options.fromPosition ? Number(options.fromPosition.commit) : backwards ? Number.MAX_SAFE_INTEGER : 0;
-    const rows = await this.db.all<EventRow>(
+    const rows = this.db.all<EventRow>(
       `SELECT * FROM events WHERE position ${backwards ? '<=' : '>='} ? AND type NOT LIKE '$%'
        ORDER BY position ${backwards ? 'DESC' : 'ASC'} LIMIT ?`,
       [from, options.maxCount ?? -1],
@@ -306,7 +306,7 @@ class SqliteEventStore implements EventStore {
       let caughtUp = false;
       while (!stopped && !store.closed) {
         const seenCount = store.appendCount;
-        const rows = await store.db.all<EventRow>(
+        const rows = store.db.all<EventRow>(
           'SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?',
           [after, SUBSCRIPTION_BATCH],
         );
@@ -358,7 +358,7 @@ class SqliteEventStore implements EventStore {
     if (this.closed) return;
     this.closed = true;
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
-    await this.db.close();
+    this.db.close();
   }
 
   /**
@@ -401,7 +401,7 @@ class SqliteEventStore implements EventStore {
   }
 
   private async isTombstoned(streamId: string): Promise<boolean> {
-    const row = await this.db.get('SELECT 1 AS t FROM events WHERE stream_id = ? AND revision = ?', [
+    const row = this.db.get('SELECT 1 AS t FROM events WHERE stream_id = ? AND revision = ?', [
       streamId,
       TOMBSTONE_REVISION,
     ]);
@@ -410,7 +410,7 @@ class SqliteEventStore implements EventStore {
 
   /** The last revision, or -1 when the stream has no events. */
   private async currentRevision(streamId: string): Promise<number> {
-    const row = await this.db.get<{ r: number }>(
+    const row = this.db.get<{ r: number }>(
       'SELECT COALESCE(MAX(revision), -1) AS r FROM events WHERE stream_id = ? AND revision < ?',
       [streamId, TOMBSTONE_REVISION],
     );

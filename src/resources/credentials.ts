@@ -61,7 +61,7 @@ const linksOf = async (db: Sqlite, tenantId: string, vc: VerifiableCredential): 
   const credentials: Ref[] = [];
   for (const related of vc.relatedResource ?? []) {
     if (!related.digestMultibase) continue;
-    const rows = await db.all<{ id: string; kind: string }>(
+    const rows = db.all<{ id: string; kind: string }>(
       "SELECT id, kind FROM resources WHERE tenant_id = ? AND kind IN (?, ?) AND deleted_at IS NULL AND json_extract(data, '$.digest_multibase') = ? ORDER BY id",
       [tenantId, FILE_KIND.name, CREDENTIAL_KIND.name, related.digestMultibase],
     );

@@ -56,7 +56,7 @@ export const schemaRoutes = (router: Router, deps: ResourcesContext): Router => 
     const body = decode(CreateBody, await readJson(ctx, { limitBytes: JSON_LIMIT }), 'body');
     const tenantId = principalOf(ctx).tenantId;
     await deps.idempotent(ctx, body, async () => {
-      const same = await deps.runner.db.get(
+      const same = deps.runner.db.get(
         "SELECT id FROM resources WHERE tenant_id = ? AND kind = ? AND deleted_at IS NULL AND json_extract(data, '$.slug') = ? AND json_extract(data, '$.version') = ?",
         [tenantId, SCHEMA_KIND.name, body.data.slug, body.data.version],
       );
@@ -83,7 +83,7 @@ export const schemaRoutes = (router: Router, deps: ResourcesContext): Router => 
   // Public: anyone holding the URL can read a published schema, not one that is unpublished.
   const publicRouter = new Router();
   publicRouter.get('/published-schemas/:id', async (ctx) => {
-    const row = await deps.runner.db.get<ResourceRow>(
+    const row = deps.runner.db.get<ResourceRow>(
       "SELECT * FROM resources WHERE id = ? AND kind = ? AND json_extract(data, '$.published_at') IS NOT NULL",
       [String(ctx.params['id']).toLowerCase(), SCHEMA_KIND.name],
     );

@@ -237,7 +237,7 @@ export const searcher = (kindName: string, data: DataSearch, { only, render }: S
     const unindexed = filters.length > 0 || only ? '+' : '';
     const cursorText = ctx.query['cursor'];
     if (cursorText !== undefined) conditions.push(after(order, readCursor(cursorText, query, order.length)));
-    const rows = await db.all<ResourceRow>(
+    const rows = db.all<ResourceRow>(
       `SELECT *, ${order.map((o, i) => `${o.expression} AS sort_${i}`).join(', ')} FROM resources
        WHERE ${conditions.map((c) => `(${c.sql})`).join(' AND ')}
        ORDER BY ${order.map((o) => `${unindexed}${o.expression} ${o.descending ? 'DESC' : 'ASC'}`).join(', ')}

@@ -18,7 +18,7 @@ export const openRunner = (store: EventStore, file: string, projections: readonl
 export const dumpReadModels = async (db: Sqlite, projections: readonly Projection[] = allProjections) => {
   const dump: Record<string, string[]> = {};
   for (const table of projections.flatMap((p) => p.tables)) {
-    dump[table] = (await db.all(`SELECT * FROM "${table}"`)).map((row) => JSON.stringify(row)).sort();
+    dump[table] = db.all(`SELECT * FROM "${table}"`).map((row) => JSON.stringify(row)).sort();
   }
   return dump;
 };
