@@ -21,7 +21,7 @@ export interface RunnerStatus {
   readonly caughtUp: boolean;
   /** Events applied since this process started. */
   readonly applied: number;
-  /** Transactions that applied them: under load, one carries every event that arrived during the last. */
+  /** Transactions that applied them: one carries every event handed over in one turn of the event loop. */
   readonly commits: number;
   /** Time from an event's append to its application, for the last event applied. */
   readonly lastLagMs: number | null;

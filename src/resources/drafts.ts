@@ -113,10 +113,10 @@ export const draftRoutes = (router: Router, deps: ResourcesContext): void => {
   const scope = requireScope(kind.scope);
 
   const isPublishedSchema = async (tenantId: string, url: string): Promise<boolean> =>
-    (deps.runner.db.get(
+    deps.runner.db.get(
       "SELECT id FROM resources WHERE tenant_id = ? AND kind = ? AND json_extract(data, '$.url') = ? AND json_extract(data, '$.published_at') IS NOT NULL",
       [tenantId, SCHEMA_KIND.name, url],
-    )) !== undefined;
+    ) !== undefined;
 
   router.post('/drafts', scope, async (ctx) => {
     const line = apiLineOf(ctx);
