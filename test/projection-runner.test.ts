@@ -72,28 +72,37 @@ test('a restarted runner resumes at its checkpoint: nothing applied twice, nothi
   });
 });
 
+/**
+ * A projection recording each tenant stream in `seen`, whose SQL for the tenant named `failOn`
+ * fails once, after the insert before it in the same batch was written.
+ */
+const flakyProjection = (failOn: string) => {
+  const state = { failuresLeft: 1 };
+  const projection: Projection = {
+    name: 'flaky',
+    tables: ['seen'],
+    schema: 'CREATE TABLE IF NOT EXISTS seen (stream TEXT PRIMARY KEY);',
+    apply: (event) => {
+      if (!event.streamId.startsWith('tenant-')) return [];
+      const insert = change('INSERT INTO seen (stream) VALUES (?)', event.streamId);
+      if ((event.data as { name?: string }).name === failOn && state.failuresLeft-- > 0) {
+        return [insert, change('INSERT INTO no_such_table VALUES (1)')];
+      }
+      return [insert];
+    },
+  };
+  return { projection, state };
+};
+
 test('a batch that fails to apply leaves no trace and is applied again from the checkpoint', async (t) => {
   await withDir(async (dir, store) => {
-    let failuresLeft = 1;
-    const flaky: Projection = {
-      name: 'flaky',
-      tables: ['seen'],
-      schema: 'CREATE TABLE IF NOT EXISTS seen (stream TEXT PRIMARY KEY);',
-      apply: (event) => {
-        if (!event.streamId.startsWith('tenant-')) return [];
-        const insert = change('INSERT INTO seen (stream) VALUES (?)', event.streamId);
-        // The third event's SQL fails once, after the first two of its batch were written.
-        if (event.data && (event.data as { name?: string }).name === 'tenant 2' && failuresLeft-- > 0) {
-          return [insert, change('INSERT INTO no_such_table VALUES (1)')];
-        }
-        return [insert];
-      },
-    };
+    // The third event's SQL fails once, after the first two of its batch were written.
+    const { projection: flaky, state } = flakyProjection('tenant 2');
     const created = await addTenants(store, 5);
     const runner = await openRunner(store, join(dir, 'rm.sqlite'), [flaky]);
     runner.start();
     t.true(await runner.waitFor(created[4]!.position, 10_000));
-    t.is(failuresLeft, -1);
+    t.is(state.failuresLeft, -1);
     const rows = runner.db.all<{ stream: string }>('SELECT stream FROM seen');
     t.is(rows.length, 5);
     t.is(runner.status().failing, null);
@@ -122,25 +131,14 @@ test('live events that arrive while a transaction commits are applied together i
 
 test('a live batch that fails to apply is applied again from the checkpoint, and later events follow', async (t) => {
   await withDir(async (dir, store) => {
-    let failuresLeft = 1;
-    const flaky: Projection = {
-      name: 'flaky',
-      tables: ['seen'],
-      schema: 'CREATE TABLE IF NOT EXISTS seen (stream TEXT PRIMARY KEY);',
-      apply: (event) => {
-        if (!event.streamId.startsWith('tenant-')) return [];
-        const insert = change('INSERT INTO seen (stream) VALUES (?)', event.streamId);
-        if ((event.data as { name?: string }).name === 'tenant 1' && failuresLeft-- > 0) return [insert, change('INSERT INTO no_such_table VALUES (1)')];
-        return [insert];
-      },
-    };
+    const { projection: flaky, state } = flakyProjection('tenant 1');
     const runner = await openRunner(store, join(dir, 'rm.sqlite'), [flaky]);
     runner.start();
     await runner.whenCaughtUp();
     const created = await addTenants(store, 4);
     t.true(await runner.waitFor(created[3]!.position, 10_000));
-    t.is(failuresLeft, -1);
-    t.is((runner.db.all('SELECT stream FROM seen')).length, 4);
+    t.is(state.failuresLeft, -1);
+    t.is(runner.db.all('SELECT stream FROM seen').length, 4);
     t.is(runner.status().failing, null);
     await runner.close();
   });
