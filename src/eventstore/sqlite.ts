@@ -4,9 +4,11 @@
 // its write lock, so the expected-revision check and the write cannot be separated by another
 // writer, in this process or another one (the ops tool). The global position is the rowid of an
 // AUTOINCREMENT table, which is never reused and grows in commit order.
+// Appends and tombstones commit through group commit (groupCommit.ts).
 import { EventEmitter } from 'node:events';
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
 import { Sqlite, type SqlValue } from '../sqlite.js';
+import { GroupCommit } from './groupCommit.js';
 import {
   isSystemEventType,
   matchesFilter,
@@ -133,12 +135,6 @@ const appendStatement = (count: number, expected: ExpectedRevision): string => {
 };
 const appendStatements = new Map<string, string>();
 
-interface QueuedWrite {
-  readonly statement: () => unknown;
-  readonly resolve: (result: unknown) => void;
-  readonly reject: (error: unknown) => void;
-}
-
 export interface SqliteEventStoreOptions {
   readonly file: string;
   readonly synchronous?: 'FULL' | 'NORMAL';
@@ -159,13 +155,14 @@ class SqliteEventStore implements EventStore {
   private appendCount = 0;
   private closed = false;
   private readonly subscriptions = new Set<Subscription>();
-  private readonly queuedWrites: QueuedWrite[] = [];
+  private readonly writes: GroupCommit;
 
   constructor(
     private readonly db: Sqlite,
     private readonly pollIntervalMs: number,
   ) {
     this.appended.setMaxListeners(0);
+    this.writes = new GroupCommit(db);
   }
 
   async append(
@@ -186,12 +183,12 @@ class SqliteEventStore implements EventStore {
     const before = knownRevision(expectedRevision);
     if (before !== undefined) {
       // The revisions are known in advance: the last row inserted (in revision order) is the last event.
-      const result = await this.write(() => this.db.run(sql, params));
+      const result = await this.writes.write(() => this.db.run(sql, params));
       if (result.changes !== events.length) return this.explainRefusal(streamId, events, expectedRevision);
       this.notifyAppended();
       return right({ nextExpectedRevision: before + events.length, position: toPosition(result.lastId) });
     }
-    const inserted = await this.write(() => this.db.all<{ position: number; revision: number }>(sql, params));
+    const inserted = await this.writes.write(() => this.db.all<{ position: number; revision: number }>(sql, params));
     if (inserted.length !== events.length) return this.explainRefusal(streamId, events, expectedRevision);
     this.notifyAppended();
     const last = inserted.reduce((a, b) => (a.position > b.position ? a : b));
@@ -331,7 +328,7 @@ class SqliteEventStore implements EventStore {
   }
 
   async tombstone(streamId: string, expectedRevision: ExpectedRevision): Promise<Either<AppendError, Position>> {
-    const result = await this.write(() => this.db.run(
+    const result = await this.writes.write(() => this.db.run(
       `WITH cur(r) AS (SELECT COALESCE(MAX(revision), -1) FROM events WHERE stream_id = ?1)
        INSERT INTO events (stream_id, revision, event_id, type, data, metadata, created)
        SELECT ?1, ${TOMBSTONE_REVISION}, lower(hex(randomblob(16))), '${TOMBSTONE_TYPE}', '{}', NULL, ?2
@@ -359,40 +356,6 @@ class SqliteEventStore implements EventStore {
     this.closed = true;
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
     this.db.close();
-  }
-
-  /**
-   * Group commit. Each write is one statement; the writes asked for in one turn of the event loop
-   * commit in one transaction, so at synchronous=FULL they share one fsync, and each is
-   * acknowledged once that transaction has committed. A statement's own refusal (no row inserted)
-   * is its result, not a failure; if the transaction fails (disk full, I/O), nothing of it is
-   * kept and each write runs again alone, for its own outcome.
-   */
-  private write<T>(statement: () => T): Promise<T> {
-    return new Promise((resolve, reject) => {
-      if (this.queuedWrites.length === 0) setImmediate(() => this.commitQueuedWrites());
-      this.queuedWrites.push({ statement, resolve: resolve as (result: unknown) => void, reject });
-    });
-  }
-
-  private commitQueuedWrites(): void {
-    const writes = this.queuedWrites.splice(0);
-    if (writes.length > 1) {
-      try {
-        const results = this.db.transaction(() => writes.map((w) => w.statement()));
-        writes.forEach((w, i) => w.resolve(results[i]));
-        return;
-      } catch {
-        // Rolled back: fall through to one transaction per write.
-      }
-    }
-    for (const w of writes) {
-      try {
-        w.resolve(w.statement());
-      } catch (err) {
-        w.reject(err);
-      }
-    }
   }
 
   private notifyAppended(): void {
