@@ -1,8 +1,9 @@
 // Group commit for the embedded store. Each write is one statement; the writes asked for in one
-// turn of the event loop commit in one transaction at its end, so at synchronous=FULL they share
-// one fsync, and each is acknowledged once that transaction has committed. A statement's own
-// refusal (no row inserted) is its result, not a failure; if the shared transaction fails (disk
-// full, I/O), nothing of it is kept and each write runs again alone, for its own outcome.
+// turn of the event loop commit in one transaction at its end, and each is acknowledged once that
+// transaction has committed and `durable` (the store's WAL flush) has resolved, so they share one
+// flush. A statement's own refusal (no row inserted) is its result, not a failure; if the shared
+// transaction fails (disk full, I/O), nothing of it is kept and each write runs again alone, for
+// its own outcome.
 import type { Sqlite } from '../sqlite.js';
 
 interface QueuedWrite {
@@ -14,7 +15,10 @@ interface QueuedWrite {
 export class GroupCommit {
   private readonly queued: QueuedWrite[] = [];
 
-  constructor(private readonly db: Sqlite) {}
+  constructor(
+    private readonly db: Sqlite,
+    private readonly durable: () => Promise<void>,
+  ) {}
 
   /** Runs `statement` in the next group commit; resolves with its result once committed. */
   write<T>(statement: () => T): Promise<T> {
@@ -26,21 +30,31 @@ export class GroupCommit {
 
   private commit(): void {
     const writes = this.queued.splice(0);
+    const committed = this.runAll(writes);
+    if (committed.length === 0) return;
+    this.durable().then(
+      () => committed.forEach(({ write, result }) => write.resolve(result)),
+      (err: unknown) => committed.forEach(({ write }) => write.reject(err)),
+    );
+  }
+
+  /** Commits the writes; rejects at once those that failed, returns the others with results. */
+  private runAll(writes: readonly QueuedWrite[]): { write: QueuedWrite; result: unknown }[] {
     if (writes.length > 1) {
       try {
         const results = this.db.transaction(() => writes.map((w) => w.statement()));
-        writes.forEach((w, i) => w.resolve(results[i]));
-        return;
+        return writes.map((write, i) => ({ write, result: results[i] }));
       } catch {
         // Rolled back: fall through to one transaction per write.
       }
     }
-    for (const w of writes) {
+    return writes.flatMap((write) => {
       try {
-        w.resolve(w.statement());
+        return [{ write, result: write.statement() }];
       } catch (err) {
-        w.reject(err);
+        write.reject(err);
+        return [];
       }
-    }
+    });
   }
 }

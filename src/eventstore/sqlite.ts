@@ -9,6 +9,7 @@ import { EventEmitter } from 'node:events';
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
 import { Sqlite, type SqlValue } from '../sqlite.js';
 import { GroupCommit } from './groupCommit.js';
+import { WalFlush } from './walFlush.js';
 import {
   isSystemEventType,
   matchesFilter,
@@ -137,17 +138,29 @@ const appendStatements = new Map<string, string>();
 
 export interface SqliteEventStoreOptions {
   readonly file: string;
+  /**
+   * `FULL` (the default): an append is acknowledged, and an event delivered to a subscription,
+   * only once it is on stable storage, so it survives a power cut. The connection commits at
+   * synchronous=NORMAL and the WAL is flushed off the event loop (walFlush.ts). `NORMAL`: no
+   * flush; what is acknowledged survives a crash of the process, not of the machine.
+   */
   readonly synchronous?: 'FULL' | 'NORMAL';
+  /** With `FULL`, the WAL flush to use instead of a new one (tests hold it to see what waits). */
+  readonly walFlush?: WalFlush;
   /** How often a live subscription looks for events appended by another process. */
   readonly pollIntervalMs?: number;
 }
 
 export const openSqliteEventStore = async (options: SqliteEventStoreOptions): Promise<EventStore> => {
-  const db = Sqlite.open(options.file, { synchronous: options.synchronous ?? 'FULL' });
+  const db = Sqlite.open(options.file, { synchronous: 'NORMAL' });
   // Deleted rows are overwritten with zeros, so erased events leave nothing readable in the file.
   db.exec('PRAGMA secure_delete = ON');
   db.exec(SCHEMA);
-  return new SqliteEventStore(db, options.pollIntervalMs ?? 200);
+  const flush = (options.synchronous ?? 'FULL') === 'FULL' ? (options.walFlush ?? new WalFlush(options.file)) : undefined;
+  const store = new SqliteEventStore(db, flush, options.pollIntervalMs ?? 200);
+  // What a previous process committed may not have reached the disk before it stopped.
+  await store.durableHead();
+  return store;
 };
 
 class SqliteEventStore implements EventStore {
@@ -156,13 +169,32 @@ class SqliteEventStore implements EventStore {
   private closed = false;
   private readonly subscriptions = new Set<Subscription>();
   private readonly writes: GroupCommit;
+  /** The highest position known to be on stable storage (everything, without a flush). */
+  private durablePosition = 0;
 
   constructor(
     private readonly db: Sqlite,
+    private readonly wal: WalFlush | undefined,
     private readonly pollIntervalMs: number,
   ) {
     this.appended.setMaxListeners(0);
-    this.writes = new GroupCommit(db);
+    this.writes = new GroupCommit(db, async () => void (await this.durableHead()));
+  }
+
+  /**
+   * The head of `$all` once it is on stable storage, flushing if need be. Subscriptions deliver
+   * nothing beyond it, so no callback or read model reflects an event a power cut could undo,
+   * whichever process appended it: one flush of the shared WAL file covers them all. Local
+   * appends advance it before they are acknowledged; a subscription's poll advances it for
+   * appends by other processes.
+   */
+  async durableHead(): Promise<number> {
+    const head = this.db.get<{ head: number | null }>('SELECT MAX(position) AS head FROM events')?.head ?? 0;
+    if (head > this.durablePosition) {
+      await this.wal?.flush();
+      this.durablePosition = Math.max(this.durablePosition, head);
+    }
+    return this.durablePosition;
   }
 
   async append(
@@ -250,20 +282,26 @@ class SqliteEventStore implements EventStore {
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<ReadStreamResult> {
     const backwards = options.direction === 'backwards';
-    const from = options.fromRevision ?? (backwards ? TOMBSTONE_REVISION - 1 : 0);
-    // One statement is one snapshot: the stream's head and its events cannot disagree.
-    const rows = this.db.all<EventRow & { head: number | null }>(
+    const from = Math.min(options.fromRevision ?? (backwards ? TOMBSTONE_REVISION - 1 : 0), TOMBSTONE_REVISION);
+    const params = [streamId, from, options.maxCount ?? -1];
+    const order = backwards ? 'DESC' : 'ASC';
+    const range = `stream_id = ?1 AND revision ${backwards ? '<=' : '>='} ?2 AND revision < ${TOMBSTONE_REVISION}`;
+    // Events found: the stream exists and has no tombstone (a tombstone erases its events in the
+    // same statement). One statement is one snapshot.
+    const rows = this.db.all<EventRow>(`SELECT * FROM events WHERE ${range} ORDER BY revision ${order} LIMIT ?3`, params);
+    if (rows.length > 0) return { _tag: 'Found', events: rows.map(toRecorded) };
+    // None in range: the stream's head says why, read in one snapshot with the range again, as a
+    // writer in another process may have appended since.
+    const headed = this.db.all<EventRow & { head: number | null }>(
       `SELECT h.head, e.* FROM (SELECT MAX(revision) AS head FROM events WHERE stream_id = ?1) AS h
-       LEFT JOIN (SELECT * FROM events WHERE stream_id = ?1 AND revision ${backwards ? '<=' : '>='} ?2
-                  AND revision < ${TOMBSTONE_REVISION}
-                  ORDER BY revision ${backwards ? 'DESC' : 'ASC'} LIMIT ?3) AS e ON 1
-       ORDER BY e.revision ${backwards ? 'DESC' : 'ASC'}`,
-      [streamId, Math.min(from, TOMBSTONE_REVISION), options.maxCount ?? -1],
+       LEFT JOIN (SELECT * FROM events WHERE ${range} ORDER BY revision ${order} LIMIT ?3) AS e ON 1
+       ORDER BY e.revision ${order}`,
+      params,
     );
-    const head = rows[0]?.head ?? null;
+    const head = headed[0]?.head ?? null;
     if (head === null) return { _tag: 'StreamNotFound', streamId };
     if (head === TOMBSTONE_REVISION) return { _tag: 'StreamDeleted', streamId };
-    return { _tag: 'Found', events: rows.filter((r) => r.position !== null).map(toRecorded) };
+    return { _tag: 'Found', events: headed.filter((r) => r.position !== null).map(toRecorded) };
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<readonly RecordedEvent[]> {
@@ -288,7 +326,8 @@ class SqliteEventStore implements EventStore {
     const waitForAppend = (seenCount: number): Promise<void> =>
       new Promise((resolve) => {
         if (stopped || this.appendCount !== seenCount) return resolve();
-        const timer = setTimeout(done, this.pollIntervalMs);
+        // On a quiet poll, what another process appended is flushed before it can be read.
+        const timer = setTimeout(() => void this.durableHead().then(done, done), this.pollIntervalMs);
         function done(): void {
           clearTimeout(timer);
           wake = undefined;
@@ -304,8 +343,8 @@ class SqliteEventStore implements EventStore {
       while (!stopped && !store.closed) {
         const seenCount = store.appendCount;
         const rows = store.db.all<EventRow>(
-          'SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?',
-          [after, SUBSCRIPTION_BATCH],
+          'SELECT * FROM events WHERE position > ? AND position <= ? ORDER BY position LIMIT ?',
+          [after, store.durablePosition, SUBSCRIPTION_BATCH],
         );
         for (const row of rows) {
           if (stopped) return;
@@ -355,6 +394,7 @@ class SqliteEventStore implements EventStore {
     if (this.closed) return;
     this.closed = true;
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
+    await this.wal?.close();
     this.db.close();
   }
 
