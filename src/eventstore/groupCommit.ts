@@ -1,7 +1,11 @@
 // Group commit for the embedded store. Each write is one statement; the writes asked for in one
 // turn of the event loop commit in one transaction at its end, and each is acknowledged once that
 // transaction has committed and `durable` (the store's WAL flush) has resolved, so they share one
-// flush. A statement's own refusal (no row inserted) is its result, not a failure; if the shared
+// flush. Writes asked for while a flush runs wait for it to end and then commit together: a
+// flush that started before their commit could not cover them anyway, so this delays no
+// acknowledgement and makes one commit of what would have been many.
+//
+// A statement's own refusal (no row inserted) is its result, not a failure; if the shared
 // transaction fails (disk full, I/O), nothing of it is kept and each write runs again alone, for
 // its own outcome.
 import type { Sqlite } from '../sqlite.js';
@@ -14,6 +18,8 @@ interface QueuedWrite {
 
 export class GroupCommit {
   private readonly queued: QueuedWrite[] = [];
+  private scheduled = false;
+  private flushing = false;
 
   constructor(
     private readonly db: Sqlite,
@@ -23,19 +29,34 @@ export class GroupCommit {
   /** Runs `statement` in the next group commit; resolves with its result once committed. */
   write<T>(statement: () => T): Promise<T> {
     return new Promise((resolve, reject) => {
-      if (this.queued.length === 0) setImmediate(() => this.commit());
       this.queued.push({ statement, resolve: resolve as (result: unknown) => void, reject });
+      this.schedule();
+    });
+  }
+
+  /** A commit at the end of this turn, unless one is due or a flush runs (it schedules one). */
+  private schedule(): void {
+    if (this.scheduled || this.flushing || this.queued.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.commit();
     });
   }
 
   private commit(): void {
-    const writes = this.queued.splice(0);
-    const committed = this.runAll(writes);
+    const committed = this.runAll(this.queued.splice(0));
     if (committed.length === 0) return;
-    this.durable().then(
-      () => committed.forEach(({ write, result }) => write.resolve(result)),
-      (err: unknown) => committed.forEach(({ write }) => write.reject(err)),
-    );
+    this.flushing = true;
+    this.durable()
+      .then(
+        () => committed.forEach(({ write, result }) => write.resolve(result)),
+        (err: unknown) => committed.forEach(({ write }) => write.reject(err)),
+      )
+      .finally(() => {
+        this.flushing = false;
+        this.schedule();
+      });
   }
 
   /** Commits the writes; rejects at once those that failed, returns the others with results. */

@@ -54,7 +54,9 @@ export const appendEvents = (
 
 /**
  * Runs `decide` on the stream's current state and appends what it returns. Returns the domain
- * error, the store's error (a lost race or a deleted stream), or what was written.
+ * error, the store's error (a lost race or a deleted stream), or what was written. A caller that
+ * has just loaded the stream passes what it loaded; if the stream has moved on since, the append
+ * loses the race like any other.
  */
 export const handleCommand = async <State, E extends Event, DomainError>(
   store: EventStore,
@@ -62,8 +64,9 @@ export const handleCommand = async <State, E extends Event, DomainError>(
   streamId: string,
   decide: (state: State) => Either<DomainError, readonly E[]>,
   metadata: EventMetadata,
+  alreadyLoaded?: Loaded<State>,
 ): Promise<Either<DomainError | AppendError, Handled<E>>> => {
-  const loaded = await loadStream(store, contract, streamId);
+  const loaded = alreadyLoaded ? right(alreadyLoaded) : await loadStream(store, contract, streamId);
   if (isLeft(loaded)) return loaded;
   const decision = decide(loaded.right.state);
   if (isLeft(decision)) return decision;

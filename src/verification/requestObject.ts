@@ -56,7 +56,7 @@ export const fetchRequestObject = async (
 ): Promise<Either<FetchError, string>> => {
   const opened = await openSession(deps, state, now);
   if (isLeft(opened)) return opened;
-  const { key, request, expiresAt } = opened.right;
+  const { key, request, expiresAt, loaded } = opened.right;
   const kid = random(16);
   const nonce = random(32);
   const { publicJwk, privateJwk } = newResponseKey();
@@ -75,6 +75,7 @@ export const fetchRequestObject = async (
         return current.status === 'open' && current.fetched.length >= MAX_FETCHES ? left({ _tag: 'TooManyFetches' }) : right([fetched]);
       },
       metadata,
+      attempt === 0 ? loaded : undefined,
     );
     if (isLeft(result)) {
       if (result.left._tag === 'WrongExpectedRevision') continue;

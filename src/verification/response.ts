@@ -11,10 +11,11 @@ import {
   purposes,
   type FetchedRequest,
   type PresentationEvent,
+  type PresentationState,
   type PresentationTerminalEvent,
 } from '../../streams/presentation.js';
 import type { DataKey, DataKeys } from '../crypto/dataKeys.js';
-import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
+import { handleCommand, type EventMetadata, type Loaded } from '../eventstore/handle.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { FormFields } from '../http/body.js';
 import type { Logger } from '../log.js';
@@ -198,7 +199,7 @@ export const receiveResponse = async (
     deps.log.error('presentation response processing failed', { err });
     outcome = processingFailed(base, 'internal error while processing the response');
   }
-  const recorded = await finish(deps.store, state, outcome, metadata, now);
+  const recorded = await finish(deps.store, state, outcome, metadata, now, opened.right.loaded);
   if (isLeft(recorded)) return unavailableReply(recorded.left);
   await releaseKey(deps.dataKeys, recorded.right);
   return replyFor(recorded.right, request);
@@ -222,6 +223,7 @@ const finish = async (
   outcome: PresentationTerminalEvent | ((base: Base) => PresentationTerminalEvent | undefined),
   metadata: EventMetadata,
   now: Date,
+  loaded?: Loaded<PresentationState>,
 ): Promise<Either<SessionUnavailable, PresentationTerminalEvent>> => {
   for (let attempt = 0; attempt < 5; attempt++) {
     const result = await handleCommand(
@@ -239,6 +241,7 @@ const finish = async (
         return right(event === undefined ? [] : [event]);
       },
       metadata,
+      attempt === 0 ? loaded : undefined,
     );
     if (isLeft(result)) {
       if (result.left._tag === 'WrongExpectedRevision') continue;

@@ -3,7 +3,7 @@
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { presentation, presentationStream, purposes, type PresentationState } from '../../streams/presentation.js';
 import type { DataKey, DataKeys } from '../crypto/dataKeys.js';
-import { loadStream } from '../eventstore/handle.js';
+import { loadStream, type Loaded } from '../eventstore/handle.js';
 import type { EventStore } from '../eventstore/port.js';
 import { SealedRequest } from './createRequest.js';
 
@@ -26,6 +26,8 @@ export type OpenSession = Extract<PresentationState, { status: 'open' }>;
 
 export interface LoadedSession {
   readonly session: OpenSession;
+  /** The stream as read: a command decided on `session` appends at its revision. */
+  readonly loaded: Loaded<PresentationState>;
   readonly key: DataKey;
   readonly request: SealedRequest;
   readonly expiresAt: Date;
@@ -48,5 +50,5 @@ export const openSession = async (
   if (key === undefined) return left({ _tag: 'SessionFinished' });
   const request = SealedRequest.decode(key.open(session.request, purposes.request));
   if (isLeft(request)) throw new Error(`presentation ${state}: the sealed request breaks its contract`);
-  return right({ session, key, request: request.right, expiresAt: new Date(session.expiresAt) });
+  return right({ session, loaded: loaded.right, key, request: request.right, expiresAt: new Date(session.expiresAt) });
 };
