@@ -172,7 +172,8 @@ const appendFigure = async (sync: Sync): Promise<Figure> => {
     note:
       `ours: store.append(stream, [event], expected) awaited one by one over 16 short streams in flight ` +
       `(4 events each: no_stream, then exact revisions); reference: INSERT INTO t (payload) awaited one by one; ` +
-      `${count} timed a side per round (after ${APPEND_WARMUP} untimed) in alternating blocks of ${APPEND_BLOCK}, ~${payloadBytes}-byte JSON payload, WAL, synchronous=${sync}.`,
+      `${count} timed a side per round (after ${APPEND_WARMUP} untimed) in alternating blocks of ${APPEND_BLOCK}, ~${payloadBytes}-byte JSON payload, WAL, synchronous=${sync}` +
+      (sync === 'FULL' ? ' (ours: commits at NORMAL and waits for an fdatasync of the WAL on the thread pool; the reference fsyncs inside its commit, on the main thread).' : '.'),
   };
 };
 
