@@ -7,7 +7,6 @@
 // and opening the claims) with nothing else. Both run the same number of flows in flight.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify } from 'jose';
 import { generateP256KeyPair, signingIdentity, generateChain } from '../src/crypto/certificates.js';
 import { open, seal } from '../src/crypto/seal.js';
@@ -18,29 +17,15 @@ import { IssuanceWallet } from '../test/support/wallet/issuance.js';
 import { createOffer, PID_CLAIMS } from '../test/support/wallet/issuanceChecks.js';
 import { dpopProof } from '../test/support/wallet/keys.js';
 import type { Figure } from './report.js';
-import { bareExchangeMs, ceilingRatio } from './exchange.js';
-import { median, perSecond } from './stats.js';
+import { bareExchangeMs, ceilingRatio, mainThreadNote } from './exchange.js';
+import { runInFlight } from './load.js';
+import { median } from './stats.js';
 
 /** HTTP exchanges in one flow: POST /offers, the offer, the token, the nonce, the credential. */
 const EXCHANGES = 5;
 
 /** Flows in flight on each side (BENCH_ISSUANCE_IN_FLIGHT, default 8): wallets do not wait for each other. */
 const IN_FLIGHT = Math.max(1, Number(process.env['BENCH_ISSUANCE_IN_FLIGHT']) || 8);
-
-/** Runs `flow` `count` times with IN_FLIGHT at once; returns flows per second. */
-const rate = async (count: number, flow: () => Promise<void>): Promise<number> => {
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: IN_FLIGHT }, async () => {
-      while (next < count) {
-        next++;
-        await flow();
-      }
-    }),
-  );
-  return perSecond(count, performance.now() - started);
-};
 
 export const issuanceFigures = async (options: {
   readonly dir: string;
@@ -83,15 +68,22 @@ export const issuanceFigures = async (options: {
     };
 
     // Warm-up and calibration: rounds of about roundSeconds for the slower side.
-    const warm = await rate(20, ours);
+    const rate = (count: number, flow: () => Promise<void>) => runInFlight(count, IN_FLIGHT, flow);
+    const { perSecond: warm } = await rate(20, ours);
     await rate(50, reference);
     const perRound = Math.max(20, Math.min(2000, Math.round(warm * options.roundSeconds)));
     options.progress(`issuance: ${options.rounds} rounds of ${perRound} flows a side, ${IN_FLIGHT} in flight (calibrated at ~${Math.round(warm)} flows/s)`);
     const oursSamples: number[] = [];
     const referenceSamples: number[] = [];
+    const oursMainMs: number[] = [];
+    const referenceMainMs: number[] = [];
     for (let round = 0; round < options.rounds; round++) {
       const order = round % 2 === 0 ? [ours, reference] : [reference, ours];
-      for (const work of order) (work === ours ? oursSamples : referenceSamples).push(await rate(perRound, work));
+      for (const work of order) {
+        const { perSecond, mainMs } = await rate(perRound, work);
+        (work === ours ? oursSamples : referenceSamples).push(perSecond);
+        (work === ours ? oursMainMs : referenceMainMs).push(mainMs);
+      }
     }
     const exchangeMs = await bareExchangeMs(IN_FLIGHT);
     const ceiling = ceilingRatio(median(referenceSamples), EXCHANGES, exchangeMs);
@@ -108,7 +100,8 @@ export const issuanceFigures = async (options: {
           `${IN_FLIGHT} flows in flight; reference: the same flow's cryptography only (2 key pairs, 3 ES256 proof signatures, 3 embedded-key ` +
           `verifications, 2 thumbprints, the SD-JWT VC signature with 7 disclosures, AES-GCM seal and open), ${IN_FLIGHT} in flight. ` +
           `Ceiling: a bare loopback exchange (bench/exchange.ts) took ${exchangeMs.toFixed(3)} ms in this run, so ${EXCHANGES} exchanges ` +
-          `and this cryptography allow at most ${ceiling.toFixed(2)}, before any storage or check.`,
+          `and this cryptography allow at most ${ceiling.toFixed(2)}, before any storage or check. ` +
+          mainThreadNote(median(oursMainMs), median(referenceMainMs), EXCHANGES * exchangeMs),
       },
     ];
   } finally {

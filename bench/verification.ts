@@ -18,8 +18,9 @@ import { createHolder, createTestIssuer, present, sd, type Holder, type IssuedCr
 import { startTestService, type TestService } from '../test/support/service.js';
 import { answer, encryptResponse, fetchAuthorizationRequest, type AuthorizationRequest } from '../test/support/wallet/presentation.js';
 import type { Figure } from './report.js';
-import { bareExchangeMs, ceilingRatio } from './exchange.js';
-import { median, percentile, perSecond } from './stats.js';
+import { bareExchangeMs, ceilingRatio, mainThreadNote } from './exchange.js';
+import { runInFlight } from './load.js';
+import { median, percentile } from './stats.js';
 
 const VCT = 'urn:eudi:pid:1';
 const dcqlQuery = {
@@ -93,20 +94,6 @@ const cryptoOnly = async (verifier: Verifier, wallet: Wallet, trust: ReturnType<
   if (isLeft(verified)) throw new Error(`bench: reference verification failed: ${verified.left.reason}`);
 };
 
-/** Runs `work` `count` times, `CONCURRENCY` at a time; returns runs per second. */
-const time = async (count: number, work: () => Promise<unknown>): Promise<number> => {
-  const started = performance.now();
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < count) {
-      next++;
-      await work();
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, count) }, worker));
-  return perSecond(count, performance.now() - started);
-};
-
 export interface VerificationBenchOptions {
   readonly dir: string;
   readonly rounds: number;
@@ -131,19 +118,25 @@ export const verificationFigures = async (options: VerificationBenchOptions): Pr
     const trust = trustVerifierFromConfig(service.config);
 
     // Warm-up and calibration: rounds of about `roundSeconds` of flows.
-    const warm = await time(40, () => flow(service, wallet));
+    const time = (count: number, work: () => Promise<unknown>) => runInFlight(count, CONCURRENCY, work);
+    const { perSecond: warm } = await time(40, () => flow(service, wallet));
     await time(40, () => cryptoOnly(verifier, wallet, trust));
     const count = Math.max(40, Math.round(warm * options.roundSeconds));
     options.progress(`verification: ${options.rounds} rounds of ${count} flows a side, ${CONCURRENCY} in flight (calibrated at ~${Math.round(warm)} flows/s)`);
 
     const ours: number[] = [];
     const reference: number[] = [];
+    const oursMainMs: number[] = [];
+    const referenceMainMs: number[] = [];
+    const oursFlow = () => flow(service, wallet);
+    const referenceFlow = () => cryptoOnly(verifier, wallet, trust);
     for (let round = 0; round < options.rounds; round++) {
-      const sides = [
-        async () => ours.push(await time(count, () => flow(service, wallet))),
-        async () => reference.push(await time(count, () => cryptoOnly(verifier, wallet, trust))),
-      ];
-      for (const side of round % 2 === 0 ? sides : sides.reverse()) await side();
+      // Rounds alternate which side goes first.
+      for (const work of round % 2 === 0 ? [oursFlow, referenceFlow] : [referenceFlow, oursFlow]) {
+        const { perSecond, mainMs } = await time(count, work);
+        (work === oursFlow ? ours : reference).push(perSecond);
+        (work === oursFlow ? oursMainMs : referenceMainMs).push(mainMs);
+      }
     }
     // Latency under the same load, each create beside the cheapest authenticated route.
     const createMs: number[] = [];
@@ -171,7 +164,8 @@ export const verificationFigures = async (options: VerificationBenchOptions): Pr
           'reference: the same ECDH key generation, request-object signing and verification, KB-JWT signing, ECDH-ES encryption and decryption ' +
           'and SD-JWT VC verification, no HTTP or store; rounds alternate which side goes first. ' +
           `Ceiling: a bare loopback exchange (bench/exchange.ts) took ${exchangeMs.toFixed(3)} ms in this run, so ${EXCHANGES} exchanges ` +
-          `and this cryptography allow at most ${ceiling.toFixed(2)}, before any storage or check.`,
+          `and this cryptography allow at most ${ceiling.toFixed(2)}, before any storage or check. ` +
+          mainThreadNote(median(oursMainMs), median(referenceMainMs), EXCHANGES * exchangeMs),
       },
       {
         name: 'POST /oidc4vp p99 latency',
