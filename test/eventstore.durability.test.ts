@@ -104,6 +104,27 @@ test('an append is acknowledged, and delivered to subscriptions, only once the W
   });
 });
 
+test('appends asked for while a flush runs wait for it, then commit together under one more flush', async (t) => {
+  await withStore(async (store, flush) => {
+    const first = store.append('first', event('First'), 'no_stream');
+    await turns();
+    t.is(flush.syncs, 1);
+    const later: ReturnType<EventStore['append']>[] = [];
+    for (let i = 0; i < 5; i++) {
+      later.push(store.append(`later-${i}`, event('Later'), 'no_stream'));
+      await turns(1);
+    }
+    t.is((await store.readStream('later-0'))._tag, 'StreamNotFound', 'not committed while the flush before it runs');
+    flush.release();
+    t.true(isRight(await first));
+    await turns();
+    t.is(flush.syncs, 2, 'the five share one commit and one flush');
+    flush.release();
+    const positions = (await Promise.all(later)).map((r) => (isRight(r) ? Number(r.right.position.commit) : 0));
+    t.deepEqual(positions, positions.map((_, i) => positions[0]! + i));
+  });
+});
+
 test('a failed flush rejects the appends waiting on it, and the store acknowledges nothing after', async (t) => {
   await withStore(async (store, flush) => {
     const waiting = [store.append('a', event('A'), 'no_stream'), store.append('b', event('B'), 'no_stream')];

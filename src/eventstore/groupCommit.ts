@@ -26,7 +26,7 @@ export class GroupCommit {
     private readonly durable: () => Promise<void>,
   ) {}
 
-  /** Runs `statement` in the next group commit; resolves with its result once committed. */
+  /** Runs `statement` in the next group commit; resolves with its result once committed and flushed. */
   write<T>(statement: () => T): Promise<T> {
     return new Promise((resolve, reject) => {
       this.queued.push({ statement, resolve: resolve as (result: unknown) => void, reject });
