@@ -3,12 +3,14 @@
 // Every append is a single INSERT ... SELECT statement: SQLite runs a statement atomically under
 // its write lock, so the expected-revision check and the write cannot be separated by another
 // writer, in this process or another one (the ops tool). The global position is the rowid of an
-// AUTOINCREMENT table, which is never reused and grows in commit order.
-// Appends and tombstones commit through group commit (groupCommit.ts).
+// AUTOINCREMENT table, which is never reused and grows in commit order. The table and the append
+// statements are in sqliteSchema.ts. Appends and tombstones commit through group commit
+// (groupCommit.ts) and are acknowledged once the WAL is flushed (walFlush.ts).
 import { EventEmitter } from 'node:events';
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
 import { Sqlite, type SqlValue } from '../sqlite.js';
 import { GroupCommit } from './groupCommit.js';
+import { appendStatement, expectation, knownRevision, SCHEMA, TOMBSTONE_REVISION, TOMBSTONE_TYPE } from './sqliteSchema.js';
 import { WalFlush } from './walFlush.js';
 import {
   isSystemEventType,
@@ -28,32 +30,6 @@ import {
   type Subscription,
   type SubscriptionMessage,
 } from './port.js';
-
-/** A tombstone is a `$streamDeleted` event at a revision no real event can reach. */
-const TOMBSTONE_REVISION = Number.MAX_SAFE_INTEGER;
-const TOMBSTONE_TYPE = '$streamDeleted';
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS events (
-  position  INTEGER PRIMARY KEY AUTOINCREMENT,
-  stream_id TEXT    NOT NULL,
-  revision  INTEGER NOT NULL,
-  event_id  TEXT    NOT NULL,
-  type      TEXT    NOT NULL,
-  data      TEXT    NOT NULL,
-  metadata  TEXT,
-  created   INTEGER NOT NULL,
-  UNIQUE (stream_id, revision)
-);
--- A tombstone erases the stream's events in the same statement, as EventStoreDB's scavenge
--- eventually does: tombstoned data keys must be gone from the file, not just unreadable.
-CREATE TRIGGER IF NOT EXISTS tombstone_erases_stream AFTER INSERT ON events
-WHEN NEW.revision = ${TOMBSTONE_REVISION}
-BEGIN
-  DELETE FROM events WHERE stream_id = NEW.stream_id AND revision <> NEW.revision;
-END;
-`;
-
 
 const SUBSCRIPTION_BATCH = 500;
 
@@ -81,60 +57,6 @@ const toRecorded = (row: EventRow): RecordedEvent => ({
   metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Json),
   created: new Date(row.created),
 });
-
-/** The stream's revision before a successful append, when the expectation says it. */
-const knownRevision = (expected: ExpectedRevision): number | undefined =>
-  typeof expected === 'number' ? expected : expected === 'no_stream' ? -1 : undefined;
-
-/** The SQL condition on `cur.r` (the current revision, -1 for none); an exact revision is `?4`. */
-const expectation = (expected: ExpectedRevision): string => {
-  switch (expected) {
-    case 'any':
-      return '1';
-    case 'no_stream':
-      return 'cur.r = -1';
-    case 'stream_exists':
-      return 'cur.r >= 0';
-    default:
-      return 'cur.r = ?4';
-  }
-};
-
-/**
- * The append statement for `count` events under an expectation. Parameters: ?1 stream, ?2 created,
- * ?3 first event id, ?4 expected revision, then 5 per event. Built once per shape and reused: the
- * text is also the key of the prepared-statement cache, which would otherwise be rebuilt and
- * hashed on every append.
- */
-const appendStatement = (count: number, expected: ExpectedRevision): string => {
-  const key = `${count}:${typeof expected === 'number' ? 'exact' : expected}`;
-  let sql = appendStatements.get(key);
-  if (sql === undefined) {
-    const rows = Array.from({ length: count }, (_, i) => {
-      const k = 5 + i * 5;
-      return `(?${k}, ?${k + 1}, ?${k + 2}, ?${k + 3}, ?${k + 4})`;
-    });
-    // With `any` and `stream_exists`, a retry is recognised by its first event id, as EventStoreDB does;
-    // the lookup walks that one stream through the (stream_id, revision) index: streams here are short.
-    const notRetried =
-      expected === 'any' || expected === 'stream_exists'
-        ? 'AND NOT EXISTS (SELECT 1 FROM events WHERE stream_id = ?1 AND event_id = ?3)'
-        : '';
-    // The ORDER BY gives a batch positions in revision order; one row needs no sort (SQLite would
-    // still build a temp b-tree for it).
-    sql = `WITH cur(r) AS (SELECT COALESCE(MAX(revision), -1) FROM events WHERE stream_id = ?1),
-            dead(d) AS (SELECT EXISTS (SELECT 1 FROM events WHERE stream_id = ?1 AND revision = ${TOMBSTONE_REVISION}))
-       INSERT INTO events (stream_id, revision, event_id, type, data, metadata, created)
-       SELECT ?1, cur.r + v.column1, v.column2, v.column3, v.column4, v.column5, ?2
-       FROM cur, dead, (VALUES ${rows.join(', ')}) AS v
-       WHERE dead.d = 0 AND ${expectation(expected)} ${notRetried}
-       ${count > 1 ? 'ORDER BY v.column1' : ''}
-       ${knownRevision(expected) === undefined ? 'RETURNING position, revision' : ''}`;
-    appendStatements.set(key, sql);
-  }
-  return sql;
-};
-const appendStatements = new Map<string, string>();
 
 export interface SqliteEventStoreOptions {
   readonly file: string;
