@@ -17,9 +17,8 @@ import { IssuanceWallet } from '../test/support/wallet/issuance.js';
 import { createOffer, PID_CLAIMS } from '../test/support/wallet/issuanceChecks.js';
 import { dpopProof } from '../test/support/wallet/keys.js';
 import type { Figure } from './report.js';
-import { bareExchangeMs, ceilingRatio, mainThreadNote } from './exchange.js';
-import { runInFlight } from './load.js';
-import { median } from './stats.js';
+import { flowCeiling } from './exchange.js';
+import { alternatingRounds, runInFlight } from './load.js';
 
 /** HTTP exchanges in one flow: POST /offers, the offer, the token, the nonce, the credential. */
 const EXCHANGES = 5;
@@ -73,35 +72,20 @@ export const issuanceFigures = async (options: {
     await rate(50, reference);
     const perRound = Math.max(20, Math.min(2000, Math.round(warm * options.roundSeconds)));
     options.progress(`issuance: ${options.rounds} rounds of ${perRound} flows a side, ${IN_FLIGHT} in flight (calibrated at ~${Math.round(warm)} flows/s)`);
-    const oursSamples: number[] = [];
-    const referenceSamples: number[] = [];
-    const oursMainMs: number[] = [];
-    const referenceMainMs: number[] = [];
-    for (let round = 0; round < options.rounds; round++) {
-      const order = round % 2 === 0 ? [ours, reference] : [reference, ours];
-      for (const work of order) {
-        const { perSecond, mainMs } = await rate(perRound, work);
-        (work === ours ? oursSamples : referenceSamples).push(perSecond);
-        (work === ours ? oursMainMs : referenceMainMs).push(mainMs);
-      }
-    }
-    const exchangeMs = await bareExchangeMs(IN_FLIGHT);
-    const ceiling = ceilingRatio(median(referenceSamples), EXCHANGES, exchangeMs);
-    options.progress(`issuance: ${exchangeMs.toFixed(3)} ms per bare loopback exchange; ${EXCHANGES} exchanges bound the ratio at ${ceiling.toFixed(2)}`);
+    const sides = await alternatingRounds(options.rounds, perRound, IN_FLIGHT, ours, reference);
+    const ceiling = await flowCeiling('issuance', IN_FLIGHT, EXCHANGES, sides, options.progress);
     return [
       {
         name: 'full issuance flows',
         unit: 'flows/s',
-        ours: oursSamples,
-        reference: referenceSamples,
+        ours: sides.ours,
+        reference: sides.reference,
         target: { atLeast: 0.6 },
         note:
           `ours: POST /offers (pid, tx_code) + offer + DPoP token + c_nonce + credential over loopback HTTP, embedded store synchronous=FULL, ` +
           `${IN_FLIGHT} flows in flight; reference: the same flow's cryptography only (2 key pairs, 3 ES256 proof signatures, 3 embedded-key ` +
           `verifications, 2 thumbprints, the SD-JWT VC signature with 7 disclosures, AES-GCM seal and open), ${IN_FLIGHT} in flight. ` +
-          `Ceiling: a bare loopback exchange (bench/exchange.ts) took ${exchangeMs.toFixed(3)} ms in this run, so ${EXCHANGES} exchanges ` +
-          `and this cryptography allow at most ${ceiling.toFixed(2)}, before any storage or check. ` +
-          mainThreadNote(median(oursMainMs), median(referenceMainMs), EXCHANGES * exchangeMs),
+          ceiling,
       },
     ];
   } finally {

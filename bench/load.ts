@@ -26,3 +26,29 @@ export const runInFlight = async (count: number, inFlight: number, work: () => P
   );
   return { perSecond: perSecond(count, performance.now() - started), mainMs: performance.eventLoopUtilization(loop).active / count };
 };
+
+export interface Sides {
+  readonly ours: number[];
+  readonly reference: number[];
+  readonly oursMainMs: number[];
+  readonly referenceMainMs: number[];
+}
+
+/** `rounds` rounds of `count` runs a side; rounds alternate which side goes first, so drift hits both alike. */
+export const alternatingRounds = async (
+  rounds: number,
+  count: number,
+  inFlight: number,
+  ours: () => Promise<unknown>,
+  reference: () => Promise<unknown>,
+): Promise<Sides> => {
+  const sides: Sides = { ours: [], reference: [], oursMainMs: [], referenceMainMs: [] };
+  for (let round = 0; round < rounds; round++) {
+    for (const work of round % 2 === 0 ? [ours, reference] : [reference, ours]) {
+      const { perSecond, mainMs } = await runInFlight(count, inFlight, work);
+      (work === ours ? sides.ours : sides.reference).push(perSecond);
+      (work === ours ? sides.oursMainMs : sides.referenceMainMs).push(mainMs);
+    }
+  }
+  return sides;
+};

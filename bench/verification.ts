@@ -18,9 +18,9 @@ import { createHolder, createTestIssuer, present, sd, type Holder, type IssuedCr
 import { startTestService, type TestService } from '../test/support/service.js';
 import { answer, encryptResponse, fetchAuthorizationRequest, type AuthorizationRequest } from '../test/support/wallet/presentation.js';
 import type { Figure } from './report.js';
-import { bareExchangeMs, ceilingRatio, mainThreadNote } from './exchange.js';
-import { runInFlight } from './load.js';
-import { median, percentile } from './stats.js';
+import { flowCeiling } from './exchange.js';
+import { alternatingRounds, runInFlight } from './load.js';
+import { percentile } from './stats.js';
 
 const VCT = 'urn:eudi:pid:1';
 const dcqlQuery = {
@@ -124,20 +124,7 @@ export const verificationFigures = async (options: VerificationBenchOptions): Pr
     const count = Math.max(40, Math.round(warm * options.roundSeconds));
     options.progress(`verification: ${options.rounds} rounds of ${count} flows a side, ${CONCURRENCY} in flight (calibrated at ~${Math.round(warm)} flows/s)`);
 
-    const ours: number[] = [];
-    const reference: number[] = [];
-    const oursMainMs: number[] = [];
-    const referenceMainMs: number[] = [];
-    const oursFlow = () => flow(service, wallet);
-    const referenceFlow = () => cryptoOnly(verifier, wallet, trust);
-    for (let round = 0; round < options.rounds; round++) {
-      // Rounds alternate which side goes first.
-      for (const work of round % 2 === 0 ? [oursFlow, referenceFlow] : [referenceFlow, oursFlow]) {
-        const { perSecond, mainMs } = await time(count, work);
-        (work === oursFlow ? ours : reference).push(perSecond);
-        (work === oursFlow ? oursMainMs : referenceMainMs).push(mainMs);
-      }
-    }
+    const sides = await alternatingRounds(options.rounds, count, CONCURRENCY, () => flow(service, wallet), () => cryptoOnly(verifier, wallet, trust));
     // Latency under the same load, each create beside the cheapest authenticated route.
     const createMs: number[] = [];
     const tenantMs: number[] = [];
@@ -147,15 +134,13 @@ export const verificationFigures = async (options: VerificationBenchOptions): Pr
       tenantMs.push(performance.now() - started);
       createMs.push(await flow(service, wallet));
     });
-    const exchangeMs = await bareExchangeMs(CONCURRENCY);
-    const ceiling = ceilingRatio(median(reference), EXCHANGES, exchangeMs);
-    options.progress(`verification: ${exchangeMs.toFixed(3)} ms per bare loopback exchange; ${EXCHANGES} exchanges bound the ratio at ${ceiling.toFixed(2)}`);
+    const ceiling = await flowCeiling('verification', CONCURRENCY, EXCHANGES, sides, options.progress);
     return [
       {
         name: 'verification flows/s, embedded store',
         unit: 'flows/s',
-        ours,
-        reference,
+        ours: sides.ours,
+        reference: sides.reference,
         target: { atLeast: 0.6 },
         note:
           `${CONCURRENCY} flows in flight on each side (BENCH_VERIFICATION_CONCURRENCY). ` +
@@ -163,9 +148,7 @@ export const verificationFigures = async (options: VerificationBenchOptions): Pr
           'the service decrypts, verifies and appends the terminal event before answering; ' +
           'reference: the same ECDH key generation, request-object signing and verification, KB-JWT signing, ECDH-ES encryption and decryption ' +
           'and SD-JWT VC verification, no HTTP or store; rounds alternate which side goes first. ' +
-          `Ceiling: a bare loopback exchange (bench/exchange.ts) took ${exchangeMs.toFixed(3)} ms in this run, so ${EXCHANGES} exchanges ` +
-          `and this cryptography allow at most ${ceiling.toFixed(2)}, before any storage or check. ` +
-          mainThreadNote(median(oursMainMs), median(referenceMainMs), EXCHANGES * exchangeMs),
+          ceiling,
       },
       {
         name: 'POST /oidc4vp p99 latency',
