@@ -7,7 +7,7 @@ import type { Config } from './config.js';
 import { openEventStore, readModelsFile } from './eventstore/open.js';
 import type { EventStore } from './eventstore/port.js';
 import type { Feature, ServiceContext } from './feature.js';
-import { managementApp, publicApp } from './http/apps.js';
+import { managementApp, publicApp, routeTable, type RouteEntry } from './http/apps.js';
 import type { Logger } from './log.js';
 import { ProjectionRunner } from './projection-runner.js';
 import { dataKeys } from './crypto/dataKeys.js';
@@ -21,6 +21,8 @@ export interface Service {
   readonly context: ServiceContext;
   readonly managementUrl: string;
   readonly publicListenUrl: string;
+  /** What each listener routes (health checks aside): for the robustness suite and the docs. */
+  readonly routes: { readonly management: readonly RouteEntry[]; readonly public: readonly RouteEntry[] };
   stop(): Promise<void>;
 }
 
@@ -54,6 +56,7 @@ export const startService = async (config: Config, log: Logger): Promise<Service
   let context: ServiceContext;
   let managementUrl: string;
   let publicListenUrl: string;
+  let routes: Service['routes'];
   try {
     runner.start();
     // Authentication reads the read models: serve once they hold everything already recorded.
@@ -63,8 +66,11 @@ export const startService = async (config: Config, log: Logger): Promise<Service
     }
     context = { config, log, store, runner, dataKeys: dataKeys(store, await loadKek(config)) };
     features = await allFeatures(context);
-    management.on('request', managementApp({ log, readModels: runner.db, routers: features.flatMap((f) => f.managementRouters ?? []) }).callback());
-    wallet.on('request', publicApp({ log, routers: features.flatMap((f) => f.publicRouters ?? []) }).callback());
+    const managementRouters = features.flatMap((f) => f.managementRouters ?? []);
+    const publicRouters = features.flatMap((f) => f.publicRouters ?? []);
+    routes = { management: routeTable(managementRouters), public: routeTable(publicRouters) };
+    management.on('request', managementApp({ log, readModels: runner.db, routers: managementRouters }).callback());
+    wallet.on('request', publicApp({ log, routers: publicRouters }).callback());
     managementUrl = await listen(management, config.managementPort, config.managementHost);
     publicListenUrl = await listen(wallet, config.publicPort, config.publicHost);
   } catch (err) {
@@ -87,5 +93,5 @@ export const startService = async (config: Config, log: Logger): Promise<Service
       await store.close();
       log.info('stopped', {});
     })());
-  return { store, runner, context, managementUrl, publicListenUrl, stop };
+  return { store, runner, context, managementUrl, publicListenUrl, routes, stop };
 };

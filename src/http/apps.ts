@@ -16,6 +16,20 @@ const healthRouter = (): Router => {
   return router;
 };
 
+/** One routed method and path template (`/drafts/:id`), as the routers define them. */
+export interface RouteEntry {
+  readonly method: string;
+  readonly path: string;
+}
+
+/** Every method and path the routers serve (HEAD, which Koa derives from GET, left out). */
+export const routeTable = (routers: readonly Router[]): readonly RouteEntry[] =>
+  routers.flatMap((router) =>
+    router.stack.flatMap((layer) =>
+      layer.methods.filter((method) => method !== 'HEAD').map((method) => ({ method, path: String(layer.path) })),
+    ),
+  );
+
 const mount = (app: Koa, routers: readonly Router[]): void => {
   for (const router of routers) {
     app.use(router.routes());

@@ -5,6 +5,7 @@ import type { Context, Middleware, Next } from 'koa';
 import type Router from '@koa/router';
 import type { Logger } from '../log.js';
 import { requestIdOf, routeOf } from '../log.js';
+import { clip, excerpt, MAX_FIELD_ERRORS } from './excerpt.js';
 
 /** One reason a request was rejected. `value` is the offending input (omitted from JSON when undefined). */
 export interface FieldError {
@@ -25,13 +26,20 @@ export interface Problem {
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
+/** Every problem is built here, so none can echo more than a bounded excerpt of its input. */
 export const problem = (
   status: number,
   type: string,
   title: string,
   detail: string,
   errors: readonly FieldError[] = [],
-): Problem => ({ type, title, status, detail, errors });
+): Problem => ({
+  type,
+  title,
+  status,
+  detail: clip(detail),
+  errors: errors.slice(0, MAX_FIELD_ERRORS).map((e) => ({ location: clip(e.location), message: clip(e.message), value: excerpt(e.value) })),
+});
 
 export const invalidRequest = (detail: string, errors: readonly FieldError[] = []): Problem =>
   problem(400, '/problems/invalid-request', 'Invalid request', detail, errors);
@@ -80,9 +88,6 @@ export const tooManyRequests = (detail = 'Too many requests; retry later.'): Pro
 export const internalError = (detail = 'An unexpected error occurred.'): Problem =>
   problem(500, '/problems/internal-error', 'Internal error', detail);
 
-export const notImplemented = (detail = 'The request method is not supported by this server.'): Problem =>
-  problem(501, '/problems/not-implemented', 'Not implemented', detail);
-
 /**
  * A Problem thrown at the edge (route handlers, body readers, decoders). `headers` are sent with
  * the problem response, e.g. `Allow`, `WWW-Authenticate`, `Retry-After`.
@@ -114,6 +119,20 @@ export function sendProblem(ctx: Context, p: Problem, headers: Readonly<Record<s
   ctx.set('Content-Type', PROBLEM_CONTENT_TYPE);
 }
 
+const KEPT_HEADERS = 'headersKeptOnError';
+
+/**
+ * Sets headers that describe the request rather than its answer (RateLimit counts it whatever the
+ * outcome), so `problems` keeps them on an error response instead of dropping them with the rest.
+ */
+export function setKeptHeaders(ctx: Context, headers: Readonly<Record<string, string>>): void {
+  ctx.state[KEPT_HEADERS] = { ...keptHeadersOf(ctx), ...headers };
+  for (const [name, value] of Object.entries(headers)) ctx.set(name, value);
+}
+
+const keptHeadersOf = (ctx: Context): Readonly<Record<string, string>> =>
+  (ctx.state[KEPT_HEADERS] as Readonly<Record<string, string>> | undefined) ?? {};
+
 export interface ProblemsOptions {
   readonly logger: Logger;
 }
@@ -127,7 +146,8 @@ export interface ProblemsOptions {
  *   404 must not surface as ours; throw HttpError for deliberate client errors;
  * - a fall-through (404 with no body) becomes a 404 problem.
  * Headers set by inner middleware are dropped on error (they described a response that will not
- * be sent, e.g. Location or ETag); headers set before this middleware ran are kept.
+ * be sent, e.g. Location or ETag); headers set before this middleware ran, or with setKeptHeaders,
+ * are kept.
  */
 export function problems(options: ProblemsOptions): Middleware {
   const { logger } = options;
@@ -143,7 +163,7 @@ export function problems(options: ProblemsOptions): Middleware {
       }
       const p = isHttpError(err) ? err.problem : internalError();
       if (!isHttpError(err) || p.status >= 500) logger.error('request failed', errorFields(ctx, err));
-      resetHeaders(ctx, outerHeaders);
+      resetHeaders(ctx, { ...outerHeaders, ...keptHeadersOf(ctx) });
       sendProblem(ctx, p, isHttpError(err) ? err.headers : {});
       return;
     }
@@ -169,7 +189,9 @@ function resetHeaders(ctx: Context, keep: Record<string, unknown>): void {
 }
 
 /**
- * `router.allowedMethods()` that answers 405 and 501 with problem bodies.
+ * `router.allowedMethods()` that answers with a 405 problem carrying `Allow`, also for methods no
+ * route of the router knows (PROPFIND, ...): the router calls those 501, a server error that would
+ * be logged as one, though only the client's request is wrong.
  *
  * @koa/router 15's `allowedMethods({ throw: true, methodNotAllowed })` calls the factory with no
  * arguments and does not set `Allow` when throwing, so the allowed methods would be lost. Instead
@@ -186,7 +208,6 @@ export function allowedMethods(router: Pick<Router, 'allowedMethods'>): Middlewa
       .split(',')
       .map((m) => m.trim())
       .filter((m) => m !== '');
-    const headers: Record<string, string> = allow === '' ? {} : { Allow: allow };
-    throw new HttpError(ctx.status === 405 ? methodNotAllowed(methods) : notImplemented(), headers);
+    throw new HttpError(methodNotAllowed(methods), { Allow: methods.join(', ') });
   };
 }

@@ -1,10 +1,10 @@
 // Per-tenant request rate on the resource API: a fixed window, from the tenant's first request,
 // counted in this instance's memory (several instances each allow the rate). Every answer
-// advertises the policy and what is left
+// advertises the policy and what is left, errors included
 // (RateLimit-Policy / RateLimit, draft-ietf-httpapi-ratelimit-headers); past the quota, 429 with
 // Retry-After until the window ends.
 import type { Context, Next } from 'koa';
-import { HttpError, tooManyRequests } from '../http/problem.js';
+import { HttpError, setKeptHeaders, tooManyRequests } from '../http/problem.js';
 import { principalOf } from '../tenancy/authenticate.js';
 
 export const rateLimit = (quota: number, windowSeconds: number, now: () => Date) => {
@@ -28,8 +28,7 @@ export const rateLimit = (quota: number, windowSeconds: number, now: () => Date)
       });
     }
     window.used += 1;
-    ctx.set('RateLimit-Policy', policy);
-    ctx.set('RateLimit', `"tenant";r=${quota - window.used};t=${reset}`);
+    setKeptHeaders(ctx, { 'RateLimit-Policy': policy, RateLimit: `"tenant";r=${quota - window.used};t=${reset}` });
     await next();
   };
 };

@@ -3,6 +3,7 @@
 // claims stay in the blob and are read from there by `GET /credentials/{id}/values`.
 import * as t from 'io-ts';
 import type { Json } from '../eventstore/port.js';
+import { parseBoundedJson } from '../http/boundedJson.js';
 import { IsoDateTime } from '../http/codecs.js';
 import { HttpError, invalidRequest } from '../http/problem.js';
 import { decode } from '../http/validate.js';
@@ -30,13 +31,12 @@ export type VerifiableCredential = t.TypeOf<typeof VerifiableCredential>;
 
 /** The blob parsed as a credential; anything else is a 400 located in `blob`. */
 export const readCredential = (bytes: Buffer): VerifiableCredential => {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    throw new HttpError(invalidRequest('The blob is not JSON.', [{ location: 'blob', message: 'expected a verifiable credential in JSON', value: undefined }]));
+  const parsed = parseBoundedJson(bytes.toString('utf8'));
+  if (!parsed.ok) {
+    const message = `expected a verifiable credential in JSON; the blob is ${parsed.reason}`;
+    throw new HttpError(invalidRequest(`The blob is ${parsed.reason}.`, [{ location: 'blob', message, value: undefined }]));
   }
-  return decode(VerifiableCredential, parsed, 'blob');
+  return decode(VerifiableCredential, parsed.value, 'blob');
 };
 
 export const flavorOf = (vc: VerifiableCredential): string => (vc['@context'][0] === V1_CONTEXT ? 'VC1_1' : 'VC2_0');

@@ -18,6 +18,7 @@ import type { DataKey, DataKeys } from '../crypto/dataKeys.js';
 import { handleCommand, type EventMetadata, type Loaded } from '../eventstore/handle.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { FormFields } from '../http/body.js';
+import { parseBoundedJson } from '../http/boundedJson.js';
 import type { Logger } from '../log.js';
 import type { SealedRequest } from './createRequest.js';
 import { expired, fulfilled, processingFailed, rejected, verificationFailed } from './outcome.js';
@@ -157,12 +158,15 @@ const judge = async (
   }
   const decrypted = await decryptFor(answer.jwe, loaded.fetched, loaded.key);
   if (typeof decrypted === 'string') return processingFailed(base, decrypted);
-  let payload: unknown;
+  let text: string;
   try {
-    payload = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(decrypted.plaintext));
+    text = new TextDecoder('utf-8', { fatal: true }).decode(decrypted.plaintext);
   } catch {
-    return processingFailed(base, 'the decrypted response is not JSON');
+    return processingFailed(base, 'the decrypted response is not UTF-8');
   }
+  const parsed = parseBoundedJson(text);
+  if (!parsed.ok) return processingFailed(base, `the decrypted response is ${parsed.reason}`);
+  const payload = parsed.value;
   if (!isRecord(payload) || payload['state'] !== base.state) return processingFailed(base, 'the response does not carry this request\'s state');
   const error = payload['error'];
   if (typeof error === 'string' && ERROR_CODE.test(error)) return rejected(base, error);
