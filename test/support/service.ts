@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger, type Logger } from '../../src/log.js';
 import { startService, type Service } from '../../src/service.js';
 
 export const BOOTSTRAP_KEY = 'test-bootstrap-key-0123456789abcdefghijklmnop';
@@ -35,11 +35,11 @@ export const testConfig = (dataDir: string, env: Record<string, string> = {}): C
 };
 
 export const startTestService = async (
-  options: { env?: Record<string, string>; dataDir?: string } = {},
+  options: { env?: Record<string, string>; dataDir?: string; log?: Logger } = {},
 ): Promise<TestService> => {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'connector-')));
   const config = testConfig(dataDir, options.env);
-  const service = await startService(config, silentLogger);
+  const service = await startService(config, options.log ?? silentLogger);
   const management: TestService['management'] = (path, init = {}) => {
     const { key, ...rest } = init;
     const headers = new Headers(rest.headers);
