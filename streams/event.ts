@@ -2,8 +2,8 @@
 // through its category's io-ts codec, and `evolve` folds a stream into state.
 import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
-import { PathReporter } from 'io-ts/lib/PathReporter.js';
 import type { RecordedEvent } from '../src/eventstore/port.js';
+import { streamRef } from '../src/logRef.js';
 
 export interface Event<Type extends string = string, Data = unknown> {
   readonly type: Type;
@@ -22,16 +22,21 @@ export interface StreamContract<State, E extends Event> {
   readonly evolve: (state: State, event: E) => State;
 }
 
+/** Where and what a decode failed, without the value found there: it may be personal data. */
+const failures = (errors: t.Errors): string =>
+  errors
+    .map((e) => `${e.context.map((c) => c.key).filter((key) => key !== '').join('.') || '(root)'}: expected ${e.context[e.context.length - 1]?.type.name ?? 'another value'}`)
+    .join('; ');
+
 /**
  * Reads a recorded event back through its codec. A stored event that does not decode is a
- * broken contract, not bad input: it throws with the stream, revision and failures.
+ * broken contract, not bad input: it throws with the stream (as logs show it), revision and
+ * failures.
  */
 export const decodeRecorded = <E extends Event>(codec: t.Decoder<unknown, E>, recorded: RecordedEvent): E => {
   const result = codec.decode({ type: recorded.type, data: recorded.data });
   if (isLeft(result)) {
-    throw new Error(
-      `event ${recorded.streamId}@${recorded.revision} (${recorded.type}) breaks its contract: ${PathReporter.report(result).join('; ')}`,
-    );
+    throw new Error(`event ${streamRef(recorded.streamId)}@${recorded.revision} (${recorded.type}) breaks its contract: ${failures(result.left)}`);
   }
   return result.right;
 };

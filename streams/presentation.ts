@@ -1,7 +1,8 @@
 // Stream category `presentation`: one stream per OpenID4VP presentation request (verification
-// session), `presentation-<state>`. It holds the request, one event per fetch of the signed
-// request object (each with its own nonce and response-encryption key), and exactly one terminal
-// event carrying the callback request.
+// session), `presentation-<state>`. It holds the request, one event per flow type the signed
+// request object was first fetched with (each with its own nonce and response-encryption key;
+// streams written before re-fetches reused them may hold more), and exactly one terminal event
+// carrying the callback request.
 //
 // Personal data never appears in the clear: the DCQL query (its `values` may name a person's
 // data), the transaction data and the redirect URI are sealed with the session's data key

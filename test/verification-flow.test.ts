@@ -4,7 +4,6 @@ import test from 'ava';
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import { decodeJwt, type JWK } from 'jose';
 import { presentationStream } from '../streams/presentation.js';
-import { MAX_FETCHES } from '../src/verification/requestObject.js';
 import { startVerificationHarness, pidQuery, type VerificationHarness } from './support/wallet/connector.js';
 import { answer, buildVpToken, encryptResponse, fetchAuthorizationRequest, parseRequestUri, postResponse } from './support/wallet/presentation.js';
 
@@ -40,7 +39,7 @@ test('POST /oidc4vp answers 201 with state and both openid4vp URIs naming the ac
   t.deepEqual(await eventTypes(state), ['PresentationRequested']);
 });
 
-test('the request object is signed with the access certificate and carries a fresh nonce and key per fetch', async (t) => {
+test('the request object is signed with the access certificate and carries its own nonce and key per flow type', async (t) => {
   const created = await h.request({ dcql_query: pidQuery(), transaction_data: [{ type: 'payment', credential_ids: ['pid'], amount: '42.00' }] });
   const first = await fetchAuthorizationRequest(h.endpoints, created.cross_device_request_uri);
   const second = await fetchAuthorizationRequest(h.endpoints, created.same_device_request_uri);
@@ -256,11 +255,50 @@ test('the request object exp does not outlive the session', async (t) => {
   t.true(exp! - iat! <= 61);
 });
 
-test('a session hands out a bounded number of request objects', async (t) => {
+test('a re-fetch serves the recorded nonce and key, signed afresh with its own wallet_nonce', async (t) => {
   const created = await h.request({ dcql_query: pidQuery() });
-  for (let i = 0; i < MAX_FETCHES; i++) await fetchAuthorizationRequest(h.endpoints, created.cross_device_request_uri);
-  const refused = await h.service.wallet(`/oidc4vp/${created.state}/request?flow_type=cross-device`);
-  t.is(refused.status, 400);
-  t.like(await refused.json(), { error: 'invalid_request' });
-  t.is((await eventTypes(created.state)).length, 1 + MAX_FETCHES);
+  const first = await fetchAuthorizationRequest(h.endpoints, created.cross_device_request_uri);
+  const again = await fetchAuthorizationRequest(h.endpoints, created.cross_device_request_uri, { method: 'post', walletNonce: 'wallet-nonce-456' });
+  t.is(again.nonce, first.nonce);
+  t.deepEqual(again.encryptionKey, first.encryptionKey);
+  t.is(again.payload['wallet_nonce'], 'wallet-nonce-456');
+  t.is(first.payload['wallet_nonce'], undefined);
+  t.deepEqual(await eventTypes(created.state), ['PresentationRequested', 'PresentationRequestFetched']);
+  t.is((await answer(h.endpoints, again, { pid: { credential: await h.pid(), holder: h.holder } })).status, 200);
+  t.like(await h.callback(created.state), { status: 'FULFILLED' });
+});
+
+test('HEAD on the request URI answers as a GET would and records nothing', async (t) => {
+  const created = await h.request({ dcql_query: pidQuery() });
+  const head = (path: string) => h.service.wallet(path, { method: 'HEAD' });
+  const open = await head(`/oidc4vp/${created.state}/request?flow_type=cross-device`);
+  t.is(open.status, 200);
+  t.is(open.headers.get('content-type'), 'application/oauth-authz-req+jwt');
+  t.is(open.headers.get('cache-control'), 'no-store');
+  t.is(await open.text(), '');
+  t.is((await head(`/oidc4vp/${'A'.repeat(43)}/request?flow_type=cross-device`)).status, 404);
+  t.is((await head(`/oidc4vp/${created.state}/request?flow_type=sideways`)).status, 400);
+  t.deepEqual(await eventTypes(created.state), ['PresentationRequested']);
+});
+
+test('hammering the request URI with GET and HEAD records one fetch per flow type and does not lock the wallet out', async (t) => {
+  const created = await h.request({ dcql_query: pidQuery(), redirect_uri: 'https://rp.example/done' });
+  const path = `/oidc4vp/${created.state}/request?flow_type=`;
+  for (let i = 0; i < 50; i++) {
+    for (const method of ['GET', 'HEAD']) {
+      for (const flow of ['cross-device', 'same-device']) {
+        const r = await h.service.wallet(`${path}${flow}`, { method });
+        t.is(r.status, 200);
+        await r.arrayBuffer();
+      }
+    }
+  }
+  t.deepEqual(await eventTypes(created.state), ['PresentationRequested', 'PresentationRequestFetched', 'PresentationRequestFetched']);
+  // The wallet comes after: its fetch is served, and its answer accepted.
+  const request = await fetchAuthorizationRequest(h.endpoints, created.same_device_request_uri, { method: 'post', walletNonce: 'after-the-storm' });
+  const posted = await answer(h.endpoints, request, { pid: { credential: await h.pid(), holder: h.holder } });
+  t.is(posted.status, 200);
+  t.truthy(posted.body['redirect_uri']);
+  t.like(await h.callback(created.state), { status: 'FULFILLED' });
+  t.is((await eventTypes(created.state)).length, 4);
 });

@@ -20,6 +20,7 @@ import {
   type Subscription,
 } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
+import { streamRef } from '../logRef.js';
 import { appendEvents } from '../eventstore/handle.js';
 
 export const sourceFilter = { streamNamePrefixes: callbackSourceCategories.map((c) => `${c}-`) };
@@ -116,7 +117,7 @@ export class DeliveryRecorder {
             // A flow broke the contract; stalling every other tenant's callbacks behind it would be
             // worse than skipping it loudly.
             this.options.log.error('callback request breaks its contract; skipped', {
-              stream: message.event.streamId, revision: message.event.revision, type: message.event.type,
+              stream: streamRef(message.event.streamId), revision: message.event.revision, type: message.event.type,
             });
           } else if (callback) {
             await this.options.onCallback(message.event, callback);

@@ -65,6 +65,7 @@ import {
   type SubscriptionFilter,
   type SubscriptionMessage,
 } from './port.js';
+import { streamRef } from '../logRef.js';
 
 /** How many events a subscription holds between the socket and its reader; the rest waits upstream. */
 const SUBSCRIPTION_BUFFER = 32;
@@ -290,7 +291,7 @@ class EventStoreDbStore implements EventStore {
       const expected = toTombstoneExpected(expectedRevision);
       const result = await this.client.tombstoneStream(streamId, { expectedRevision: expected });
       // Servers answer a successful tombstone with its position; a missing one has no honest stand-in.
-      if (!result.position) throw new Error(`EventStoreDB tombstoned ${streamId} without reporting a position`);
+      if (!result.position) throw new Error(`EventStoreDB tombstoned ${streamRef(streamId)} without reporting a position`);
       return right({ commit: result.position.commit, prepare: result.position.prepare });
     } catch (error) {
       return left(typedWriteError(streamId, expectedRevision, error));
@@ -305,7 +306,7 @@ class EventStoreDbStore implements EventStore {
   private async positionOfRevision(streamId: string, revision: number): Promise<Position> {
     const read = await this.readStream(streamId, { fromRevision: revision, maxCount: 1 });
     const event = read._tag === 'Found' ? read.events[0] : undefined;
-    if (!event) throw new Error(`EventStoreDB acknowledged ${streamId}@${revision} but it cannot be read back`);
+    if (!event) throw new Error(`EventStoreDB acknowledged ${streamRef(streamId)}@${revision} but it cannot be read back`);
     return event.position;
   }
 

@@ -14,6 +14,7 @@ import { NonEmptyString, withMessage } from '../http/codecs.js';
 import { HttpError, invalidRequest, notFound, problem } from '../http/problem.js';
 import { decode } from '../http/validate.js';
 import { requestIdOf } from '../log.js';
+import { logRef, streamRef } from '../logRef.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { validateClaims } from './claims.js';
 import { txCodeHash } from './codes.js';
@@ -98,10 +99,10 @@ export const offersRouter = (ctx: IssuanceContext): Router => {
       (state) => (state.status === 'none' ? right([created]) : left('exists' as const)),
       { actor: `apikey:${principal.keyId}`, requestId: requestIdOf(http) },
     );
-    if (isLeft(result)) throw new Error(`offer ${offerId} could not be recorded: ${JSON.stringify(result.left)}`);
+    if (isLeft(result)) throw new Error(`${streamRef(offerStream(offerId))} could not be recorded: ${typeof result.left === 'string' ? result.left : result.left._tag}`);
     // So that GET /offers/:offer_id right after this answer finds it.
     await ctx.runner.waitFor(result.right.position!, ctx.config.readYourWritesTimeoutMs);
-    ctx.log.info('offer created', { offerId, credentialConfigurationId: configuration.id, txCode: txCode !== undefined });
+    ctx.log.info('offer created', { offerRef: logRef(offerId), credentialConfigurationId: configuration.id, txCode: txCode !== undefined });
     http.status = 201;
     http.body = {
       offer_id: offerId,

@@ -12,6 +12,7 @@ import { handleCommand, loadStream, type EventMetadata } from '../eventstore/han
 import type { Json } from '../eventstore/port.js';
 import { readJson } from '../http/body.js';
 import { requestIdOf } from '../log.js';
+import { logRef } from '../logRef.js';
 import { parseAccessToken } from './codes.js';
 import { endpointUrl, PATHS, type IssuanceContext } from './context.js';
 import { verifyDpopProof } from './dpop.js';
@@ -55,7 +56,7 @@ const failOffer = async (ctx: IssuanceContext, offerId: string, errorDetails: st
     metadata,
   );
   if (!isLeft(failed) && failed.right.events.length > 0) {
-    ctx.log.warn('offer failed', { offerId, errorDetails });
+    ctx.log.warn('offer failed', { offerRef: logRef(offerId), errorDetails });
     await purgeClaims(ctx, offerId, metadata);
   }
 };
@@ -125,7 +126,7 @@ export const credentialEndpoint = (ctx: IssuanceContext) => async (http: Context
       validitySeconds: ctx.config.credentialValidityDays * 86_400,
     });
   } catch (err) {
-    ctx.log.error('credential could not be issued', { offerId, err });
+    ctx.log.error('credential could not be issued', { offerRef: logRef(offerId), err });
     await failOffer(ctx, offerId, failure, metadata);
     throw new OAuthError(500, 'server_error', 'The credential could not be issued; the offer has failed.');
   }
@@ -143,7 +144,7 @@ export const credentialEndpoint = (ctx: IssuanceContext) => async (http: Context
     metadata,
   );
   if (isLeft(issued)) throw invalidToken(typeof issued.left === 'string' ? issued.left : 'The offer changed while the credential was requested; it was not issued.');
-  ctx.log.info('credential issued', { offerId, credentialConfigurationId: state.credentialConfigurationId });
+  ctx.log.info('credential issued', { offerRef: logRef(offerId), credentialConfigurationId: state.credentialConfigurationId });
   await purgeClaims(ctx, offerId, metadata);
   http.set('Cache-Control', 'no-store');
   http.body = { credentials: [{ credential }] };

@@ -3,6 +3,7 @@
 // same moment and the timer cannot both win. It also finishes purges an ended flow left undone
 // (a crash between an offer's end and the destruction of its data key).
 import { offersPastExpiry, offersToPurge } from '../../projections/offers.js';
+import { logRef } from '../logRef.js';
 import { startPeriodic, type Periodic } from '../periodic.js';
 import type { IssuanceContext } from './context.js';
 import { expireOffer, purgeClaims } from './offerEnd.js';
@@ -18,7 +19,7 @@ export const startOfferExpiry = (ctx: IssuanceContext): Periodic =>
     async () => {
       const now = ctx.now();
       for (const offerId of await offersPastExpiry(ctx.runner.db, now.toISOString(), BATCH)) {
-        if (await expireOffer(ctx, offerId)) ctx.log.info('offer expired', { offerId });
+        if (await expireOffer(ctx, offerId)) ctx.log.info('offer expired', { offerRef: logRef(offerId) });
       }
       const before = new Date(now.getTime() - PURGE_GRACE_MS).toISOString();
       for (const offerId of await offersToPurge(ctx.runner.db, before, BATCH)) {

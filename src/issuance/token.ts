@@ -8,6 +8,7 @@ import { issuanceCallback, offer, offerStream, type OfferEvent, type OfferState 
 import { handleCommand } from '../eventstore/handle.js';
 import { readForm } from '../http/body.js';
 import { requestIdOf } from '../log.js';
+import { logRef } from '../logRef.js';
 import { newAccessToken, offerOfPreAuthorizedCode, txCodeMatches } from './codes.js';
 import { endpointUrl, PATHS, PRE_AUTHORIZED_CODE_GRANT, type IssuanceContext } from './context.js';
 import { verifyDpopProof } from './dpop.js';
@@ -116,13 +117,13 @@ export const tokenEndpoint = (ctx: IssuanceContext) => async (http: Context): Pr
   const events = result.right.events;
   if (events.some((e) => e.type === 'OfferFailed')) {
     await purgeClaims(ctx, offerId, metadata);
-    ctx.log.info('offer failed', { offerId, reason: 'tx_code attempts exhausted' });
+    ctx.log.info('offer failed', { offerRef: logRef(offerId), reason: 'tx_code attempts exhausted' });
   }
   if (events[0]?.type === 'TxCodeRejected') throw invalidGrant('The transaction code is wrong.');
 
   const redeemed = events[0];
   if (redeemed?.type !== 'PreAuthorizedCodeRedeemed') throw new Error('token decision recorded neither a redemption nor a rejection');
-  ctx.log.info('pre-authorized code redeemed', { offerId });
+  ctx.log.info('pre-authorized code redeemed', { offerRef: logRef(offerId) });
   http.set('Cache-Control', 'no-store');
   http.set('Pragma', 'no-cache');
   http.body = {

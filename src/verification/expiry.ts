@@ -5,6 +5,7 @@ import { findExpiredPresentations } from '../../projections/presentations.js';
 import type { DataKeys } from '../crypto/dataKeys.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
+import { logRef } from '../logRef.js';
 import { startPeriodic, type Periodic } from '../periodic.js';
 import type { Sqlite } from '../sqlite.js';
 import { expirePresentation } from './response.js';
@@ -22,7 +23,7 @@ export const startPresentationExpiry = (
     async () => {
       const now = new Date();
       for (const state of await findExpiredPresentations(deps.readModels, now.getTime(), BATCH)) {
-        if (await expirePresentation(deps, state, { actor: 'scheduler' }, now)) deps.log.info('presentation expired', { state });
+        if (await expirePresentation(deps, state, { actor: 'scheduler' }, now)) deps.log.info('presentation expired', { stateRef: logRef(state) });
       }
     },
     deps.log,

@@ -1,6 +1,11 @@
 // Step 2: the wallet fetches the signed authorization request (OpenID4VP 1.0 section 5, HAIP).
-// Every fetch is a `PresentationRequestFetched` event with a fresh nonce and a fresh ECDH-ES key
-// for this request only, so any instance can decrypt the answer, also after a restart.
+// The first fetch of a flow type records a `PresentationRequestFetched` event with a fresh nonce
+// and a fresh ECDH-ES key for this request only, so any instance can decrypt the answer, also
+// after a restart. Every later fetch of that flow type is signed afresh (with its own
+// `wallet_nonce`) from the recorded nonce and key: the request URI names one Authorization
+// Request, and the nonce belongs to the Authorization Request (section 5.2), not to a download
+// of it. So re-fetching, by the wallet or by anyone who saw the QR code, costs no append and no
+// key generation and uses up nothing the wallet needs.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { SignJWT, type JWK } from 'jose';
@@ -8,22 +13,21 @@ import {
   presentation,
   presentationStream,
   purposes,
+  type FetchedRequest,
   type FlowType,
   type PresentationEvent,
-  type PresentationState,
 } from '../../streams/presentation.js';
 import type { SigningIdentity } from '../crypto/certificates.js';
-import type { DataKeys } from '../crypto/dataKeys.js';
-import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
+import type { DataKey, DataKeys } from '../crypto/dataKeys.js';
+import { appendEvents, loadStream, type EventMetadata } from '../eventstore/handle.js';
 import type { EventStore, Json } from '../eventstore/port.js';
-import { openSession, unavailable, type FetchError } from './session.js';
+import { streamRef } from '../logRef.js';
+import { openSession, unavailable, type LoadedSession, type SessionUnavailable } from './session.js';
 
 export const REQUEST_OBJECT_TYPE = 'oauth-authz-req+jwt';
 /** The static audience of a request object for a wallet without discovery (OpenID4VP 1.0 section 5.8). */
 const SELF_ISSUED_AUDIENCE = 'https://self-issued.me/v2';
 export const RESPONSE_ENCRYPTION = { alg: 'ECDH-ES', enc: ['A128GCM', 'A256GCM'] } as const;
-/** Bounds the events a re-fetching client can add to one session. */
-export const MAX_FETCHES = 20;
 
 export interface Verifier {
   readonly identity: SigningIdentity;
@@ -37,15 +41,54 @@ export const responseUri = (publicUrl: string, state: string): string =>
 
 const random = (bytes: number): string => randomBytes(bytes).toString('base64url');
 
-const newResponseKey = (): { publicJwk: JWK; privateJwk: JWK } => {
-  const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  return { publicJwk: publicKey.export({ format: 'jwk' }) as JWK, privateJwk: privateKey.export({ format: 'jwk' }) as JWK };
+type RequestFetched = Extract<PresentationEvent, { type: 'PresentationRequestFetched' }>;
+
+const newRequest = (flowType: FlowType, key: DataKey, now: Date): RequestFetched => {
+  const kid = random(16);
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const privateJwk = privateKey.export({ format: 'jwk' }) as Json;
+  return {
+    type: 'PresentationRequestFetched',
+    data: { kid, flowType, nonce: random(32), responseKey: key.seal(privateJwk, purposes.responseKey(kid)), fetchedAt: now.toISOString() },
+  };
 };
 
+/** The latest request recorded for `flowType`; sessions from before reuse may hold several. */
+const recordedFor = (fetched: readonly FetchedRequest[], flowType: FlowType): FetchedRequest | undefined =>
+  [...fetched].reverse().find((request) => request.flowType === flowType);
+
 /**
- * Records a fetch and returns the signed request object. A concurrent fetch of the same session
- * makes the append lose; fetches do not conflict, so it is retried on the new revision.
+ * The session's request for `flowType`, recorded by this call if it is the first. Two first
+ * fetches racing append at the same revision; the loser reads the winner's request and uses it.
  */
+const requestFor = async (
+  store: EventStore,
+  state: string,
+  flowType: FlowType,
+  opened: LoadedSession,
+  metadata: EventMetadata,
+  now: Date,
+): Promise<Either<SessionUnavailable, FetchedRequest>> => {
+  let session = opened.loaded;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const current = session.state;
+    const problem = unavailable(current, now);
+    if (problem) return left(problem);
+    if (current.status !== 'open') return left({ _tag: 'SessionFinished' });
+    const recorded = recordedFor(current.fetched, flowType);
+    if (recorded) return right(recorded);
+    const fetched = newRequest(flowType, opened.key, now);
+    const appended = await appendEvents(store, presentationStream(state), [fetched], session.expectedRevision, metadata);
+    if (!isLeft(appended)) return right(fetched.data);
+    if (appended.left._tag !== 'WrongExpectedRevision') return left({ _tag: 'UnknownSession' });
+    const reloaded = await loadStream(store, presentation, presentationStream(state));
+    if (isLeft(reloaded)) return left({ _tag: 'UnknownSession' });
+    session = reloaded.right;
+  }
+  throw new Error(`${streamRef(presentationStream(state))}: request fetch kept losing to concurrent writers`);
+};
+
+/** The signed request object for `flowType`, echoing `walletNonce` when the wallet sent one. */
 export const fetchRequestObject = async (
   deps: { readonly store: EventStore; readonly dataKeys: DataKeys; readonly verifier: Verifier },
   state: string,
@@ -53,49 +96,26 @@ export const fetchRequestObject = async (
   walletNonce: string | undefined,
   metadata: EventMetadata,
   now: Date,
-): Promise<Either<FetchError, string>> => {
+): Promise<Either<SessionUnavailable, string>> => {
   const opened = await openSession(deps, state, now);
   if (isLeft(opened)) return opened;
-  const { key, request, expiresAt, loaded } = opened.right;
-  const kid = random(16);
-  const nonce = random(32);
-  const { publicJwk, privateJwk } = newResponseKey();
-  const fetched: PresentationEvent = {
-    type: 'PresentationRequestFetched',
-    data: { kid, flowType, nonce, responseKey: key.seal(privateJwk as Json, purposes.responseKey(kid)), fetchedAt: now.toISOString() },
-  };
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const result = await handleCommand(
-      deps.store,
-      presentation,
-      presentationStream(state),
-      (current): Either<FetchError, readonly PresentationEvent[]> => {
-        const problem = unavailable(current, now);
-        if (problem) return left(problem);
-        return current.status === 'open' && current.fetched.length >= MAX_FETCHES ? left({ _tag: 'TooManyFetches' }) : right([fetched]);
-      },
-      metadata,
-      attempt === 0 ? loaded : undefined,
-    );
-    if (isLeft(result)) {
-      if (result.left._tag === 'WrongExpectedRevision') continue;
-      return left(result.left._tag === 'StreamDeleted' ? { _tag: 'UnknownSession' } : result.left);
-    }
-    return right(
-      await signRequestObject(deps.verifier, {
-        state,
-        nonce,
-        walletNonce,
-        kid,
-        publicJwk,
-        dcqlQuery: request.dcqlQuery as unknown as Json,
-        transactionData: request.transactionData,
-        expiresAt,
-        now,
-      }),
-    );
-  }
-  throw new Error(`presentation ${state}: request fetch kept losing to concurrent writers`);
+  const request = await requestFor(deps.store, state, flowType, opened.right, metadata, now);
+  if (isLeft(request)) return request;
+  const { kid, nonce, responseKey } = request.right;
+  const { kty, crv, x, y } = opened.right.key.open(responseKey, purposes.responseKey(kid)) as JWK;
+  return right(
+    await signRequestObject(deps.verifier, {
+      state,
+      nonce,
+      walletNonce,
+      kid,
+      publicJwk: { kty, crv, x, y },
+      dcqlQuery: opened.right.request.dcqlQuery as unknown as Json,
+      transactionData: opened.right.request.transactionData,
+      expiresAt: opened.right.expiresAt,
+      now,
+    }),
+  );
 };
 
 interface RequestContent {

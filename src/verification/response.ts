@@ -20,6 +20,7 @@ import type { EventStore } from '../eventstore/port.js';
 import type { FormFields } from '../http/body.js';
 import { parseBoundedJson } from '../http/boundedJson.js';
 import type { Logger } from '../log.js';
+import { streamRef } from '../logRef.js';
 import type { SealedRequest } from './createRequest.js';
 import { expired, fulfilled, processingFailed, rejected, verificationFailed } from './outcome.js';
 import { RESPONSE_ENCRYPTION, type Verifier } from './requestObject.js';
@@ -63,7 +64,7 @@ const oauthError = (status: number, description: string): WalletReply => ({
   body: { error: 'invalid_request', error_description: description },
 });
 
-export const unavailableReply = (problem: SessionUnavailable | { readonly _tag: 'TooManyFetches' }): WalletReply => {
+export const unavailableReply = (problem: SessionUnavailable): WalletReply => {
   switch (problem._tag) {
     case 'UnknownSession':
       return oauthError(404, 'There is no presentation request with this state.');
@@ -71,8 +72,6 @@ export const unavailableReply = (problem: SessionUnavailable | { readonly _tag: 
       return oauthError(400, 'This presentation request has ended; a new one is needed.');
     case 'SessionExpired':
       return oauthError(400, 'This presentation request has expired; a new one is needed.');
-    case 'TooManyFetches':
-      return oauthError(400, 'This presentation request has been fetched too often; a new one is needed.');
   }
 };
 
@@ -254,7 +253,7 @@ const finish = async (
     const [event] = result.right.events;
     return event === undefined ? left({ _tag: 'SessionFinished' }) : right(event as PresentationTerminalEvent);
   }
-  throw new Error(`presentation ${state}: the outcome kept losing to concurrent writers`);
+  throw new Error(`${streamRef(presentationStream(state))}: the outcome kept losing to concurrent writers`);
 };
 
 /**

@@ -13,6 +13,7 @@ import { HttpError, invalidRequest } from '../http/problem.js';
 import { decode } from '../http/validate.js';
 import type { Logger } from '../log.js';
 import { requestIdOf } from '../log.js';
+import { logRef } from '../logRef.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import {
   createPresentation,
@@ -22,6 +23,7 @@ import {
   type ExpiryBounds,
 } from './createRequest.js';
 import { fetchRequestObject, REQUEST_OBJECT_TYPE, type Verifier } from './requestObject.js';
+import { openSession } from './session.js';
 import { parseWalletAnswer, receiveResponse, unavailableReply, type WalletReply } from './response.js';
 import type { PresentationVerifier } from './vpToken.js';
 
@@ -52,7 +54,7 @@ export const managementRouter = (deps: VerificationDeps): Router => {
     const metadata = { actor: `apikey:${principal.keyId}`, requestId: requestIdOf(ctx) };
     const created = await createPresentation(deps, principal.tenantId, request, deps.bounds, metadata, new Date());
     if (isLeft(created)) throw new Error(`presentation not created: ${created.left._tag}`);
-    deps.log.info('presentation requested', { state: created.right.state, tenantId: principal.tenantId });
+    deps.log.info('presentation requested', { stateRef: logRef(created.right.state), tenantId: principal.tenantId });
     ctx.status = 201;
     ctx.body = {
       state: created.right.state,
@@ -69,6 +71,13 @@ const STATE = /^[A-Za-z0-9_-]{43}$/;
 const reply = (ctx: Context, answer: WalletReply): void => {
   ctx.status = answer.status;
   ctx.body = answer.body;
+  ctx.set('Cache-Control', 'no-store');
+};
+
+const requestObject = (ctx: Context, jwt: string | undefined): void => {
+  ctx.status = 200;
+  if (jwt !== undefined) ctx.body = jwt;
+  ctx.set('Content-Type', `application/${REQUEST_OBJECT_TYPE}`);
   ctx.set('Cache-Control', 'no-store');
 };
 
@@ -91,20 +100,34 @@ const walletMetadata = (ctx: Context): EventMetadata => ({ actor: 'wallet', requ
 export const publicRouter = (deps: VerificationDeps): Router => {
   const router = new Router();
 
-  const serveRequest = async (ctx: Context, walletNonce: string | undefined): Promise<void> => {
+  /** The session and flow type a request URI names, or the reply that refuses it. */
+  const requestTarget = (ctx: Context): { state: string; flowType: FlowType } | WalletReply => {
     const state = ctx.params['state'] ?? '';
     const flowType = ctx.query['flow_type'];
-    if (!STATE.test(state)) return reply(ctx, unavailableReply({ _tag: 'UnknownSession' }));
-    if (!FlowType.is(flowType)) return reply(ctx, badRequest('flow_type must be same-device or cross-device'));
-    const fetched = await fetchRequestObject(deps, state, flowType, walletNonce, walletMetadata(ctx), new Date());
-    if (isLeft(fetched)) return reply(ctx, unavailableReply(fetched.left));
-    ctx.status = 200;
-    ctx.body = fetched.right;
-    ctx.set('Content-Type', `application/${REQUEST_OBJECT_TYPE}`);
-    ctx.set('Cache-Control', 'no-store');
+    if (!STATE.test(state)) return unavailableReply({ _tag: 'UnknownSession' });
+    if (!FlowType.is(flowType)) return badRequest('flow_type must be same-device or cross-device');
+    return { state, flowType };
   };
 
-  router.get('/oidc4vp/:state/request', (ctx) => serveRequest(ctx, undefined));
+  const serveRequest = async (ctx: Context, walletNonce: string | undefined): Promise<void> => {
+    const target = requestTarget(ctx);
+    if ('status' in target) return reply(ctx, target);
+    const fetched = await fetchRequestObject(deps, target.state, target.flowType, walletNonce, walletMetadata(ctx), new Date());
+    if (isLeft(fetched)) return reply(ctx, unavailableReply(fetched.left));
+    requestObject(ctx, fetched.right);
+  };
+
+  // The status and headers a GET would get, from a read: a HEAD records no fetch.
+  const describeRequest = async (ctx: Context): Promise<void> => {
+    const target = requestTarget(ctx);
+    if ('status' in target) return reply(ctx, target);
+    const opened = await openSession(deps, target.state, new Date());
+    if (isLeft(opened)) return reply(ctx, unavailableReply(opened.left));
+    requestObject(ctx, undefined);
+  };
+
+  // @koa/router serves HEAD with the GET route's handler.
+  router.get('/oidc4vp/:state/request', (ctx) => (ctx.method === 'HEAD' ? describeRequest(ctx) : serveRequest(ctx, undefined)));
 
   // request_uri_method=post (OpenID4VP 1.0 section 5.10): the wallet may send a nonce to be
   // echoed in the request object; wallet_metadata is accepted and not needed.

@@ -5,14 +5,13 @@ import { presentation, presentationStream, purposes, type PresentationState } fr
 import type { DataKey, DataKeys } from '../crypto/dataKeys.js';
 import { loadStream, type Loaded } from '../eventstore/handle.js';
 import type { EventStore } from '../eventstore/port.js';
+import { streamRef } from '../logRef.js';
 import { SealedRequest } from './createRequest.js';
 
 export type SessionUnavailable =
   | { readonly _tag: 'UnknownSession' }
   | { readonly _tag: 'SessionFinished' }
   | { readonly _tag: 'SessionExpired' };
-
-export type FetchError = SessionUnavailable | { readonly _tag: 'TooManyFetches' };
 
 /** Why a session cannot take a request fetch or a response now, if it cannot. */
 export const unavailable = (state: PresentationState, now: Date): SessionUnavailable | undefined => {
@@ -49,6 +48,6 @@ export const openSession = async (
   const key = await deps.dataKeys.find(state);
   if (key === undefined) return left({ _tag: 'SessionFinished' });
   const request = SealedRequest.decode(key.open(session.request, purposes.request));
-  if (isLeft(request)) throw new Error(`presentation ${state}: the sealed request breaks its contract`);
+  if (isLeft(request)) throw new Error(`${streamRef(presentationStream(state))}: the sealed request breaks its contract`);
   return right({ session, loaded: loaded.right, key, request: request.right, expiresAt: new Date(session.expiresAt) });
 };

@@ -2,6 +2,7 @@
 // integrator's callback endpoint, a test issuer with a holder, and a wallet pointed at the
 // service's real public listener.
 import { startReceiver, TEST_WEBHOOK_SECRET, type Receiver } from '../receiver.js';
+import type { Logger } from '../../../src/log.js';
 import { startTestService, type TestService } from '../service.js';
 import { createHolder, createTestIssuer, sd, type Holder, type IssuedCredential, type TestIssuer } from '../credentials.js';
 import { fetchAuthorizationRequest, type AuthorizationRequest, type WalletEndpoints } from './presentation.js';
@@ -52,9 +53,13 @@ const bodies = (receiver: Receiver, state: string): Record<string, unknown>[] =>
     .map((r) => JSON.parse(r.body) as Record<string, unknown>)
     .filter((body) => body['state'] === state);
 
-export const startVerificationHarness = async (env: Record<string, string> = {}): Promise<VerificationHarness> => {
+export const startVerificationHarness = async (
+  env: Record<string, string> = {},
+  options: { readonly log?: Logger } = {},
+): Promise<VerificationHarness> => {
   const receiver = await startReceiver();
   const service = await startTestService({
+    ...options,
     env: {
       CALLBACK_URL: receiver.url,
       CALLBACK_SECRET: TEST_WEBHOOK_SECRET,
