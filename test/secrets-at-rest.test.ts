@@ -166,3 +166,34 @@ test('an API key secret kept for Idempotency-Key replay is unrecoverable from a 
     await rm(parent, { recursive: true, force: true });
   }
 });
+
+test('every file and directory the service creates is private to its user: 0600 and 0700, the umask notwithstanding', async (t) => {
+  const parent = await mkdtemp(join(tmpdir(), 'file-modes-'));
+  // Directories the service has to make, DATA_DIR's parent included, and a key file of its own.
+  const dataDir = join(parent, 'deployment', 'data');
+  const kekFile = join(parent, 'config', 'connector', 'kek.key');
+  const s = await startTestService({ dataDir, env: { DATA_KEY_ENCRYPTION_KEY_FILE: kekFile } });
+  try {
+    // A recorded reply, and a blob in the blob store.
+    t.is((await createApiKey(s, `${randomUUID()}-${randomUUID()}`)).status, 201);
+    const upload = (await (await s.management('/files/upload', { method: 'POST' })).json()) as { upload_uri: string };
+    const uri = new URL(upload.upload_uri);
+    t.is((await s.wallet(`${uri.pathname}${uri.search}`, { method: 'PUT', headers: { 'Content-Type': 'text/plain' }, body: 'private bytes' })).status, 200);
+
+    // While the service runs, so the WAL and shared-memory files are there too.
+    const created = [join(parent, 'deployment'), dataDir, ...(await walk(dataDir)), join(parent, 'config'), join(parent, 'config', 'connector'), kekFile];
+    const names = created.map((path) => path.slice(parent.length + 1));
+    for (const expected of ['events.sqlite', 'events.sqlite-wal', 'events.sqlite-shm', 'readmodels.sqlite', 'readmodels.sqlite-wal', 'readmodels.sqlite-shm', 'blobs', 'access-identity/key.pem', 'issuer-identity/key.pem']) {
+      t.true(names.includes(`deployment/data/${expected}`), expected);
+    }
+    t.true(names.some((name) => /^deployment\/data\/blobs\/z\w+$/.test(name)), 'a stored blob');
+    const modes = await Promise.all(created.map(async (path) => {
+      const info = await stat(path);
+      return { path: path.slice(parent.length + 1), mode: (info.mode & 0o777).toString(8), expected: info.isDirectory() ? '700' : '600' };
+    }));
+    t.deepEqual(modes.filter((m) => m.mode !== m.expected), []);
+  } finally {
+    await s.stop();
+    await rm(parent, { recursive: true, force: true });
+  }
+});
