@@ -197,3 +197,26 @@ test('every file and directory the service creates is private to its user: 0600 
     await rm(parent, { recursive: true, force: true });
   }
 });
+
+test('a reply whose key expired while no instance ran is shredded when the next one starts', async (t) => {
+  const parent = await mkdtemp(join(tmpdir(), 'shred-at-start-'));
+  const dataDir = join(parent, 'data');
+  // One scan at start, the next an hour later: only the scan at start can shred it.
+  const env = { IDEMPOTENCY_KEY_TTL_SECONDS: '1', IDEMPOTENCY_EXPIRY_INTERVAL_MS: '3600000' };
+  let s = await startTestService({ dataDir, env });
+  try {
+    const idempotencyKey = `${randomUUID()}-${randomUUID()}`;
+    t.is((await createApiKey(s, idempotencyKey)).status, 201);
+    const read = await s.service.store.readStream(idempotencyStream(keyHashOf(BOOTSTRAP_TENANT_ID, idempotencyKey)));
+    if (read._tag !== 'Found') return t.fail('no idempotency stream');
+    const claim = read.events[0]!.data as { claimId: string; expiresAt: string };
+    await s.stop();
+    const expiresAt = Date.parse(claim.expiresAt);
+    while (Date.now() <= expiresAt) await new Promise((resolve) => setTimeout(resolve, expiresAt - Date.now() + 1));
+    s = await startTestService({ dataDir, env });
+    t.true(await eventuallyDeleted(s, dataKeyStream(replyOwner(claim.claimId))));
+  } finally {
+    await s.stop();
+    await rm(parent, { recursive: true, force: true });
+  }
+});
