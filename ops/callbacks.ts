@@ -45,6 +45,8 @@ export interface CallbacksValues {
 
 const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'abandoned', 'undeliverable'];
 const metadata = { actor: 'ops' };
+/** Warnings (a key-encryption key file in DATA_DIR, a read model failing) go to stderr, apart from the output. */
+const log = createLogger({ level: 'warn', write: (line) => process.stderr.write(`${line}\n`) });
 
 const statusesOption = (value: string | undefined, usage: (message: string) => Error): DeliveryStatus[] | undefined => {
   if (value === undefined) return undefined;
@@ -57,7 +59,6 @@ const statusesOption = (value: string | undefined, usage: (message: string) => E
 /** Builds the deliveries read model from the store into a temporary file and queries it. */
 const withDeliveries = async <T>(store: EventStore, query: (runner: ProjectionRunner) => Promise<T>): Promise<T> => {
   const dir = await mkdtemp(join(tmpdir(), 'ops-deliveries-'));
-  const log = createLogger({ level: 'warn', write: (line) => process.stderr.write(`${line}\n`) });
   const runner = await ProjectionRunner.open({ store, file: join(dir, 'deliveries.sqlite'), projections: [deliveriesProjection], log });
   try {
     runner.start();
@@ -85,7 +86,7 @@ export const runCallbacksCommand = async (
       if (!values.tenant || !values.url) throw usage('callbacks set: --tenant and --url are required');
       if (!isCallbackUrl(values.url)) throw usage('--url: expected an absolute http(s) URL without credentials or fragment');
       if (values.secret !== undefined && !isWebhookSecret(values.secret)) throw usage('--secret: expected whsec_ followed by 24 to 64 bytes in base64');
-      const kek = await loadKek(config);
+      const kek = await loadKek(config, log);
       const configured = await configureTenantCallback(store, kek, { tenantId: values.tenant, url: values.url, secret: values.secret }, metadata);
       if (isLeft(configured)) throw usage(`refused: ${configured.left._tag}`);
       const { tenantId, url, generatedSecret, position } = configured.right;
@@ -105,7 +106,7 @@ export const runCallbacksCommand = async (
         ? [values.delivery]
         : await withDeliveries(store, async (runner) =>
             (await listDeliveries(runner.db, { tenantId: values.tenant, states: ['abandoned', 'undeliverable'] })).map((d) => d.delivery_id));
-      const keys = dataKeys(store, await loadKek(config));
+      const keys = dataKeys(store, await loadKek(config, log));
       let refused = 0;
       for (const id of ids) {
         const resent = await resendDelivery(store, keys, id, metadata);

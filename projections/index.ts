@@ -2,10 +2,11 @@
 import { deliveriesProjection } from './deliveries.js';
 import { tenantCallbacksProjection } from './tenantCallbacks.js';
 import { apiKeysProjection } from './apiKeys.js';
+import { idempotentRepliesProjection } from './idempotentReplies.js';
 import { offersProjection } from './offers.js';
 import { presentationsProjection } from './presentations.js';
 import { resourcesProjection } from './resources.js';
 import type { Projection } from './projection.js';
 import { tenantsProjection } from './tenants.js';
 
-export const allProjections: readonly Projection[] = [tenantsProjection, apiKeysProjection, presentationsProjection, deliveriesProjection, tenantCallbacksProjection, offersProjection, resourcesProjection];
+export const allProjections: readonly Projection[] = [tenantsProjection, apiKeysProjection, presentationsProjection, deliveriesProjection, tenantCallbacksProjection, offersProjection, resourcesProjection, idempotentRepliesProjection];

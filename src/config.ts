@@ -95,8 +95,10 @@ const variables = {
   /** Base URL wallets see; no trailing slash. */
   publicUrl: withDefault('PUBLIC_URL', HttpBaseUrl, 'http://localhost:8080'),
   bootstrapApiKey: optional('BOOTSTRAP_API_KEY', ApiKey, { secret: true }),
-  /** Wraps the per-flow data keys; unset means a key file in DATA_DIR, made on first start. */
+  /** Wraps the per-flow data keys; unset means a key file (src/crypto/kek.ts says which). */
   dataKeyEncryptionKey: optional('DATA_KEY_ENCRYPTION_KEY', Key256, { secret: true }),
+  /** The key file when DATA_KEY_ENCRYPTION_KEY is unset; made on first start if missing. */
+  dataKeyEncryptionKeyFile: optional('DATA_KEY_ENCRYPTION_KEY_FILE', NonEmptyText),
   logLevel: withDefault('LOG_LEVEL', LogLevelCodec, 'info'),
   readYourWritesTimeoutMs: withDefault('READ_YOUR_WRITES_TIMEOUT_MS', MillisecondsFromString, '5000'),
   shutdownTimeoutMs: withDefault('SHUTDOWN_TIMEOUT_MS', MillisecondsFromString, '10000'),
@@ -156,6 +158,10 @@ const variables = {
   blobMaxBytes: withDefault('BLOB_MAX_BYTES', integerFromString(1, 1_073_741_824), '10485760'),
   /** The blob store's directory; unset means DATA_DIR/blobs. Instances of one deployment share it. */
   blobDir: optional('BLOB_DIR', NonEmptyText),
+  /** How long an Idempotency-Key holds its recorded reply (24 h in the spec); then the reply is shredded. */
+  idempotencyKeyTtlSeconds: withDefault('IDEMPOTENCY_KEY_TTL_SECONDS', integerFromString(1, 86_400), '86400'),
+  /** How often the scheduler shreds the replies of expired Idempotency-Keys. */
+  idempotencyExpiryIntervalMs: withDefault('IDEMPOTENCY_EXPIRY_INTERVAL_MS', integerFromString(10, 3_600_000), '60000'),
   /** Requests a tenant may make to the resource API per window, in each instance. */
   resourceRateLimit: withDefault('RESOURCE_RATE_LIMIT', integerFromString(1, 1_000_000), '6000'),
   resourceRateWindowSeconds: withDefault('RESOURCE_RATE_WINDOW_SECONDS', integerFromString(1, 3_600), '60'),

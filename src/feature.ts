@@ -16,6 +16,8 @@ export interface ServiceContext {
   /** Read models (`runner.db`) and read-your-writes (`runner.waitFor`). */
   readonly runner: ProjectionRunner;
   readonly dataKeys: DataKeys;
+  /** The key-encryption key (src/crypto/kek.ts): wraps data keys, seals callback secrets, derives DID keys. */
+  readonly kek: Buffer;
 }
 
 export interface Feature {

@@ -4,6 +4,9 @@ import { loadConfig } from './config.js';
 import { createLogger } from './log.js';
 import { startService } from './service.js';
 
+// Every file and directory the service makes is given a private mode explicitly; this also
+// covers whatever a library might create without one.
+process.umask(0o077);
 const config = loadConfig(process.env);
 if (isLeft(config)) {
   for (const message of config.left) process.stderr.write(`configuration error: ${message}\n`);

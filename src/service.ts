@@ -48,6 +48,8 @@ const closeServer = (server: Server, timeoutMs: number): Promise<void> =>
   });
 
 export const startService = async (config: Config, log: Logger): Promise<Service> => {
+  // First: a key-encryption key that cannot be had stops the start before anything is opened.
+  const kek = await loadKek(config, log);
   const store = await openEventStore(config);
   const runner = await ProjectionRunner.open({ store, file: readModelsFile(config), projections: allProjections, log });
   const management = createServer();
@@ -64,7 +66,7 @@ export const startService = async (config: Config, log: Logger): Promise<Service
     if (config.bootstrapApiKey) {
       await bootstrapTenant(store, runner, config.bootstrapApiKey, log, config.readYourWritesTimeoutMs);
     }
-    context = { config, log, store, runner, dataKeys: dataKeys(store, await loadKek(config)) };
+    context = { config, log, store, runner, kek, dataKeys: dataKeys(store, kek) };
     features = await allFeatures(context);
     const managementRouters = features.flatMap((f) => f.managementRouters ?? []);
     const publicRouters = features.flatMap((f) => f.publicRouters ?? []);

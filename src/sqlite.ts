@@ -5,6 +5,7 @@
 // with no thread-pool hop or callback per call (the asynchronous sqlite3 driver spent more time
 // in that machinery than in SQLite). A transaction is therefore a plain function: nothing else
 // can run on the connection, or anywhere in the process, between its statements.
+import { closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 
 export type SqlValue = string | number | null | Buffer;
@@ -30,6 +31,9 @@ interface Prepared {
   readonly numbered: boolean;
 }
 
+/** Names that make SQLite open a database in memory (or a temporary one), not a file. */
+const IN_MEMORY = new Set([':memory:', '']);
+
 /** Milliseconds a write waits for another process (the ops tool, a second instance) to commit. */
 const BUSY_TIMEOUT_MS = 10_000;
 
@@ -39,6 +43,9 @@ export class Sqlite {
   private constructor(private readonly db: Database.Database) {}
 
   static open(file: string, options: SqliteOptions): Sqlite {
+    // Created here rather than by SQLite, whose files follow the umask: mode 0600. SQLite gives
+    // the -wal and -shm files it creates the database file's mode, so they are private too.
+    if (!options.readOnly && !IN_MEMORY.has(file)) closeSync(openSync(file, 'a', 0o600));
     const db = new Database(file, { readonly: options.readOnly ?? false, timeout: BUSY_TIMEOUT_MS });
     const sqlite = new Sqlite(db);
     if (!options.readOnly) sqlite.exec('PRAGMA journal_mode = WAL');

@@ -1,9 +1,10 @@
 // Stream category `idempotency`: one stream per (tenant, Idempotency-Key), named by a hash of
 // the two so neither appears in the store: `idempotency-<hex sha256>`. A key lives through
 // generations: each claim starts one, and a claim may only be taken over once its generation
-// has expired (24 h) or been released. The recorded reply is sealed with the generation's data
-// key (owner `idempotency.<claimId>`): it can carry a secret (an API key's) or personal data, and
-// it is shredded when the generation is replaced.
+// has expired (IDEMPOTENCY_KEY_TTL_SECONDS, 24 h) or been released. The recorded reply is sealed
+// with the generation's data key (owner `idempotency.<claimId>`): it can carry a secret (an API
+// key's) or personal data, so the key is destroyed once the generation expires (by the expiry
+// scheduler, or by the next claim, whichever comes first).
 import * as t from 'io-ts';
 import { streamName } from '../src/eventstore/port.js';
 import { Sealed } from './dataKey.js';
@@ -23,8 +24,11 @@ export const IdempotentReplyRecorded = eventCodec('IdempotentReplyRecorded', t.t
 /** The claiming request failed without an answer worth keeping (5xx): the key is free again. */
 export const IdempotencyKeyReleased = eventCodec('IdempotencyKeyReleased', t.type({ claimId: t.string, releasedAt: t.string }));
 
+/** The generation expired and the data key of its reply was destroyed: the reply is gone, the key free. */
+export const IdempotentReplyShredded = eventCodec('IdempotentReplyShredded', t.type({ claimId: t.string, shreddedAt: t.string }));
+
 /** Every event an idempotency stream can hold. */
-export const IdempotencyEvent = t.union([IdempotencyKeyClaimed, IdempotentReplyRecorded, IdempotencyKeyReleased]);
+export const IdempotencyEvent = t.union([IdempotencyKeyClaimed, IdempotentReplyRecorded, IdempotencyKeyReleased, IdempotentReplyShredded]);
 export type IdempotencyEvent = t.TypeOf<typeof IdempotencyEvent>;
 
 export type IdempotencyState =
@@ -52,6 +56,8 @@ export const idempotency: StreamContract<IdempotencyState, IdempotencyEvent> = {
         return state.status === 'running' ? { ...state, status: 'done', reply: event.data.reply } : state;
       case 'IdempotencyKeyReleased':
         return { status: 'free', previousClaimId: event.data.claimId };
+      case 'IdempotentReplyShredded':
+        return state.status !== 'free' && state.claimId === event.data.claimId ? { status: 'free', previousClaimId: event.data.claimId } : state;
     }
   },
 };

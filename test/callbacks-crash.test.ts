@@ -6,9 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dataKeys } from '../src/crypto/dataKeys.js';
 import { loadKek } from '../src/crypto/kek.js';
+import { silentLogger } from '../src/log.js';
 import { BOOTSTRAP_TENANT_ID } from '../src/tenancy/bootstrap.js';
 import { appendOffer, appendPresentationOutcome } from './support/callbackSources.js';
 import { bootstrapDeliveryId, ended, eventuallyDelivery, quickCallbackEnv } from './support/callbackService.js';
+import { TEST_KEK_FILE } from './support/kek.js';
 import { startMain, type RunningService } from './support/processes.js';
 import { openStore } from './support/readmodels.js';
 import { hasValidSignature, startReceiver, TEST_WEBHOOK_SECRET } from './support/receiver.js';
@@ -27,7 +29,7 @@ test('SIGKILL between the terminal event and the delivery: after restart the cal
     return openStore(dir);
   })();
   try {
-    const keys = dataKeys(store, await loadKek({ dataDir: dir, dataKeyEncryptionKey: undefined }));
+    const keys = dataKeys(store, await loadKek({ dataDir: dir, dataKeyEncryptionKey: undefined, dataKeyEncryptionKeyFile: TEST_KEK_FILE }, silentLogger));
     const [before] = await appendOffer(store, BOOTSTRAP_TENANT_ID);
     const beforeId = bootstrapDeliveryId(before!.eventId, 'OFFER_CREATED');
     t.is((await eventuallyDelivery(store, beforeId, ended)).status, 'delivered');

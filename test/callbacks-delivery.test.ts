@@ -8,7 +8,6 @@ import { createTenant } from '../src/tenancy/commands.js';
 import { BOOTSTRAP_TENANT_ID } from '../src/tenancy/bootstrap.js';
 import { deliveryIdOf } from '../streams/delivery.js';
 import { configureTenantCallback } from '../src/callbacks/tenantCallback.js';
-import { loadKek } from '../src/crypto/kek.js';
 import { resendDelivery } from '../src/callbacks/resend.js';
 import { appendOffer, appendPresentationOutcome, presentationStatuses, type AppendedOutcome } from './support/callbackSources.js';
 import { bootstrapDeliveryId, deliveryEvents, ended, eventuallyDelivery, withCallbackService } from './support/callbackService.js';
@@ -89,7 +88,7 @@ test('a receiver that never recovers leads to an abandoned delivery, a destroyed
 
 test('a tenant without a callback URL gets no attempt: undeliverable, and a re-send after configuring one delivers it', async (t) => {
   await withCallbackService(async (s, receiver) => {
-    const { store, dataKeys, config } = s.service.context;
+    const { store, dataKeys, kek } = s.service.context;
     const tenant = await createTenant(store, { name: 'no-callbacks' }, { actor: 'test' });
     if (!isRight(tenant)) throw new Error('tenant not created');
     const tenantId = tenant.right.tenantId;
@@ -99,7 +98,7 @@ test('a tenant without a callback URL gets no attempt: undeliverable, and a re-s
     t.is(receiver.received.length, 0);
     t.true(isLeft(await resendDelivery(store, dataKeys, bootstrapDeliveryId('unknown', 'OFFER_CREATED'), { actor: 'test' })));
 
-    const configured = await configureTenantCallback(store, await loadKek(config), { tenantId, url: receiver.url }, { actor: 'test' });
+    const configured = await configureTenantCallback(store, kek, { tenantId, url: receiver.url }, { actor: 'test' });
     if (!isRight(configured)) throw new Error('not configured');
     const secret = configured.right.generatedSecret!;
     t.regex(secret, /^whsec_/);
@@ -115,7 +114,7 @@ test('a tenant without a callback URL gets no attempt: undeliverable, and a re-s
 
 test('redirects are not followed, a hanging receiver times out, a refused connection fails the attempt', async (t) => {
   await withCallbackService(async (s, receiver) => {
-    const { store, config } = s.service.context;
+    const { store, kek } = s.service.context;
     receiver.respond = (request, count) => {
       const status = (JSON.parse(request.body) as { status: string }).status;
       if (status === 'ISSUED') return { status: 302, headers: { location: `${receiver.url}/elsewhere` } };
@@ -142,7 +141,6 @@ test('redirects are not followed, a hanging receiver times out, a refused connec
     await new Promise((resolve) => closed.close(resolve));
     const tenant = await createTenant(store, { name: 'refused' }, { actor: 'test' });
     if (!isRight(tenant)) throw new Error('tenant not created');
-    const kek = await loadKek(config);
     t.true(isRight(await configureTenantCallback(store, kek, { tenantId: tenant.right.tenantId, url: `http://127.0.0.1:${port}/cb` }, { actor: 'test' })));
     const [created] = await appendOffer(store, tenant.right.tenantId);
     const id = deliveryIdOf(tenant.right.tenantId, created!.eventId, 'OFFER_CREATED');

@@ -6,14 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isLeft, isRight } from 'fp-ts/lib/Either.js';
 import { dataKeys } from '../src/crypto/dataKeys.js';
-import { loadKek } from '../src/crypto/kek.js';
 import { openStore } from './support/readmodels.js';
 
 const withStore = async (body: (dir: string, keys: ReturnType<typeof dataKeys>) => Promise<void>) => {
   const dir = await mkdtemp(join(tmpdir(), 'datakeys-'));
   const store = await openStore(dir);
   try {
-    await body(dir, dataKeys(store, await loadKek({ dataDir: dir, dataKeyEncryptionKey: undefined })));
+    await body(dir, dataKeys(store, randomBytes(32)));
   } finally {
     await store.close();
     await rm(dir, { recursive: true, force: true });
@@ -40,7 +39,7 @@ test('a destroyed key is gone: nothing opens, and its bytes are erased from the 
   const dir = await mkdtemp(join(tmpdir(), 'datakeys-'));
   try {
     const store = await openStore(dir);
-    const keys = dataKeys(store, await loadKek({ dataDir: dir, dataKeyEncryptionKey: undefined }));
+    const keys = dataKeys(store, randomBytes(32));
     const owner = randomUUID();
     t.true(isRight(await keys.issue(owner)));
     const read = await store.readStream(`datakey-${owner}`);
@@ -54,18 +53,6 @@ test('a destroyed key is gone: nothing opens, and its bytes are erased from the 
     await store.close();
     const files = await Promise.all(['events.sqlite', 'events.sqlite-wal'].map((f) => readFile(join(dir, f)).catch(() => Buffer.alloc(0))));
     t.false(Buffer.concat(files).toString('latin1').includes(wrapped));
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-});
-
-test('the key-encryption key is made once and then reused; a configured one wins', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'kek-'));
-  try {
-    const first = await loadKek({ dataDir: dir, dataKeyEncryptionKey: undefined });
-    t.deepEqual(await loadKek({ dataDir: dir, dataKeyEncryptionKey: undefined }), first);
-    const configured = randomBytes(32).toString('base64url');
-    t.deepEqual(await loadKek({ dataDir: dir, dataKeyEncryptionKey: configured }), Buffer.from(configured, 'base64url'));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

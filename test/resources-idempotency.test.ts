@@ -2,7 +2,7 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
-import { idempotencyStream } from '../streams/idempotency.js';
+import { idempotencyStream, replyOwner } from '../streams/idempotency.js';
 import { fingerprintOf, keyHashOf } from '../src/resources/idempotency.js';
 import { BOOTSTRAP_TENANT_ID } from '../src/tenancy/bootstrap.js';
 import { createApiKey, createTenant } from '../src/tenancy/commands.js';
@@ -158,5 +158,20 @@ test('after 24 hours a key is free again: the same request runs anew', async (t)
     t.is(response.status, 201);
     t.is(response.headers.get('idempotent-replayed'), null);
     t.is(await keyCount(s), before + 1);
+  });
+});
+
+test('a reply already shredded by an instance whose clock is ahead is not a 500: the same request runs anew', async (t) => {
+  await withTestService(async (s) => {
+    const key = newKey();
+    const first = (await (await create(s, key)).json()) as Body;
+    const read = await s.service.store.readStream(idempotencyStream(keyHashOf(BOOTSTRAP_TENANT_ID, key)));
+    const recorded = read._tag === 'Found' ? read.events.find((e) => e.type === 'IdempotentReplyRecorded') : undefined;
+    if (!recorded) return t.fail('no reply recorded');
+    await s.service.context.dataKeys.destroy(replyOwner((recorded.data as { claimId: string }).claimId));
+    const again = await create(s, key);
+    t.is(again.status, 201);
+    t.is(again.headers.get('idempotent-replayed'), null);
+    t.not(((await again.json()) as Body).id, first.id);
   });
 });

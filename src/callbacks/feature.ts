@@ -5,7 +5,6 @@ import { randomUUID } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { lastRecordedSource } from '../../projections/deliveries.js';
 import { START } from '../eventstore/port.js';
-import { loadKek } from '../crypto/kek.js';
 import type { Feature, ServiceContext } from '../feature.js';
 import { startPeriodic, type Periodic } from '../periodic.js';
 import { BOOTSTRAP_TENANT_ID } from '../tenancy/bootstrap.js';
@@ -35,9 +34,8 @@ const applyBootstrapCallback = async (context: ServiceContext, kek: Buffer): Pro
 };
 
 export const callbacksFeature = async (context: ServiceContext, options: { now?: () => Date } = {}): Promise<Feature> => {
-  const { store, log, config } = context;
+  const { store, log, config, kek } = context;
   const now = options.now ?? (() => new Date());
-  const kek = await loadKek(config);
   await applyBootstrapCallback(context, kek);
   const deliverer = new Deliverer({
     store,

@@ -237,7 +237,7 @@ export const loadSigningIdentity = async (source: SigningIdentitySource): Promis
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  await mkdir(source.dataDir, { recursive: true });
+  await mkdir(source.dataDir, { recursive: true, mode: 0o700 });
   const staging = await mkdtemp(join(source.dataDir, `.${source.name}-identity-`));
   try {
     await writeDevelopmentChain(staging, source);

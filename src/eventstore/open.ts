@@ -11,7 +11,7 @@ export const openEventStore = async (config: Pick<Config, 'dataDir' | 'eventStor
     const { openEventStoreDb } = await import('./esdb.js');
     return openEventStoreDb(config.eventStoreConnectionString);
   }
-  await mkdir(config.dataDir, { recursive: true });
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   return openSqliteEventStore({ file: join(config.dataDir, 'events.sqlite') });
 };
 

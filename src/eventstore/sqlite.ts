@@ -32,6 +32,8 @@ import {
 } from './port.js';
 
 const SUBSCRIPTION_BATCH = 500;
+/** SQLite's auto-checkpoint threshold (1000 frames of a 4096-byte page and its 24-byte header), in bytes. */
+const WAL_SIZE_LIMIT = 1000 * (4096 + 24) + 32;
 
 interface EventRow {
   [column: string]: SqlValue;
@@ -77,6 +79,10 @@ export const openSqliteEventStore = async (options: SqliteEventStoreOptions): Pr
   const db = Sqlite.open(options.file, { synchronous: 'NORMAL' });
   // Deleted rows are overwritten with zeros, so erased events leave nothing readable in the file.
   db.exec('PRAGMA secure_delete = ON');
+  // The WAL can still hold their pages as they were before, until a checkpoint lets it be written
+  // over from the start. Truncating it then to one auto-checkpoint cycle's size means no stale
+  // tail outlives the cycle after the next checkpoint (and closing the store deletes the WAL).
+  db.exec(`PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT}`);
   db.exec(SCHEMA);
   const flush = (options.synchronous ?? 'FULL') === 'FULL' ? (options.walFlush ?? new WalFlush(options.file)) : undefined;
   const store = new SqliteEventStore(db, flush, options.pollIntervalMs ?? 200);

@@ -1,7 +1,6 @@
 // Issuance (OpenID4VCI, pre-authorized code flow): the management routes for offers, the
 // wallet-facing protocol routes, and the offer expiry scheduler.
 import Router from '@koa/router';
-import { loadKek } from '../crypto/kek.js';
 import { loadSigningIdentity } from '../crypto/certificates.js';
 import type { Feature, ServiceContext } from '../feature.js';
 import type { Periodic } from '../periodic.js';
@@ -45,7 +44,7 @@ export const issuanceFeature = async (service: ServiceContext): Promise<Feature>
   });
   const ctx: IssuanceContext = {
     ...service,
-    secrets: issuanceSecrets(await loadKek(config)),
+    secrets: issuanceSecrets(service.kek),
     configurations: new Map(configurations.map((c) => [c.id, c])),
     signingKey: identity,
     now: () => new Date(),

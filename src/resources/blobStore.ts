@@ -51,7 +51,7 @@ export interface BlobStore {
 }
 
 export const directoryBlobStore = async (dir: string): Promise<BlobStore> => {
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: 0o700 });
   return {
     async put(source, maxBytes) {
       const temporary = join(dir, `.upload-${randomUUID()}`);
@@ -66,7 +66,7 @@ export const directoryBlobStore = async (dir: string): Promise<BlobStore> => {
         },
       });
       try {
-        await pipeline(source, measure, createWriteStream(temporary, { flags: 'wx' }));
+        await pipeline(source, measure, createWriteStream(temporary, { flags: 'wx', mode: 0o600 }));
         const handle = await open(temporary, 'r+');
         try {
           await handle.sync();

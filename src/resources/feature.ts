@@ -1,7 +1,6 @@
 // The platform resource API (spec/resource-api.md) on the management listener.
 import { join } from 'node:path';
 import Router from '@koa/router';
-import { loadKek } from '../crypto/kek.js';
 import type { Feature, ServiceContext } from '../feature.js';
 import { apiKeyRoutes } from './apiKeys.js';
 import { directoryBlobStore } from './blobStore.js';
@@ -17,13 +16,14 @@ import { tenantDidRoutes } from './tenantDid.js';
 import { uploads } from './uploads.js';
 import type { ResourcesContext } from './context.js';
 import { idempotentWrites } from './idempotency.js';
+import { startReplyExpiry } from './replyExpiry.js';
+import type { Periodic } from '../periodic.js';
 
 export const resourcesFeature = async (service: ServiceContext): Promise<Feature> => {
   const now = (): Date => new Date();
   const deps: ResourcesContext = { ...service, now, idempotent: idempotentWrites(service, now) };
   const blobs = await directoryBlobStore(service.config.blobDir ?? join(service.config.dataDir, 'blobs'));
-  const kek = await loadKek(service.config);
-  const blobUploads = uploads(deps, kek, blobs);
+  const blobUploads = uploads(deps, service.kek, blobs);
   const router = new Router();
   router.use(rateLimit(service.config.resourceRateLimit, service.config.resourceRateWindowSeconds, now), requireKnownApiLine);
   apiKeyRoutes(router, deps);
@@ -33,6 +33,17 @@ export const resourcesFeature = async (service: ServiceContext): Promise<Feature
   draftRoutes(router, deps);
   supportRequestRoutes(router, deps);
   didcommRoutes(router, deps);
-  const didDocuments = tenantDidRoutes(router, deps, kek);
-  return { name: 'resources', managementRouters: [router], publicRouters: [blobUploads.publicRouter, publishedSchemas, didDocuments] };
+  const didDocuments = tenantDidRoutes(router, deps, service.kek);
+  let replyExpiry: Periodic | undefined;
+  return {
+    name: 'resources',
+    managementRouters: [router],
+    publicRouters: [blobUploads.publicRouter, publishedSchemas, didDocuments],
+    start: () => {
+      replyExpiry = startReplyExpiry(deps);
+    },
+    stop: async () => {
+      await replyExpiry?.stop();
+    },
+  };
 };

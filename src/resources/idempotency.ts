@@ -14,7 +14,6 @@ import type { ServiceContext } from '../feature.js';
 import { decodeReply, encodeReply, problemReply, sendReply, type Reply } from './reply.js';
 
 const KEY = /^[a-zA-Z0-9-]{32,256}$/;
-export const KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
 /** A claim without a reply after this long belongs to a request that died: the key may be retried. */
 export const CLAIM_LEASE_MS = 60 * 1000;
 const PURPOSE = 'idempotent-reply';
@@ -59,13 +58,28 @@ const decide = (state: IdempotencyState, expected: ExpectedRevision, fingerprint
 const inProgress = (): HttpError => new HttpError(conflict('A request with this Idempotency-Key is still being processed; retry later.'));
 
 /**
+ * Destroys the reply of an expired generation and records it, which frees the key. Destroying
+ * first: whatever happens next, the reply is gone. Nothing is recorded when the stream has moved
+ * on to another generation (whose claim destroyed this one's key) or another instance recorded
+ * it first; destroying again is a no-op.
+ */
+export const shredReply = async (deps: Pick<ServiceContext, 'store' | 'dataKeys'>, stream: string, claimId: string, at: Date): Promise<void> => {
+  await deps.dataKeys.destroy(replyOwner(claimId));
+  const loaded = await loadStream(deps.store, idempotency, stream);
+  if (isLeft(loaded)) throw new Error(`idempotency stream unreadable: ${loaded.left._tag}`);
+  const { state, expectedRevision } = loaded.right;
+  if (state.status === 'free' || state.claimId !== claimId) return;
+  await appendEvents(deps.store, stream, [{ type: 'IdempotentReplyShredded', data: { claimId, shreddedAt: at.toISOString() } }], expectedRevision);
+};
+
+/**
  * The `idempotent` of ResourcesContext: without a key, runs the write; with one, replays the
  * recorded reply of the same request, refuses a different request (422) or one racing the first
  * (409), or claims the key, runs the write and records its reply.
  */
-export const idempotentWrites =
-  (deps: ServiceContext, now: () => Date) =>
-  async (ctx: Context, request: Json, execute: () => Promise<Reply>): Promise<void> => {
+export const idempotentWrites = (deps: ServiceContext, now: () => Date) => {
+  const lifetimeMs = deps.config.idempotencyKeyTtlSeconds * 1000;
+  return async (ctx: Context, request: Json, execute: () => Promise<Reply>): Promise<void> => {
     const key = ctx.get('Idempotency-Key');
     if (key === '') return sendReply(ctx, await execute());
     if (!KEY.test(key)) {
@@ -76,19 +90,22 @@ export const idempotentWrites =
     if (isLeft(loaded)) throw new Error(`idempotency stream unreadable: ${loaded.left._tag}`);
     const fingerprint = fingerprintOf(ctx.method, ctx.url, ctx.get('If-Match'), request);
     const at = now();
-    const decision = decide(loaded.right.state, loaded.right.expectedRevision, fingerprint, at.getTime());
+    let decision = decide(loaded.right.state, loaded.right.expectedRevision, fingerprint, at.getTime());
     if (decision._tag === 'replay') {
       const dataKey = await deps.dataKeys.find(replyOwner(decision.state.claimId));
-      if (!dataKey) throw new Error('the recorded reply of a live idempotency key is gone');
-      ctx.set('Idempotent-Replayed', 'true');
-      return sendReply(ctx, decodeReply(dataKey.open(decision.state.reply, PURPOSE)));
+      if (dataKey) {
+        ctx.set('Idempotent-Replayed', 'true');
+        return sendReply(ctx, decodeReply(dataKey.open(decision.state.reply, PURPOSE)));
+      }
+      // Shredded by an instance whose clock is ahead of ours: for it the key has expired.
+      decision = { _tag: 'claim', expected: loaded.right.expectedRevision };
     }
     if (decision.shred) await deps.dataKeys.destroy(replyOwner(decision.shred));
     const claimId = randomUUID();
     const append = (events: readonly IdempotencyEvent[], expected: ExpectedRevision) =>
       appendEvents(deps.store, stream, events, expected);
     const claimed = await append(
-      [{ type: 'IdempotencyKeyClaimed', data: { claimId, fingerprint, claimedAt: at.toISOString(), expiresAt: new Date(at.getTime() + KEY_LIFETIME_MS).toISOString() } }],
+      [{ type: 'IdempotencyKeyClaimed', data: { claimId, fingerprint, claimedAt: at.toISOString(), expiresAt: new Date(at.getTime() + lifetimeMs).toISOString() } }],
       decision.expected,
     );
     // Another request claimed the key between our read and our append: it is the first.
@@ -112,7 +129,12 @@ export const idempotentWrites =
       [{ type: 'IdempotentReplyRecorded', data: { claimId, status: reply.status, reply: dataKey.right.seal(encodeReply(reply), PURPOSE) } }],
       claimRevision,
     );
-    // Our lease lapsed and another request took the key over: its reply will be the recorded one.
-    if (isLeft(recorded)) deps.log.warn('idempotent reply not recorded: the claim was taken over', { requestId: requestIdOf(ctx) });
+    if (isLeft(recorded)) {
+      // Our lease lapsed and another request took the key over: its reply will be the recorded
+      // one, and nothing sealed with our key is stored.
+      await deps.dataKeys.destroy(replyOwner(claimId));
+      deps.log.warn('idempotent reply not recorded: the claim was taken over', { requestId: requestIdOf(ctx) });
+    }
     sendReply(ctx, reply);
   };
+};

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { testKekEnv } from './kek.js';
 
 export const mainScript = fileURLToPath(new URL('../../src/main.js', import.meta.url));
 export const opsScript = fileURLToPath(new URL('../../ops/cli.js', import.meta.url));
@@ -12,10 +13,10 @@ export interface Finished {
   readonly stderr: string;
 }
 
-/** Runs a script to its end with the given environment (no inherited variables but PATH). */
+/** Runs a script to its end with the given environment (no inherited variables but PATH; the test process's key file). */
 export const runScript = (script: string, args: readonly string[], env: Record<string, string>): Promise<Finished> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env } });
+    const child = spawn(process.execPath, [script, ...args], { env: { PATH: process.env['PATH'] ?? '', ...testKekEnv, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -37,7 +38,7 @@ export interface RunningService {
 export const startMain = (env: Record<string, string>): Promise<RunningService> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [mainScript], {
-      env: { PATH: process.env['PATH'] ?? '', ...env },
+      env: { PATH: process.env['PATH'] ?? '', ...testKekEnv, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const lines: string[] = [];

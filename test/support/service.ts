@@ -6,6 +6,7 @@ import { isLeft } from 'fp-ts/lib/Either.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { silentLogger, type Logger } from '../../src/log.js';
 import { startService, type Service } from '../../src/service.js';
+import { testKekEnv } from './kek.js';
 
 export const BOOTSTRAP_KEY = 'test-bootstrap-key-0123456789abcdefghijklmnop';
 
@@ -28,6 +29,7 @@ export const testConfig = (dataDir: string, env: Record<string, string> = {}): C
     PUBLIC_PORT: '0',
     PUBLIC_HOST: '127.0.0.1',
     BOOTSTRAP_API_KEY: BOOTSTRAP_KEY,
+    ...testKekEnv,
     ...env,
   });
   if (isLeft(config)) throw new Error(config.left.join('; '));
