@@ -12,6 +12,7 @@ import { dataKey, dataKeyStream, type Sealed } from '../../streams/dataKey.js';
 import { appendEvents, loadStream } from '../eventstore/handle.js';
 import type { AppendError, EventStore, Json } from '../eventstore/port.js';
 import { KEY_BYTES, open, seal } from './seal.js';
+import { logRef } from '../logRef.js';
 
 /** A flow's data key, usable until it is destroyed. */
 export interface DataKey {
@@ -50,7 +51,7 @@ export const dataKeys = (store: EventStore, kek: Buffer): DataKeys => {
     },
     async destroy(ownerId) {
       const result = await store.tombstone(dataKeyStream(ownerId), 'any');
-      if (isLeft(result) && result.left._tag !== 'StreamDeleted') throw new Error(`data key ${ownerId}: ${result.left._tag}`);
+      if (isLeft(result) && result.left._tag !== 'StreamDeleted') throw new Error(`data key ${logRef(ownerId)}: ${result.left._tag}`);
     },
   };
 };
