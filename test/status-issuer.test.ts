@@ -6,7 +6,8 @@ import test from 'ava';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isRight } from 'fp-ts/lib/Either.js';
+import { isLeft, isRight } from 'fp-ts/lib/Either.js';
+import { loadConfig } from '../src/config.js';
 import { createApiKey, createTenant } from '../src/tenancy/commands.js';
 import { credentialStatusStream } from '../streams/credentialStatus.js';
 import { startReceiver, TEST_WEBHOOK_SECRET, type Receiver } from './support/receiver.js';
@@ -294,5 +295,31 @@ test('a configuration with status_list: false issues credentials without a statu
   } finally {
     await other.cleanup();
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('the status list variables are validated at start, each failure naming its variable', async (t) => {
+  const bad = loadConfig({
+    STATUS_LIST_SIZE: '12',
+    STATUS_LIST_TTL_SECONDS: '0',
+    STATUS_LIST_FAILURE_POLICY: 'ignore',
+    STATUS_LIST_MAX_BYTES: '10',
+    STATUS_LIST_CACHE_MAX_SECONDS: 'soon',
+  });
+  if (!isLeft(bad)) return t.fail('accepted');
+  t.deepEqual(bad.left, [
+    'STATUS_LIST_SIZE: expected a multiple of 8, 8-16777216, got "12"',
+    'STATUS_LIST_TTL_SECONDS: expected an integer 1-86400, got "0"',
+    'STATUS_LIST_FAILURE_POLICY: expected enforce or evaluate, got "ignore"',
+    'STATUS_LIST_MAX_BYTES: expected an integer 1024-268435456, got "10"',
+    'STATUS_LIST_CACHE_MAX_SECONDS: expected an integer 1-86400, got "soon"',
+  ]);
+  const dataDir = await mkdtemp(join(tmpdir(), 'status-config-'));
+  try {
+    await t.throwsAsync(startTestService({ dataDir, env: { STATUS_LIST_TTL_SECONDS: '60', STATUS_LIST_VALIDITY_SECONDS: '60' } }), {
+      message: 'STATUS_LIST_VALIDITY_SECONDS (60) must exceed STATUS_LIST_TTL_SECONDS (60)',
+    });
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
   }
 });

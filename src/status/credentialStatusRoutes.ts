@@ -34,13 +34,15 @@ type Allocated = Exclude<credentialStatus.State, { readonly status: 'none' }>;
 
 const etagOf = (revision: number): string => `"${revision}"`;
 
-const refusal = (error: credentialStatus.DomainError): HttpError => {
+const refusal = (error: credentialStatus.DomainError): Error => {
   switch (error._tag) {
     case 'NothingIssued':
-    case 'AlreadyAllocated':
       return new HttpError(conflict('No credential with a status has been issued under this offer yet.'));
     case 'RevocationIsFinal':
       return new HttpError(conflict('The credentials issued under this offer are revoked; revocation is final.'));
+    case 'AlreadyAllocated':
+      // Only an allocation can be refused so; these routes never allocate.
+      return new Error('credential status: a status change was refused as an allocation');
   }
 };
 
