@@ -1,9 +1,10 @@
 // The credential endpoint (OpenID4VCI section 8). Checks, in order, each failing with its own
 // OAuth error and recording nothing: the DPoP-bound access token (read from the offer stream),
 // the DPoP proof (bound to the token's key, `ath`), the request, the key proof and its c_nonce.
-// Then the claims are opened, the credential's Status List entry allocated (src/status/allocation.ts),
-// the credential signed, and CredentialIssued appended at the revision read: only if that append
-// wins is the credential handed out, so an offer that expired meanwhile never issues.
+// Then the claims are opened, the credential's Status List entry allocated
+// (src/status/allocation.ts), the credential signed, and CredentialIssued appended at the revision
+// read: only if that append wins is the credential handed out, so an offer that expired meanwhile
+// never issues.
 import type { Context } from 'koa';
 import * as t from 'io-ts';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';

@@ -1,7 +1,7 @@
 // The credential: an SD-JWT VC (`typ: dc+sd-jwt`), ES256, with the Issuer Signing Certificate
-// chain in `x5c`. `iss`, `iat`, `exp`, `vct`, `cnf` and `status` are always plain; each configured claim
-// is disclosed by its `sd` rule (`allowed` is made selectively disclosable: the holder can always
-// reveal it, and it cannot be hidden afterwards otherwise). Salts come from the CSPRNG.
+// chain in `x5c`. `iss`, `iat`, `exp`, `vct`, `cnf` and `status` are always plain; each configured
+// claim is disclosed by its `sd` rule (`allowed` is made selectively disclosable: the holder can
+// always reveal it, and it cannot be hidden afterwards otherwise). Salts come from the CSPRNG.
 import { createHash, randomBytes } from 'node:crypto';
 import type { webcrypto } from 'node:crypto';
 import { SignJWT, type JWK } from 'jose';
