@@ -69,7 +69,7 @@ export const createStatusListClient = (options: StatusListClientOptions): Status
     if (signer.right.trust.supportTrustAnchor && signer.right.trust.isCertificateRevoked) return left('signing certificate is revoked');
     const fetchedAt = now.getTime();
     const lifetime = Math.min(verified.right.ttl ?? Infinity, options.cacheMaxSeconds) * 1000;
-    const until = Math.min(fetchedAt + lifetime, verified.right.exp === undefined ? Infinity : verified.right.exp * 1000);
+    const until = Math.min(fetchedAt + lifetime, verified.right.exp?.getTime() ?? Infinity);
     const token = { ...verified.right, signer: signer.right, until };
     keep(uri, token, jwt.right.length);
     return right(token);

@@ -7,7 +7,7 @@ import { compactVerify, decodeProtectedHeader, SignJWT } from 'jose';
 import type { x509 } from '../crypto/x509.js';
 import type { IssuerSigningKey } from '../issuance/sdJwtVc.js';
 import { parseX5c } from '../trust/x509Chain.js';
-import { isRecord, parseJson, typIs } from '../verification/json.js';
+import { isRecord, numericDate, parseJson, typIs } from '../verification/json.js';
 import { decodeLst, encodeLst, type StatusList } from './statusList.js';
 
 export const STATUS_LIST_TYP = 'statuslist+jwt';
@@ -40,9 +40,8 @@ export interface VerifiedStatusListToken {
   /** The signer's `x5c`, leaf first: whose trust the caller still has to judge. */
   readonly chain: readonly x509.X509Certificate[];
   readonly list: StatusList;
-  /** NumericDates, seconds. */
-  readonly iat: number;
-  readonly exp: number | undefined;
+  readonly exp: Date | undefined;
+  /** Seconds. */
   readonly ttl: number | undefined;
 }
 
@@ -53,14 +52,6 @@ export interface TokenExpectations {
   /** Bound of the decompressed list. */
   readonly maxBytes: number;
 }
-
-const numericDate = (payload: Record<string, unknown>, name: string): Either<string, number | undefined> => {
-  const value = payload[name];
-  if (value === undefined) return right(undefined);
-  return typeof value === 'number' && Number.isFinite(value) ? right(value) : left(`${name} is not a NumericDate`);
-};
-
-const at = (seconds: number): string => new Date(seconds * 1000).toISOString();
 
 /**
  * Verifies a fetched Status List Token as the draft's validation rules ask: `typ`, an ES256
@@ -96,14 +87,14 @@ export const verifyStatusListToken = async (jwt: string, expected: TokenExpectat
   const nbf = numericDate(payload, 'nbf');
   if (isLeft(nbf)) return nbf;
   if (iat.right === undefined) return left('has no iat');
-  const now = expected.now.getTime() / 1000;
-  if (exp.right !== undefined && now >= exp.right) return left(`expired at ${at(exp.right)}`);
-  if (nbf.right !== undefined && now < nbf.right) return left(`is not valid before ${at(nbf.right)}`);
+  const { now } = expected;
+  if (exp.right !== undefined && now >= exp.right) return left(`expired at ${exp.right.toISOString()}`);
+  if (nbf.right !== undefined && now < nbf.right) return left(`is not valid before ${nbf.right.toISOString()}`);
   const ttl = payload['ttl'];
   if (ttl !== undefined && !(typeof ttl === 'number' && Number.isFinite(ttl) && ttl > 0)) return left('ttl is not a positive number');
   const statusList = payload['status_list'];
   if (!isRecord(statusList)) return left('has no status_list object');
   const list = decodeLst(statusList['lst'], statusList['bits'], expected.maxBytes);
   if (isLeft(list)) return list;
-  return right({ chain: chain.right, list: list.right, iat: iat.right, exp: exp.right, ttl: ttl as number | undefined });
+  return right({ chain: chain.right, list: list.right, exp: exp.right, ttl: ttl as number | undefined });
 };

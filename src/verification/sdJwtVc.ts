@@ -12,7 +12,7 @@ import type { TrustVerifier, VerificationFailure } from '../trust/issuerTrust.js
 import { chainHasAuthorityKeyId, parseX5c } from '../trust/x509Chain.js';
 import { isRequested, selectsAValue, type ClaimPathPointer } from './claimPaths.js';
 import { applyDisclosures, describePath, parseDisclosure, type Disclosure } from './disclosures.js';
-import { isRecord, parseJson, typIs } from './json.js';
+import { isRecord, numericDate, parseJson, typIs } from './json.js';
 import { verifyKeyBinding, type KeyBindingResult } from './keyBinding.js';
 
 export type { VerificationFailure } from '../trust/issuerTrust.js';
@@ -78,13 +78,6 @@ const NEVER_DISCLOSABLE = new Set(['iss', 'nbf', 'exp', 'cnf', 'vct', 'status'])
 const NOT_CLAIMS = new Set(['iss', 'iat', 'nbf', 'exp', 'cnf', 'status']);
 
 const fail = (reason: string): Either<VerificationFailure, never> => left({ reason, trustEnforcement: false });
-
-const numericDate = (payload: Record<string, unknown>, name: string): Either<string, Date | undefined> => {
-  const value = payload[name];
-  if (value === undefined) return right(undefined);
-  const date = typeof value === 'number' ? new Date(value * 1000) : undefined;
-  return date && !Number.isNaN(date.getTime()) ? right(date) : left(`credential ${name} is not a NumericDate`);
-};
 
 interface Parts {
   readonly issuerJwt: string;
@@ -170,9 +163,9 @@ export const verifySdJwtVcPresentation = async (
   if (!requirements.vctValues.includes(vct)) return fail(`vct ${vct} is not among the requested vct_values`);
 
   const nbf = numericDate(payload, 'nbf');
-  if (isLeft(nbf)) return fail(nbf.left);
+  if (isLeft(nbf)) return fail(`credential ${nbf.left}`);
   const exp = numericDate(payload, 'exp');
-  if (isLeft(exp)) return fail(exp.left);
+  if (isLeft(exp)) return fail(`credential ${exp.left}`);
   if (nbf.right && context.now < nbf.right) return fail(`credential is not valid before ${nbf.right.toISOString()}`);
   if (exp.right && context.now >= exp.right) return fail(`credential expired at ${exp.right.toISOString()}`);
 
