@@ -77,7 +77,7 @@ export type State =
 export const initialState: State = { status: 'none' };
 
 /** The Issuance Event status of each change. */
-export const callbackStatus = { CredentialSuspended: 'SUSPENDED', CredentialRevoked: 'REVOKED', CredentialReinstated: 'REINSTATED' } as const;
+const callbackStatus = { CredentialSuspended: 'SUSPENDED', CredentialRevoked: 'REVOKED', CredentialReinstated: 'REINSTATED' } as const;
 
 type Change = keyof typeof callbackStatus;
 

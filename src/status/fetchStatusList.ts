@@ -7,7 +7,7 @@ import { left, right, type Either } from 'fp-ts/lib/Either.js';
 import { FetchFailure, readBounded } from '../http/readBounded.js';
 import { STATUS_LIST_MEDIA_TYPE } from './statusListToken.js';
 
-export const MAX_REDIRECTS = 3;
+const MAX_REDIRECTS = 3;
 
 export interface FetchOptions {
   readonly timeoutMs: number;

@@ -15,7 +15,7 @@ import { buildStatusList } from './statusList.js';
 import { signStatusListToken, STATUS_LIST_MEDIA_TYPE } from './statusListToken.js';
 
 /** Every list is 2 bits a status: VALID, INVALID and SUSPENDED, with room for one more. */
-export const ISSUED_BITS = 2;
+const ISSUED_BITS = 2;
 
 export interface PublicationOptions {
   readonly db: Sqlite;

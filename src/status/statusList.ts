@@ -11,7 +11,7 @@ export const STATUS = { VALID: 0, INVALID: 1, SUSPENDED: 2 } as const;
 
 export type Bits = 1 | 2 | 4 | 8;
 
-export const isBits = (value: unknown): value is Bits => value === 1 || value === 2 || value === 4 || value === 8;
+const isBits = (value: unknown): value is Bits => value === 1 || value === 2 || value === 4 || value === 8;
 
 export interface StatusList {
   readonly bits: Bits;

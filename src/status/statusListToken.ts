@@ -10,7 +10,7 @@ import { parseX5c } from '../trust/x509Chain.js';
 import { isRecord, numericDate, parseJson, typIs } from '../verification/json.js';
 import { decodeLst, encodeLst, type StatusList } from './statusList.js';
 
-export const STATUS_LIST_TYP = 'statuslist+jwt';
+const STATUS_LIST_TYP = 'statuslist+jwt';
 export const STATUS_LIST_MEDIA_TYPE = 'application/statuslist+jwt';
 
 export interface StatusListTokenToSign {
