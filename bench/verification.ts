@@ -11,7 +11,8 @@ import { performance } from 'node:perf_hooks';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { compactDecrypt, compactVerify, type JWK } from 'jose';
 import { createCertificateAuthority, createLeafCertificate, signingIdentity, x509HashClientId } from '../src/crypto/certificates.js';
-import { trustVerifierFromConfig } from '../src/trust/issuerTrust.js';
+import { credentialStatusCheckerFromConfig, type CredentialStatusChecker } from '../src/status/statusCheck.js';
+import { trustVerifierFromConfig, type TrustVerifier } from '../src/trust/issuerTrust.js';
 import { signRequestObject, type Verifier } from '../src/verification/requestObject.js';
 import { verifySdJwtVcPresentation } from '../src/verification/sdJwtVc.js';
 import { createHolder, createTestIssuer, present, sd, type Holder, type IssuedCredential } from '../test/support/credentials.js';
@@ -57,7 +58,7 @@ const flow = async (service: TestService, wallet: Wallet): Promise<number> => {
 };
 
 /** The same cryptography as one flow, without HTTP, JSON bodies or the event store. */
-const cryptoOnly = async (verifier: Verifier, wallet: Wallet, trust: ReturnType<typeof trustVerifierFromConfig>): Promise<void> => {
+const cryptoOnly = async (verifier: Verifier, wallet: Wallet, checks: { trust: TrustVerifier; status: CredentialStatusChecker }): Promise<void> => {
   const now = new Date();
   const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const publicJwk = publicKey.export({ format: 'jwk' }) as JWK;
@@ -89,7 +90,8 @@ const cryptoOnly = async (verifier: Verifier, wallet: Wallet, trust: ReturnType<
     presentation!,
     { vctValues: [VCT], claimPaths: [['given_name'], ['family_name']], requireHolderBinding: true },
     { clientId: verifier.clientId, nonce, now, transactionData: [], credentialId: 'pid' },
-    trust,
+    checks.trust,
+    checks.status,
   );
   if (isLeft(verified)) throw new Error(`bench: reference verification failed: ${verified.left.reason}`);
 };
@@ -116,15 +118,16 @@ export const verificationFigures = async (options: VerificationBenchOptions): Pr
     const identity = await signingIdentity([leaf.certificate], leaf.keys.privateKey);
     const verifier: Verifier = { identity, clientId: x509HashClientId(leaf.certificate), publicUrl: service.config.publicUrl };
     const trust = trustVerifierFromConfig(service.config);
+    const checks = { trust, status: credentialStatusCheckerFromConfig(service.config, trust) };
 
     // Warm-up and calibration: rounds of about `roundSeconds` of flows.
     const time = (count: number, work: () => Promise<unknown>) => runInFlight(count, CONCURRENCY, work);
     const { perSecond: warm } = await time(40, () => flow(service, wallet));
-    await time(40, () => cryptoOnly(verifier, wallet, trust));
+    await time(40, () => cryptoOnly(verifier, wallet, checks));
     const count = Math.max(40, Math.round(warm * options.roundSeconds));
     options.progress(`verification: ${options.rounds} rounds of ${count} flows a side, ${CONCURRENCY} in flight (calibrated at ~${Math.round(warm)} flows/s)`);
 
-    const sides = await alternatingRounds(options.rounds, count, CONCURRENCY, () => flow(service, wallet), () => cryptoOnly(verifier, wallet, trust));
+    const sides = await alternatingRounds(options.rounds, count, CONCURRENCY, () => flow(service, wallet), () => cryptoOnly(verifier, wallet, checks));
     // Latency under the same load, each create beside the cheapest authenticated route.
     const createMs: number[] = [];
     const tenantMs: number[] = [];

@@ -6,7 +6,8 @@ import { idempotentRepliesProjection } from './idempotentReplies.js';
 import { offersProjection } from './offers.js';
 import { presentationsProjection } from './presentations.js';
 import { resourcesProjection } from './resources.js';
+import { statusListsProjection } from './statusLists.js';
 import type { Projection } from './projection.js';
 import { tenantsProjection } from './tenants.js';
 
-export const allProjections: readonly Projection[] = [tenantsProjection, apiKeysProjection, presentationsProjection, deliveriesProjection, tenantCallbacksProjection, offersProjection, resourcesProjection, idempotentRepliesProjection];
+export const allProjections: readonly Projection[] = [tenantsProjection, apiKeysProjection, presentationsProjection, deliveriesProjection, tenantCallbacksProjection, offersProjection, statusListsProjection, resourcesProjection, idempotentRepliesProjection];

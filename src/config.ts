@@ -81,6 +81,13 @@ const BooleanFromString = new t.Type<boolean, string, unknown>(
   String,
 );
 
+// Each list holds a whole number of bytes at any bit size (section 4.1 recommends it); 2^24 entries
+// are 4 MiB of statuses, beyond which one list stops being something verifiers fetch casually.
+const StatusListSize = withMessage(
+  t.refinement(integerFromString(8, 16_777_216), (n) => n % 8 === 0),
+  'expected a multiple of 8, 8-16777216',
+);
+
 const variables = {
   dataDir: withDefault('DATA_DIR', NonEmptyText, './data'),
   /** Each instance's own read models; default DATA_DIR/readmodels.sqlite. */
@@ -141,6 +148,27 @@ const variables = {
   proofMaxAgeSeconds: withDefault('PROOF_MAX_AGE_SECONDS', integerFromString(1, 3_600), '120'),
   /** Validity of an issued credential (`exp` - `iat`). */
   credentialValidityDays: withDefault('CREDENTIAL_VALIDITY_DAYS', integerFromString(1, 3_650), '365'),
+  // credential status (draft-ietf-oauth-status-list): variables added here
+  /** Entries per Status List the issuer starts (2 bits each); a multiple of 8, so a list fills whole bytes. */
+  statusListSize: withDefault('STATUS_LIST_SIZE', StatusListSize, '131072'),
+  /** `ttl` of the served Status List Tokens; a served token is at most this old. */
+  statusListTtlSeconds: withDefault('STATUS_LIST_TTL_SECONDS', integerFromString(1, 86_400), '60'),
+  /** `exp` of the served Status List Tokens, counted from their `iat`. */
+  statusListValiditySeconds: withDefault('STATUS_LIST_VALIDITY_SECONDS', integerFromString(1, 31_536_000), '86400'),
+  /** What a status list that cannot be had (unreachable, unverifiable, expired) does to a presentation. */
+  statusListFailurePolicy: withDefault(
+    'STATUS_LIST_FAILURE_POLICY',
+    withMessage(t.keyof({ enforce: null, evaluate: null }), 'expected enforce or evaluate'),
+    'enforce',
+  ),
+  /** Time limit of one Status List Token fetch, redirects and body included. */
+  statusListFetchTimeoutSeconds: withDefault('STATUS_LIST_FETCH_TIMEOUT_SECONDS', integerFromString(1, 300), '10'),
+  /** Largest Status List Token response, and largest decompressed list, each. */
+  statusListMaxBytes: withDefault('STATUS_LIST_MAX_BYTES', integerFromString(1_024, 268_435_456), '10485760'),
+  /** Longest a fetched Status List Token is relied on, whatever its `ttl` and `exp` say. */
+  statusListCacheMaxSeconds: withDefault('STATUS_LIST_CACHE_MAX_SECONDS', integerFromString(1, 86_400), '300'),
+  /** Decompressed status lists held in memory at most, all lists together; the least recently used go first. */
+  statusListCacheMaxBytes: withDefault('STATUS_LIST_CACHE_MAX_BYTES', integerFromString(1_024, 4_294_967_296), '67108864'),
   // callbacks: variables added here
   /** The bootstrap tenant's callback URL, applied at start (with CALLBACK_SECRET). */
   callbackUrl: optional('CALLBACK_URL', CallbackUrl),

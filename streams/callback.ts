@@ -1,7 +1,8 @@
-// The contract between the flows and the callback subscriber. An event on a `presentation-` or
-// `offer-` stream that must reach the integrator carries `data.callback`: the callback body
-// without personal data, and the personal part sealed with the flow's data key. The subscriber
-// opens the sealed part, merges it into the body, delivers, and then destroys that key.
+// The contract between the flows and the callback subscriber. An event on a `presentation-`,
+// `offer-` or `credentialstatus-` stream that must reach the integrator carries `data.callback`:
+// the callback body without personal data, and the personal part sealed with the flow's data key.
+// The subscriber opens the sealed part, merges it into the body, delivers, and then destroys that
+// key.
 import * as t from 'io-ts';
 import { Sealed } from './dataKey.js';
 
@@ -9,7 +10,7 @@ export const CallbackRequest = t.intersection(
   [
     t.type({
       tenantId: t.string,
-      /** With `status`, identifies the delivery: `state` for verification, `offerId` for issuance. */
+      /** With `status`, identifies the delivery: `state` for verification, `offerId` for issuance, the change's id for a status change. */
       eventId: t.string,
       status: t.string,
       /** The callback body as the spec defines it, minus the sealed fields. */
@@ -25,4 +26,4 @@ export const CallbackRequest = t.intersection(
 export type CallbackRequest = t.TypeOf<typeof CallbackRequest>;
 
 /** Stream categories whose events may carry a callback request. */
-export const callbackSourceCategories = ['presentation', 'offer'] as const;
+export const callbackSourceCategories = ['presentation', 'offer', 'credentialstatus'] as const;

@@ -48,7 +48,7 @@ test('a wallet receives a PID with tx_code and DPoP; an independent SD-JWT libra
   t.deepEqual(offered.body.grants[PRE_AUTHORIZED].tx_code, { input_mode: 'numeric', length: 6, description: 'Sent to you by SMS' });
 
   const credential = await w.receive(created.credential_offer_uri, created.tx_code_value);
-  const verified = await verifyIssuedCredential(credential);
+  const verified = await verifyIssuedCredential(service, credential);
   t.is(verified.header['typ'], 'dc+sd-jwt');
   t.is(verified.header['alg'], 'ES256');
   const identity = await loadSigningIdentity({
@@ -95,7 +95,7 @@ test('after issuance the offer stream replays, carries the callbacks, and its cl
   const created = await createOffer(service, { credential_configuration_id: 'membership', claims: { member_number: 'M-7', given_name: 'Zoë', family_name: 'Quux' } });
   const w = await wallet();
   const credential = await w.receive(created.credential_offer_uri);
-  const verified = await verifyIssuedCredential(credential);
+  const verified = await verifyIssuedCredential(service, credential);
   t.is(verified.payload['member_number'], 'M-7');
   t.is(verified.claims['given_name'], 'Zoë');
   await waitForOffer(service, created.offer_id, (b) => b.claims_purged);

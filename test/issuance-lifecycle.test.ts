@@ -170,7 +170,7 @@ test('a token issued before a restart is honoured after it: codes, nonces and to
     });
     t.is(response.status, 200);
     const [issued] = response.body['credentials'] as { credential: string }[];
-    t.is((await verifyIssuedCredential(issued!.credential)).payload['member_number'], '9');
+    t.is((await verifyIssuedCredential(second, issued!.credential)).payload['member_number'], '9');
   } finally {
     await first.stop();
     await second?.stop();
@@ -222,7 +222,7 @@ test('a bad credential configurations file stops the start with a message naming
     try {
       const created = await createOffer(service, { credential_configuration_id: 'badge', claims: { level: 3 } });
       const w = await IssuanceWallet.create(service.config.publicUrl, service.service.publicListenUrl);
-      const verified = await verifyIssuedCredential(await w.receive(created.credential_offer_uri));
+      const verified = await verifyIssuedCredential(service, await w.receive(created.credential_offer_uri));
       t.is(verified.payload['vct'], 'https://example.org/badge');
       t.is(verified.payload['level'], 3);
       await waitForOffer(service, created.offer_id, (b) => b.status === 'ISSUED');

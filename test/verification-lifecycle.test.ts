@@ -8,6 +8,7 @@ import { presentationStream } from '../streams/presentation.js';
 import type { DataKey } from '../src/crypto/dataKeys.js';
 import { open, seal } from '../src/crypto/seal.js';
 import type { EventStore, Json } from '../src/eventstore/port.js';
+import { credentialStatusCheckerFromConfig } from '../src/status/statusCheck.js';
 import { trustVerifierFromConfig } from '../src/trust/issuerTrust.js';
 import { verifySdJwtVcPresentation } from '../src/verification/sdJwtVc.js';
 import type { PresentationVerifier } from '../src/verification/vpToken.js';
@@ -43,7 +44,8 @@ test('a wallet answering while the timer fires: exactly one terminal event', asy
     const jwe = await encryptResponse(request, { vp_token: vpToken, state: created.state });
     const deps = { store: service.store, dataKeys: service.context.dataKeys, verifier: await loadVerifier(service.context), log: silentLogger };
     const trust = trustVerifierFromConfig(service.context.config);
-    const verify: PresentationVerifier = (presentation, requirements, context) => verifySdJwtVcPresentation(presentation, requirements, context, trust);
+    const status = credentialStatusCheckerFromConfig(service.context.config, trust);
+    const verify: PresentationVerifier = (presentation, requirements, context) => verifySdJwtVcPresentation(presentation, requirements, context, trust, status);
     const wallet = { ...deps, verify };
     const read = await service.store.readStream(presentationStream(created.state));
     const expiresAt = read._tag === 'Found' ? Date.parse((read.events[0]!.data as { expiresAt: string }).expiresAt) : 0;

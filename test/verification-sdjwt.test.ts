@@ -9,6 +9,8 @@ import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { createCertificateAuthority, createCrl, generateP256KeyPair, x5cOf } from '../src/crypto/certificates.js';
 import { x509 } from '../src/crypto/x509.js';
 import { createCrlChecker } from '../src/trust/crl.js';
+import { createCredentialStatusChecker } from '../src/status/statusCheck.js';
+import { createStatusListClient } from '../src/status/statusListClient.js';
 import { createTrustVerifier, type TrustVerifier } from '../src/trust/issuerTrust.js';
 import {
   verifySdJwtVcPresentation,
@@ -54,6 +56,11 @@ const context = (overrides: Partial<PresentationContext> = {}): PresentationCont
 });
 
 const noAnchoring: TrustVerifier = createTrustVerifier({ verifyTrustAnchor: false, anchors: [], crl: createCrlChecker({ timeoutMs: 1000 }) });
+// The credentials here carry no status reference, so this checker is never asked for a list.
+const statusChecker = createCredentialStatusChecker({
+  policy: 'enforce',
+  client: createStatusListClient({ fetch: { timeoutMs: 1000, maxBytes: 1 << 20 }, trust: noAnchoring, cacheMaxSeconds: 60, cacheMaxBytes: 1 << 20 }),
+});
 
 
 let issuer: TestIssuer;
@@ -86,7 +93,7 @@ const verify = (
   reqs: CredentialRequirements = requirements,
   ctx: PresentationContext = context(),
   trust: TrustVerifier = noAnchoring,
-): Promise<Either<VerificationFailure, VerifiedCredential>> => verifySdJwtVcPresentation(presentation, reqs, ctx, trust);
+): Promise<Either<VerificationFailure, VerifiedCredential>> => verifySdJwtVcPresentation(presentation, reqs, ctx, trust, statusChecker);
 
 const reasonOf = async (presentation: string, reqs?: CredentialRequirements, ctx?: PresentationContext, trust?: TrustVerifier): Promise<string> =>
   leftOf(await verify(presentation, reqs, ctx, trust)).reason;

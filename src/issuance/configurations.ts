@@ -32,8 +32,12 @@ export type ClaimConfiguration = t.TypeOf<typeof ClaimConfiguration>;
 const ConfigurationId = t.refinement(t.string, (s) => /^[A-Za-z0-9_.-]{1,64}$/.test(s), 'ConfigurationId');
 const Uri = t.refinement(t.string, (s) => /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/.test(s), 'Uri');
 
-export const CredentialConfiguration = t.type(
-  { id: ConfigurationId, vct: Uri, display: t.array(Display), claims: t.array(ClaimConfiguration) },
+export const CredentialConfiguration = t.intersection(
+  [
+    t.type({ id: ConfigurationId, vct: Uri, display: t.array(Display), claims: t.array(ClaimConfiguration) }),
+    /** `status_list: false`: credentials of this type carry no Status List entry and cannot be revoked or suspended. */
+    t.partial({ status_list: t.boolean }),
+  ],
   'CredentialConfiguration',
 );
 export type CredentialConfiguration = t.TypeOf<typeof CredentialConfiguration>;

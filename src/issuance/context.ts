@@ -4,6 +4,7 @@ import type { DataKeys } from '../crypto/dataKeys.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
 import type { ProjectionRunner } from '../projection-runner.js';
+import type { StatusAllocator } from '../status/allocation.js';
 import type { CredentialConfiguration } from './configurations.js';
 import type { IssuerSigningKey } from './sdJwtVc.js';
 import type { IssuanceSecrets } from './secrets.js';
@@ -17,6 +18,7 @@ export interface IssuanceContext {
   readonly secrets: IssuanceSecrets;
   readonly configurations: ReadonlyMap<string, CredentialConfiguration>;
   readonly signingKey: IssuerSigningKey;
+  readonly statusAllocator: StatusAllocator;
   readonly now: () => Date;
 }
 

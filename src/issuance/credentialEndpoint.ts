@@ -1,9 +1,10 @@
 // The credential endpoint (OpenID4VCI section 8). Checks, in order, each failing with its own
 // OAuth error and recording nothing: the DPoP-bound access token (read from the offer stream),
 // the DPoP proof (bound to the token's key, `ath`), the request, the key proof and its c_nonce.
-// Then the claims are opened, the credential signed, and CredentialIssued appended at the
-// revision read: only if that append wins is the credential handed out, so an offer that expired
-// meanwhile never issues.
+// Then the claims are opened, the credential's Status List entry allocated
+// (src/status/allocation.ts), the credential signed, and CredentialIssued appended at the revision
+// read: only if that append wins is the credential handed out, so an offer that expired meanwhile
+// never issues.
 import type { Context } from 'koa';
 import * as t from 'io-ts';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
@@ -116,6 +117,9 @@ export const credentialEndpoint = (ctx: IssuanceContext) => async (http: Context
     failure = 'claims unavailable';
     if (!key) throw new Error(failure);
     const claims = key.open(state.claims, 'claims') as { [name: string]: Json };
+    failure = 'credential status could not be allocated';
+    const status = configuration.status_list === false ? undefined : await ctx.statusAllocator.referenceFor(offerId, state.tenantId, now, metadata);
+    if (status !== undefined && isLeft(status)) throw new Error(`${failure}: ${status.left}`);
     failure = 'credential signing failed';
     credential = await signSdJwtVc(ctx.signingKey, {
       issuer: ctx.config.publicUrl,
@@ -124,6 +128,7 @@ export const credentialEndpoint = (ctx: IssuanceContext) => async (http: Context
       holderJwk: holder.jwk,
       now,
       validitySeconds: ctx.config.credentialValidityDays * 86_400,
+      ...(status === undefined ? {} : { status: status.right }),
     });
   } catch (err) {
     ctx.log.error('credential could not be issued', { offerRef: logRef(offerId), err });

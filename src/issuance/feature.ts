@@ -1,9 +1,14 @@
-// Issuance (OpenID4VCI, pre-authorized code flow): the management routes for offers, the
-// wallet-facing protocol routes, and the offer expiry scheduler.
+// Issuance (OpenID4VCI, pre-authorized code flow): the management routes for offers and their
+// credential status, the wallet-facing protocol routes, the served Status List Tokens, and the
+// offer expiry scheduler.
 import Router from '@koa/router';
+import { configVariableNames } from '../config.js';
 import { loadSigningIdentity } from '../crypto/certificates.js';
 import type { Feature, ServiceContext } from '../feature.js';
 import type { Periodic } from '../periodic.js';
+import { createStatusAllocator } from '../status/allocation.js';
+import { credentialStatusRouter } from '../status/credentialStatusRoutes.js';
+import { statusListRouter } from '../status/publication.js';
 import { loadCredentialConfigurations } from './configurations.js';
 import { PATHS, type IssuanceContext } from './context.js';
 import { credentialEndpoint } from './credentialEndpoint.js';
@@ -47,13 +52,27 @@ export const issuanceFeature = async (service: ServiceContext): Promise<Feature>
     secrets: issuanceSecrets(service.kek),
     configurations: new Map(configurations.map((c) => [c.id, c])),
     signingKey: identity,
+    statusAllocator: createStatusAllocator({ store: service.store, db: service.runner.db, publicUrl: config.publicUrl, listSize: config.statusListSize }),
     now: () => new Date(),
   };
+  if (config.statusListValiditySeconds <= config.statusListTtlSeconds) {
+    throw new Error(
+      `${configVariableNames.statusListValiditySeconds} (${config.statusListValiditySeconds}) must exceed ${configVariableNames.statusListTtlSeconds} (${config.statusListTtlSeconds})`,
+    );
+  }
+  const statusLists = statusListRouter({
+    db: service.runner.db,
+    signingKey: identity,
+    publicUrl: config.publicUrl,
+    ttlSeconds: config.statusListTtlSeconds,
+    validitySeconds: config.statusListValiditySeconds,
+    now: ctx.now,
+  });
   let expiry: Periodic | undefined;
   return {
     name: 'issuance',
-    managementRouters: [offersRouter(ctx)],
-    publicRouters: [walletRouter(ctx)],
+    managementRouters: [offersRouter(ctx), credentialStatusRouter(ctx)],
+    publicRouters: [walletRouter(ctx), statusLists],
     start: () => {
       expiry = startOfferExpiry(ctx);
     },

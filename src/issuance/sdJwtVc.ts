@@ -1,7 +1,7 @@
 // The credential: an SD-JWT VC (`typ: dc+sd-jwt`), ES256, with the Issuer Signing Certificate
-// chain in `x5c`. `iss`, `iat`, `exp`, `vct` and `cnf` are always plain; each configured claim
-// is disclosed by its `sd` rule (`allowed` is made selectively disclosable: the holder can always
-// reveal it, and it cannot be hidden afterwards otherwise). Salts come from the CSPRNG.
+// chain in `x5c`. `iss`, `iat`, `exp`, `vct`, `cnf` and `status` are always plain; each configured
+// claim is disclosed by its `sd` rule (`allowed` is made selectively disclosable: the holder can
+// always reveal it, and it cannot be hidden afterwards otherwise). Salts come from the CSPRNG.
 import { createHash, randomBytes } from 'node:crypto';
 import type { webcrypto } from 'node:crypto';
 import { SignJWT, type JWK } from 'jose';
@@ -21,6 +21,8 @@ export interface CredentialToSign {
   readonly holderJwk: JWK;
   readonly now: Date;
   readonly validitySeconds: number;
+  /** The credential's Status List entry (draft-ietf-oauth-status-list); absent when its configuration opts out. */
+  readonly status?: { readonly idx: number; readonly uri: string };
 }
 
 type Node = { [name: string]: Json | string[] };
@@ -58,6 +60,7 @@ export const signSdJwtVc = async (key: IssuerSigningKey, credential: CredentialT
     exp: iat + credential.validitySeconds,
     vct: credential.configuration.vct,
     cnf: { jwk: { kty, crv, x, y } },
+    ...(credential.status ? { status: { status_list: { idx: credential.status.idx, uri: credential.status.uri } } } : {}),
     _sd_alg: 'sha-256',
   })
     .setProtectedHeader({ alg: 'ES256', typ: 'dc+sd-jwt', x5c: [...key.x5c] })

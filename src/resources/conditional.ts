@@ -28,15 +28,22 @@ const malformed = (name: string, value: string): HttpError =>
   );
 
 /**
- * The If-Match precondition of a write, required here: missing -> 428. Returns a test of the
- * current etag. `*` matches any existing revision.
+ * The If-Match precondition of a write where it is optional: undefined when absent, else a test
+ * of the current etag. `*` matches any existing revision.
  */
-export const requireIfMatch = (ctx: Context): ((currentEtag: string) => boolean) => {
+export const ifMatch = (ctx: Context): ((currentEtag: string) => boolean) | undefined => {
   const header = ctx.get('If-Match');
-  if (header === '') throw new HttpError(preconditionRequired('Send If-Match with the etag of the revision you are changing.'));
+  if (header === '') return undefined;
   const tags = parseTags(header);
   if (tags === undefined) throw malformed('If-Match', header);
   return (current) => tags === '*' || tags.some((tag) => !tag.weak && tag.opaque === current);
+};
+
+/** The If-Match precondition of a write, required here: missing -> 428. */
+export const requireIfMatch = (ctx: Context): ((currentEtag: string) => boolean) => {
+  const matches = ifMatch(ctx);
+  if (matches === undefined) throw new HttpError(preconditionRequired('Send If-Match with the etag of the revision you are changing.'));
+  return matches;
 };
 
 /** Whether If-None-Match names the current etag, so the read can answer 304. */

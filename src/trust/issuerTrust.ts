@@ -41,6 +41,8 @@ export interface TrustedChain {
   /** Leaf first, as sent. */
   readonly chain: readonly Certificate[];
   readonly trust: TrustFields;
+  /** The trust anchor the chain resolved to, when anchoring is on and it did. */
+  readonly anchor?: Certificate;
 }
 
 export interface TrustVerifier {
@@ -83,7 +85,7 @@ export const createTrustVerifier = (options: TrustVerifierOptions): TrustVerifie
           revoked = true;
         }
       }
-      return right({ chain, trust: { supportTrustAnchor: true, isTrusted: true, isCertificateRevoked: revoked } });
+      return right({ chain, trust: { supportTrustAnchor: true, isTrusted: true, isCertificateRevoked: revoked }, anchor });
     },
   };
 };

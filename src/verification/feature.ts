@@ -3,6 +3,7 @@ import { configVariableNames } from '../config.js';
 import { loadSigningIdentity, x509HashClientId } from '../crypto/certificates.js';
 import type { Feature, ServiceContext } from '../feature.js';
 import type { Periodic } from '../periodic.js';
+import { credentialStatusCheckerFromConfig } from '../status/statusCheck.js';
 import { trustVerifierFromConfig } from '../trust/issuerTrust.js';
 import type { ExpiryBounds } from './createRequest.js';
 import { startPresentationExpiry } from './expiry.js';
@@ -43,8 +44,9 @@ export const loadVerifier = async (context: ServiceContext): Promise<Verifier> =
 
 export const verificationFeature = async (context: ServiceContext): Promise<Feature> => {
   const trust = trustVerifierFromConfig(context.config);
+  const status = credentialStatusCheckerFromConfig(context.config, trust);
   const verify: PresentationVerifier = (presentation, requirements, presentationContext) =>
-    verifySdJwtVcPresentation(presentation, requirements, presentationContext, trust);
+    verifySdJwtVcPresentation(presentation, requirements, presentationContext, trust, status);
   const deps = {
     store: context.store,
     dataKeys: context.dataKeys,

@@ -1,4 +1,5 @@
 // JSON and JOSE headers as they arrive in presentations: untrusted, so read without throwing.
+import { left, right, type Either } from 'fp-ts/lib/Either.js';
 import { parseBoundedJson } from '../http/boundedJson.js';
 
 export const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -16,3 +17,11 @@ export const parseJson = (input: Uint8Array | string): unknown => {
  */
 export const typIs = (typ: unknown, expected: string): boolean =>
   typeof typ === 'string' && typ.toLowerCase().replace(/^application\//, '') === expected;
+
+/** A JWT NumericDate claim (RFC 7519): absent, or seconds since the epoch as a JSON number. */
+export const numericDate = (payload: Record<string, unknown>, name: string): Either<string, Date | undefined> => {
+  const value = payload[name];
+  if (value === undefined) return right(undefined);
+  const date = typeof value === 'number' ? new Date(value * 1000) : undefined;
+  return date && !Number.isNaN(date.getTime()) ? right(date) : left(`${name} is not a NumericDate`);
+};

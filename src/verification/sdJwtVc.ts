@@ -1,16 +1,18 @@
 // The checks on one presented SD-JWT VC (format `dc+sd-jwt`), in the order that rejects forgeries
 // before doing any network work: issuer signature by the `x5c` leaf, then the X.509 chain and its
 // trust (which may fetch CRLs), disclosures, type and validity, the DCQL claims, key binding and
-// transaction data. The result is the spec's credential object and raw credential object.
+// transaction data, and last the credential's status (which may fetch its Status List Token). The
+// result is the spec's credential object and raw credential object.
 import type { Either } from 'fp-ts/lib/Either.js';
 import { isLeft, left, right } from 'fp-ts/lib/Either.js';
 import { compactVerify, decodeProtectedHeader } from 'jose';
 import type { x509 } from '../crypto/x509.js';
+import type { CredentialStatusChecker } from '../status/statusCheck.js';
 import type { TrustVerifier, VerificationFailure } from '../trust/issuerTrust.js';
 import { chainHasAuthorityKeyId, parseX5c } from '../trust/x509Chain.js';
 import { isRequested, selectsAValue, type ClaimPathPointer } from './claimPaths.js';
 import { applyDisclosures, describePath, parseDisclosure, type Disclosure } from './disclosures.js';
-import { isRecord, parseJson, typIs } from './json.js';
+import { isRecord, numericDate, parseJson, typIs } from './json.js';
 import { verifyKeyBinding, type KeyBindingResult } from './keyBinding.js';
 
 export type { VerificationFailure } from '../trust/issuerTrust.js';
@@ -42,6 +44,8 @@ export interface CredentialObject {
   readonly claims: Record<string, unknown>;
   readonly signatureIsValid: boolean;
   readonly supportRevocation: boolean;
+  /** Our addition, with STATUS_LIST_FAILURE_POLICY=evaluate only: whether the status list could be read. */
+  readonly statusCheck?: 'valid' | 'unavailable';
   readonly supportTrustAnchor: boolean;
   readonly isTrusted?: boolean;
   readonly isCertificateRevoked?: boolean;
@@ -74,13 +78,6 @@ const NEVER_DISCLOSABLE = new Set(['iss', 'nbf', 'exp', 'cnf', 'vct', 'status'])
 const NOT_CLAIMS = new Set(['iss', 'iat', 'nbf', 'exp', 'cnf', 'status']);
 
 const fail = (reason: string): Either<VerificationFailure, never> => left({ reason, trustEnforcement: false });
-
-const numericDate = (payload: Record<string, unknown>, name: string): Either<string, Date | undefined> => {
-  const value = payload[name];
-  if (value === undefined) return right(undefined);
-  const date = typeof value === 'number' ? new Date(value * 1000) : undefined;
-  return date && !Number.isNaN(date.getTime()) ? right(date) : left(`credential ${name} is not a NumericDate`);
-};
 
 interface Parts {
   readonly issuerJwt: string;
@@ -140,6 +137,7 @@ export const verifySdJwtVcPresentation = async (
   requirements: CredentialRequirements,
   context: PresentationContext,
   trust: TrustVerifier,
+  status: CredentialStatusChecker,
 ): Promise<Either<VerificationFailure, VerifiedCredential>> => {
   const parts = splitPresentation(presentation);
   if (isLeft(parts)) return fail(parts.left);
@@ -165,9 +163,9 @@ export const verifySdJwtVcPresentation = async (
   if (!requirements.vctValues.includes(vct)) return fail(`vct ${vct} is not among the requested vct_values`);
 
   const nbf = numericDate(payload, 'nbf');
-  if (isLeft(nbf)) return fail(nbf.left);
+  if (isLeft(nbf)) return fail(`credential ${nbf.left}`);
   const exp = numericDate(payload, 'exp');
-  if (isLeft(exp)) return fail(exp.left);
+  if (isLeft(exp)) return fail(`credential ${exp.left}`);
   if (nbf.right && context.now < nbf.right) return fail(`credential is not valid before ${nbf.right.toISOString()}`);
   if (exp.right && context.now >= exp.right) return fail(`credential expired at ${exp.right.toISOString()}`);
 
@@ -195,6 +193,11 @@ export const verifySdJwtVcPresentation = async (
     return fail('transaction data names this credential but the presentation has no KB-JWT to sign it');
   }
 
+  // Status last: the credential itself has passed every check (the draft's order), so a list is
+  // fetched only for credentials that would otherwise be accepted.
+  const statusFields = await status.check(issued.right.payload, trusted.right, context.now);
+  if (isLeft(statusFields)) return statusFields;
+
   const issuer = typeof payload['iss'] === 'string' ? payload['iss'] : (trusted.right.chain[0]?.subject ?? '');
   const claims = Object.fromEntries(Object.entries(payload).filter(([name]) => !NOT_CLAIMS.has(name)));
   const validity = {
@@ -208,8 +211,7 @@ export const verifySdJwtVcPresentation = async (
     issuer,
     claims,
     signatureIsValid: true,
-    // Status lists (token status) are not supported yet: no credential is treated as revocable.
-    supportRevocation: false,
+    ...statusFields.right,
     ...trusted.right.trust,
     ...kb,
     ...(binding && requirements.requireHolderBinding ? { kbSignatureIsValid: true } : {}),

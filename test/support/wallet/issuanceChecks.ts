@@ -68,8 +68,24 @@ export interface VerifiedCredential {
   readonly leaf: x509.X509Certificate;
 }
 
-/** Verifies signature (key from the x5c leaf), digests and vct with @sd-jwt/sd-jwt-vc. */
-export const verifyIssuedCredential = async (credential: string): Promise<VerifiedCredential> => {
+/**
+ * The Status List Token at `uri`, fetched from the service's real listen address, as
+ * @sd-jwt/sd-jwt-vc's own fetcher would: `Accept` and the media type of the answer.
+ */
+const statusListFetcher = (service: TestService) => async (uri: string): Promise<string> => {
+  if (!uri.startsWith(`${service.config.publicUrl}/`)) throw new Error(`status list ${uri} is not under ${service.config.publicUrl}`);
+  const response = await service.wallet(uri.slice(service.config.publicUrl.length), { headers: { Accept: 'application/statuslist+jwt' } });
+  if (response.status !== 200) throw new Error(`status list answered ${response.status}`);
+  if (response.headers.get('content-type') !== 'application/statuslist+jwt') throw new Error('status list media type');
+  return response.text();
+};
+
+/**
+ * Verifies signature (key from the x5c leaf), digests, vct and, when the credential has one, its
+ * Status List entry (the list served by `service`, signed by the same key, status VALID) with
+ * @sd-jwt/sd-jwt-vc.
+ */
+export const verifyIssuedCredential = async (service: TestService, credential: string): Promise<VerifiedCredential> => {
   const [jws] = credential.split('~');
   const header = JSON.parse(Buffer.from(jws!.split('.')[0]!, 'base64url').toString('utf8')) as { x5c?: string[] };
   const leafDer = header.x5c?.[0];
@@ -77,7 +93,7 @@ export const verifyIssuedCredential = async (credential: string): Promise<Verifi
   const leaf = new x509.X509Certificate(Buffer.from(leafDer, 'base64'));
   const publicKey = await leaf.publicKey.export({ name: 'ECDSA', namedCurve: 'P-256' }, ['verify'], webcrypto);
   const verifier = await ES256.getVerifier(await exportJWK(publicKey));
-  const sdjwt = new SDJwtVcInstance({ hasher: digest, verifier });
+  const sdjwt = new SDJwtVcInstance({ hasher: digest, verifier, statusListFetcher: statusListFetcher(service) });
   const verified = await sdjwt.verify(credential);
   const decoded = await sdjwt.decode(credential);
   return {

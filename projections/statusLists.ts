@@ -1,0 +1,73 @@
+// Read model of the issuer's Status Lists: each list's size and a version that moves with every
+// status change in it, and every allocated entry with its offer and Status Type. The public route
+// builds each Status List Token from it (src/status/publication.ts), so a list is a projection of
+// the credential-status events; only entries that are not VALID need reading to build one.
+import * as credentialStatus from '../streams/credentialStatus.js';
+import { decodeRecorded, inCategory } from '../streams/event.js';
+import * as statusIndex from '../streams/statusIndex.js';
+import type { Sqlite } from '../src/sqlite.js';
+import { STATUS } from '../src/status/statusList.js';
+import { change, type Projection, type SqlChange } from './projection.js';
+
+/** The Status Type each change leaves in the list. */
+const statusAfter = { CredentialSuspended: STATUS.SUSPENDED, CredentialRevoked: STATUS.INVALID, CredentialReinstated: STATUS.VALID } as const;
+
+const setStatus = (offerId: string, status: number): SqlChange[] => [
+  change('UPDATE status_list_entries SET status = ? WHERE offer_id = ?', status, offerId),
+  change('UPDATE status_lists SET version = version + 1 WHERE list_id IN (SELECT list_id FROM status_list_entries WHERE offer_id = ?)', offerId),
+];
+
+export const statusListsProjection: Projection = {
+  name: 'statusLists',
+  tables: ['status_lists', 'status_list_entries'],
+  schema: `CREATE TABLE IF NOT EXISTS status_lists (
+    list_id INTEGER PRIMARY KEY,
+    size    INTEGER NOT NULL,
+    version INTEGER NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS status_list_entries (
+    list_id  INTEGER NOT NULL,
+    idx      INTEGER NOT NULL,
+    offer_id TEXT NOT NULL,
+    status   INTEGER NOT NULL,
+    PRIMARY KEY (list_id, idx)
+  );
+  CREATE INDEX IF NOT EXISTS status_list_entries_offer ON status_list_entries (offer_id);
+  CREATE INDEX IF NOT EXISTS status_list_entries_set ON status_list_entries (list_id, idx) WHERE status <> 0;`,
+  apply: (recorded) => {
+    if (inCategory(statusIndex.category, recorded)) {
+      const { listId, listSize } = decodeRecorded(statusIndex.statusIndex.codec, recorded).data;
+      // The first allocation in a list fixes its size.
+      return [change('INSERT OR IGNORE INTO status_lists (list_id, size, version) VALUES (?, ?, 0)', listId, listSize)];
+    }
+    if (!inCategory(credentialStatus.category, recorded)) return [];
+    const event = decodeRecorded(credentialStatus.credentialStatus.codec, recorded);
+    switch (event.type) {
+      case 'CredentialStatusAllocated':
+        return event.data.references.map((r) =>
+          change('INSERT OR IGNORE INTO status_list_entries (list_id, idx, offer_id, status) VALUES (?, ?, ?, ?)', r.listId, r.idx, event.data.offerId, STATUS.VALID),
+        );
+      case 'CredentialSuspended':
+      case 'CredentialRevoked':
+      case 'CredentialReinstated':
+        return setStatus(event.data.offerId, statusAfter[event.type]);
+    }
+  },
+};
+
+export interface StatusListRow {
+  readonly list_id: number;
+  readonly size: number;
+  readonly version: number;
+}
+
+export const findStatusList = (db: Sqlite, listId: number): StatusListRow | undefined =>
+  db.get<StatusListRow & Record<string, number>>('SELECT list_id, size, version FROM status_lists WHERE list_id = ?', [listId]);
+
+/** The list allocations go to unless it is full: the one started last. */
+export const latestStatusList = (db: Sqlite): StatusListRow | undefined =>
+  db.get<StatusListRow & Record<string, number>>('SELECT list_id, size, version FROM status_lists ORDER BY list_id DESC LIMIT 1');
+
+/** The entries of a list whose status is not VALID, as (idx, Status Type). */
+export const nonValidEntries = (db: Sqlite, listId: number): [number, number][] =>
+  db.all<{ idx: number; status: number }>('SELECT idx, status FROM status_list_entries WHERE list_id = ? AND status <> 0', [listId]).map((r) => [r.idx, r.status]);

@@ -1,0 +1,118 @@
+// Management API: the status of what was issued under an offer. `PUT` sets it (`revoked`,
+// `suspended` or `valid`) for every credential issued under the offer; `GET` reads it. Both answer
+// `{status, statusReferences: [{uri, idx}]}` with the credential-status stream's revision as ETag.
+// The rules are the decider's (streams/credentialStatus.ts); this edge turns its refusals into
+// problems: an unknown offer 404, a stale If-Match 412, nothing issued yet or a revoked credential
+// made valid or suspended 409. Without If-Match a lost race is decided again on the stream as it
+// now is; with one, it is a 412, as the client's view is stale.
+import { randomUUID } from 'node:crypto';
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import * as t from 'io-ts';
+import { isLeft } from 'fp-ts/lib/Either.js';
+import { findOffer } from '../../projections/offers.js';
+import * as credentialStatus from '../../streams/credentialStatus.js';
+import { handleCommand, loadStream, type Loaded } from '../eventstore/handle.js';
+import { readJson } from '../http/body.js';
+import { withMessage } from '../http/codecs.js';
+import { conflict, HttpError, notFound, preconditionFailed } from '../http/problem.js';
+import { decode } from '../http/validate.js';
+import type { IssuanceContext } from '../issuance/context.js';
+import { requestIdOf } from '../log.js';
+import { ifMatch } from '../resources/conditional.js';
+import { principalOf, requireScope } from '../tenancy/authenticate.js';
+
+const PATH = '/offers/:offer_id/credential-status';
+const BODY_LIMIT = 4 * 1024;
+/** Lost races decided again before giving up; each loss means another change got in first. */
+const ATTEMPTS = 5;
+
+const SetStatusBody = t.type({ status: withMessage(credentialStatus.CredentialStatus, 'expected "revoked", "suspended" or "valid"') });
+
+type Deps = Pick<IssuanceContext, 'store' | 'runner' | 'config' | 'log' | 'now'>;
+type Allocated = Exclude<credentialStatus.State, { readonly status: 'none' }>;
+
+const etagOf = (revision: number): string => `"${revision}"`;
+
+const refusal = (error: credentialStatus.DomainError): Error => {
+  switch (error._tag) {
+    case 'NothingIssued':
+      return new HttpError(conflict('No credential with a status has been issued under this offer yet.'));
+    case 'RevocationIsFinal':
+      return new HttpError(conflict('The credentials issued under this offer are revoked; revocation is final.'));
+    case 'AlreadyAllocated':
+      // Only an allocation can be refused so; these routes never allocate.
+      return new Error('credential status: a status change was refused as an allocation');
+  }
+};
+
+const reply = (http: Context, state: Allocated, revision: number): void => {
+  http.set('ETag', etagOf(revision));
+  http.body = { status: state.status, statusReferences: state.references.map(({ uri, idx }) => ({ uri, idx })) };
+};
+
+export const credentialStatusRouter = (deps: Deps): Router => {
+  /** The offer's id if the caller's tenant owns it; 404 otherwise, whoever else owns it. */
+  const ownOffer = async (http: Context): Promise<string> => {
+    const offerId = http.params['offer_id'] ?? '';
+    if (!(await findOffer(deps.runner.db, principalOf(http).tenantId, offerId))) throw new HttpError(notFound('No offer with this id exists for your tenant.'));
+    return offerId;
+  };
+
+  const load = async (offerId: string): Promise<Loaded<credentialStatus.State>> => {
+    const loaded = await loadStream(deps.store, credentialStatus.credentialStatus, credentialStatus.credentialStatusStream(offerId));
+    if (isLeft(loaded)) throw new Error(`credential status of offer ${offerId}: ${loaded.left._tag}`);
+    return loaded.right;
+  };
+
+  const router = new Router();
+  router.get(PATH, requireScope('connector'), async (http) => {
+    const { state, expectedRevision } = await load(await ownOffer(http));
+    if (state.status === 'none' || typeof expectedRevision !== 'number') throw refusal({ _tag: 'NothingIssued' });
+    reply(http, state, expectedRevision);
+  });
+
+  router.put(PATH, requireScope('connector'), async (http) => {
+    const offerId = await ownOffer(http);
+    const body = decode(SetStatusBody, await readJson(http, { limitBytes: BODY_LIMIT }), 'body');
+    const matches = ifMatch(http);
+    const command: credentialStatus.Command = {
+      type: 'SetCredentialStatus',
+      data: { status: body.status, changeId: randomUUID(), at: deps.now().toISOString() },
+    };
+    const metadata = { actor: `apikey:${principalOf(http).keyId}`, requestId: requestIdOf(http) };
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const loaded = await load(offerId);
+      const { state, expectedRevision } = loaded;
+      if (state.status === 'none' || typeof expectedRevision !== 'number') throw refusal({ _tag: 'NothingIssued' });
+      if (matches && !matches(etagOf(expectedRevision))) throw new HttpError(preconditionFailed());
+      const handled = await handleCommand(
+        deps.store,
+        credentialStatus.credentialStatus,
+        credentialStatus.credentialStatusStream(offerId),
+        (current) => credentialStatus.decide(command, current),
+        metadata,
+        loaded,
+      );
+      if (isLeft(handled)) {
+        const error = handled.left;
+        if (error._tag === 'WrongExpectedRevision') {
+          if (matches) throw new HttpError(preconditionFailed());
+          continue;
+        }
+        if (error._tag === 'StreamDeleted') throw new Error(`credential status of offer ${offerId} is deleted`);
+        throw refusal(error);
+      }
+      const { events, position, revision } = handled.right;
+      if (position) {
+        // So that the served status list, and a GET, show the change once this answer is out.
+        await deps.runner.waitFor(position, deps.config.readYourWritesTimeoutMs);
+        deps.log.info('credential status changed', { offerId, status: body.status });
+      }
+      reply(http, events.reduce(credentialStatus.evolve, state) as Allocated, revision);
+      return;
+    }
+    throw new Error(`credential status of offer ${offerId}: kept losing to concurrent changes`);
+  });
+  return router;
+};

@@ -1,0 +1,55 @@
+// Fetching a Status List Token from the `uri` a credential names (draft-ietf-oauth-status-list,
+// "Status List Request"): GET with `Accept: application/statuslist+jwt`, one time limit for the
+// whole exchange, the body bounded, and redirects followed by hand, at most three, to http(s)
+// only (the draft lets clients follow them and warns about loops). Failures are reasons, never
+// exceptions: what "unavailable" means is the caller's policy.
+import { left, right, type Either } from 'fp-ts/lib/Either.js';
+import { FetchFailure, readBounded } from '../http/readBounded.js';
+import { STATUS_LIST_MEDIA_TYPE } from './statusListToken.js';
+
+const MAX_REDIRECTS = 3;
+
+export interface FetchOptions {
+  readonly timeoutMs: number;
+  readonly maxBytes: number;
+}
+
+const isHttp = (url: URL): boolean => url.protocol === 'http:' || url.protocol === 'https:';
+
+const failureOf = (err: unknown, timeoutMs: number): string => {
+  if (err instanceof FetchFailure) return err.message;
+  return (err as Error).name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : 'could not be fetched';
+};
+
+/** The token's text, or why it could not be had (completing "status list <uri> ..."). */
+export const fetchStatusListToken = async (uri: string, options: FetchOptions): Promise<Either<string, string>> => {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return left('is not a URL');
+  }
+  if (!isHttp(url) || url.username !== '' || url.password !== '') return left('is not an http(s) URL without credentials');
+  const signal = AbortSignal.timeout(options.timeoutMs);
+  try {
+    for (let redirects = 0; ; redirects++) {
+      const response = await fetch(url, { signal, redirect: 'manual', headers: { Accept: STATUS_LIST_MEDIA_TYPE } });
+      const location = response.headers.get('location');
+      if (response.status >= 300 && response.status < 400 && location !== null) {
+        await response.body?.cancel();
+        if (redirects === MAX_REDIRECTS) return left(`redirected more than ${MAX_REDIRECTS} times`);
+        const next = new URL(location, url);
+        if (!isHttp(next)) return left('redirected to a URL that is not http(s)');
+        url = next;
+        continue;
+      }
+      if (!response.ok) {
+        await response.body?.cancel();
+        return left(`answered HTTP ${response.status}`);
+      }
+      return right(Buffer.from(await readBounded(response, options.maxBytes)).toString('utf8'));
+    }
+  } catch (err) {
+    return left(failureOf(err, options.timeoutMs));
+  }
+};

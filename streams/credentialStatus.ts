@@ -1,0 +1,133 @@
+// Stream category `credentialstatus`: the status of what was issued under one credential offer,
+// `credentialstatus-<offer id>`, as a decider. The credential endpoint allocates each issued
+// credential's Status List entry (draft-ietf-oauth-status-list: a `uri` and an `idx`) before the
+// credential is signed; the integrator then revokes, suspends or reinstates them all at once.
+// Every change is one event carrying its own Issuance Event (REVOKED, SUSPENDED, REINSTATED)
+// whose `eventId` is the change's id, so each change is delivered, however often a status recurs.
+// The Status List Token served at each `uri` is a projection of these events
+// (projections/statusLists.ts).
+//
+//   none --AllocateCredentialStatus--> valid --SetCredentialStatus(suspended)--> suspended
+//   valid|suspended --SetCredentialStatus(revoked)--> revoked (final)
+//   suspended --SetCredentialStatus(valid)--> valid (CredentialReinstated)
+//
+// Pure: the time, the change's id and the allocated entries come in the command.
+import * as t from 'io-ts';
+import { left, right, type Either } from 'fp-ts/lib/Either.js';
+import { streamName } from '../src/eventstore/port.js';
+import { CallbackRequest } from './callback.js';
+import { eventCodec, type StreamContract } from './event.js';
+
+export const category = 'credentialstatus';
+export const credentialStatusStream = (offerId: string): string => streamName(category, offerId);
+
+/** What the integrator sets: VALID, INVALID (revoked) or SUSPENDED in the Status List. */
+export const CredentialStatus = t.keyof({ valid: null, suspended: null, revoked: null }, 'CredentialStatus');
+export type CredentialStatus = t.TypeOf<typeof CredentialStatus>;
+
+/** A Referenced Token's `status.status_list`, with the list it lives in. */
+export const StatusReference = t.type({ listId: t.number, idx: t.number, uri: t.string }, 'StatusReference');
+export type StatusReference = t.TypeOf<typeof StatusReference>;
+
+export const CredentialStatusAllocated = eventCodec(
+  'CredentialStatusAllocated',
+  t.type({ offerId: t.string, tenantId: t.string, references: t.array(StatusReference), allocatedAt: t.string }),
+);
+
+const change = <Type extends string>(type: Type) =>
+  eventCodec(type, t.type({ offerId: t.string, changeId: t.string, at: t.string, callback: CallbackRequest }));
+
+export const CredentialSuspended = change('CredentialSuspended');
+export const CredentialRevoked = change('CredentialRevoked');
+export const CredentialReinstated = change('CredentialReinstated');
+
+/** Every event a credential-status stream can hold. */
+export const CredentialStatusEvent = t.union([CredentialStatusAllocated, CredentialSuspended, CredentialRevoked, CredentialReinstated]);
+export type CredentialStatusEvent = t.TypeOf<typeof CredentialStatusEvent>;
+
+export type Command =
+  | {
+      readonly type: 'AllocateCredentialStatus';
+      readonly data: { readonly offerId: string; readonly tenantId: string; readonly references: readonly StatusReference[]; readonly at: string };
+    }
+  | {
+      readonly type: 'SetCredentialStatus';
+      readonly data: { readonly status: CredentialStatus; readonly changeId: string; readonly at: string };
+    };
+
+export type Event = CredentialStatusEvent;
+
+export type DomainError =
+  /** Nothing with a status has been issued under the offer (yet). */
+  | { readonly _tag: 'NothingIssued' }
+  /** A revoked credential stays revoked. */
+  | { readonly _tag: 'RevocationIsFinal' }
+  /** The offer's credentials already have their entries. */
+  | { readonly _tag: 'AlreadyAllocated' };
+
+export type State =
+  | { readonly status: 'none' }
+  | {
+      readonly status: CredentialStatus;
+      readonly offerId: string;
+      readonly tenantId: string;
+      readonly references: readonly StatusReference[];
+    };
+
+export const initialState: State = { status: 'none' };
+
+/** The Issuance Event status of each change. */
+const callbackStatus = { CredentialSuspended: 'SUSPENDED', CredentialRevoked: 'REVOKED', CredentialReinstated: 'REINSTATED' } as const;
+
+type Change = keyof typeof callbackStatus;
+
+const changeTo = (from: CredentialStatus, to: CredentialStatus): Change | undefined => {
+  if (from === to) return undefined;
+  if (to === 'revoked') return 'CredentialRevoked';
+  return to === 'suspended' ? 'CredentialSuspended' : 'CredentialReinstated';
+};
+
+const changeCallback = (tenantId: string, offerId: string, changeId: string, status: string): CallbackRequest => ({
+  tenantId,
+  eventId: changeId,
+  status,
+  body: { eventId: changeId, status, offerId },
+});
+
+export const decide = (command: Command, state: State): Either<DomainError, Event[]> => {
+  switch (command.type) {
+    case 'AllocateCredentialStatus': {
+      if (state.status !== 'none') return left({ _tag: 'AlreadyAllocated' });
+      const { offerId, tenantId, references, at } = command.data;
+      return right([{ type: 'CredentialStatusAllocated', data: { offerId, tenantId, references: [...references], allocatedAt: at } }]);
+    }
+    case 'SetCredentialStatus': {
+      if (state.status === 'none') return left({ _tag: 'NothingIssued' });
+      const { status, changeId, at } = command.data;
+      if (state.status === 'revoked' && status !== 'revoked') return left({ _tag: 'RevocationIsFinal' });
+      // Setting the status it has is answered as done: PUT is idempotent, and nothing changed to tell.
+      const type = changeTo(state.status, status);
+      if (type === undefined) return right([]);
+      const callback = changeCallback(state.tenantId, state.offerId, changeId, callbackStatus[type]);
+      return right([{ type, data: { offerId: state.offerId, changeId, at, callback } }]);
+    }
+  }
+};
+
+export const evolve = (state: State, event: Event): State => {
+  if (event.type === 'CredentialStatusAllocated') {
+    const { offerId, tenantId, references } = event.data;
+    return { status: 'valid', offerId, tenantId, references };
+  }
+  if (state.status === 'none') return state;
+  switch (event.type) {
+    case 'CredentialSuspended':
+      return { ...state, status: 'suspended' };
+    case 'CredentialRevoked':
+      return { ...state, status: 'revoked' };
+    case 'CredentialReinstated':
+      return { ...state, status: 'valid' };
+  }
+};
+
+export const credentialStatus: StreamContract<State, Event> = { category, codec: CredentialStatusEvent, initialState, evolve };

@@ -1,0 +1,116 @@
+// Test-side Status Lists (draft-ietf-oauth-status-list), written from the draft and sharing no code
+// with src/status, so a packing or signing bug there cannot hide behind the same bug here: pack
+// and read statuses, sign a Status List Token as another issuer would, and serve tokens from a
+// loopback HTTP server the test controls (answers, redirects, silence; hits counted per path).
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { deflateSync, inflateSync } from 'node:zlib';
+import { SignJWT, type CryptoKey } from 'jose';
+
+/** `lst` for `size` statuses of `bits` bits, all 0 but `set`. */
+export const packLst = (bits: number, size: number, set: Readonly<Record<number, number>> = {}): string => {
+  const bytes = Buffer.alloc(Math.ceil((size * bits) / 8));
+  for (const [index, status] of Object.entries(set)) {
+    const position = Number(index) * bits;
+    bytes[Math.floor(position / 8)]! |= status << (position % 8);
+  }
+  return deflateSync(bytes).toString('base64url');
+};
+
+/** The status at `idx` of an `lst`. */
+export const readLst = (lst: string, bits: number, idx: number): number => {
+  const bytes = inflateSync(Buffer.from(lst, 'base64url'));
+  const position = idx * bits;
+  return (bytes[Math.floor(position / 8)]! >> (position % 8)) & ((1 << bits) - 1);
+};
+
+const part = (jwt: string, index: number): Record<string, unknown> =>
+  JSON.parse(Buffer.from(jwt.split('.')[index]!, 'base64url').toString('utf8')) as Record<string, unknown>;
+
+export const jwtHeader = (jwt: string) => part(jwt, 0);
+export const jwtPayload = (jwt: string) => part(jwt, 1);
+
+/** The status of entry `idx` in a Status List Token, read without verifying it. */
+export const statusInToken = (jwt: string, idx: number): number => {
+  const { bits, lst } = jwtPayload(jwt)['status_list'] as { bits: number; lst: string };
+  return readLst(lst, bits, idx);
+};
+
+export interface StatusListSigner {
+  readonly privateKey: CryptoKey;
+  readonly x5c: readonly string[];
+}
+
+export interface StatusListTokenOptions {
+  readonly sub: string;
+  readonly lst: string;
+  readonly bits?: number;
+  /** Seconds; defaults: now, an hour ahead, 300. `null` leaves the claim out. */
+  readonly iat?: number | null;
+  readonly exp?: number | null;
+  readonly ttl?: number | null;
+  readonly typ?: string;
+}
+
+/** A Status List Token in JWT format, signed ES256 with `x5c`. */
+export const signStatusList = (signer: StatusListSigner, o: StatusListTokenOptions): Promise<string> => {
+  const now = Math.floor(Date.now() / 1000);
+  const optional = (name: string, value: number | null | undefined, fallback: number) =>
+    value === null ? {} : { [name]: value ?? fallback };
+  return new SignJWT({
+    sub: o.sub,
+    ...optional('iat', o.iat, now),
+    ...optional('exp', o.exp, now + 3600),
+    ...optional('ttl', o.ttl, 300),
+    status_list: { bits: o.bits ?? 1, lst: o.lst },
+  })
+    .setProtectedHeader({ alg: 'ES256', typ: o.typ ?? 'statuslist+jwt', x5c: [...signer.x5c] })
+    .sign(signer.privateKey);
+};
+
+export type ServedAnswer =
+  | { readonly status: number; readonly body: string; readonly contentType?: string }
+  | { readonly redirect: string; readonly status?: number }
+  | 'hang';
+
+export interface StatusListServer {
+  /** `http://127.0.0.1:<port><path>` */
+  url(path: string): string;
+  serve(path: string, answer: ServedAnswer): void;
+  hits(path: string): number;
+  /** The Accept header of the last request to `path`. */
+  accept(path: string): string | undefined;
+  close(): Promise<void>;
+}
+
+export const startStatusListServer = async (): Promise<StatusListServer> => {
+  const answers = new Map<string, ServedAnswer>();
+  const counts = new Map<string, number>();
+  const accepts = new Map<string, string | undefined>();
+  const server: Server = createServer((req, res) => {
+    const path = req.url ?? '/';
+    counts.set(path, (counts.get(path) ?? 0) + 1);
+    accepts.set(path, req.headers.accept);
+    const answer = answers.get(path) ?? { status: 404, body: '' };
+    if (answer === 'hang') return;
+    if ('redirect' in answer) {
+      res.writeHead(answer.status ?? 302, { location: answer.redirect });
+      res.end();
+      return;
+    }
+    res.writeHead(answer.status, { 'content-type': answer.contentType ?? 'application/statuslist+jwt' });
+    res.end(answer.body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (path) => `http://127.0.0.1:${port}${path}`,
+    serve: (path, answer) => void answers.set(path, answer),
+    hits: (path) => counts.get(path) ?? 0,
+    accept: (path) => accepts.get(path),
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+};
