@@ -1,15 +1,18 @@
-// Composes the service: event store, projection runner, bootstrap, both listeners; and takes
-// it apart again in the reverse order on shutdown.
-import { createServer, type Server } from 'node:http';
+// Composes the service: event store, projection runner, both listeners, bootstrap, features; and
+// takes it apart again in the reverse order on shutdown. The listeners come up before the read
+// models catch up, answering probes (live, not ready) and 503 to the rest, so that however long
+// the catch-up takes, or however far behind a projection is, the process is seen to be alive.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { allProjections } from '../projections/index.js';
 import type { Config } from './config.js';
 import { openEventStore, readModelsFile } from './eventstore/open.js';
 import type { EventStore } from './eventstore/port.js';
 import type { Feature, ServiceContext } from './feature.js';
-import { managementApp, publicApp } from './http/apps.js';
+import { managementApp, publicApp, startingApp } from './http/apps.js';
 import type { Logger } from './log.js';
 import { ProjectionRunner } from './projection-runner.js';
+import { projectionsCheck, quarantineCheck, readiness, storeCheck } from './readiness.js';
 import { dataKeys } from './crypto/dataKeys.js';
 import { loadKek } from './crypto/kek.js';
 import { features as allFeatures } from './features.js';
@@ -48,13 +51,30 @@ const closeServer = (server: Server, timeoutMs: number): Promise<void> =>
 export const startService = async (config: Config, log: Logger): Promise<Service> => {
   const store = await openEventStore(config);
   const runner = await ProjectionRunner.open({ store, file: readModelsFile(config), projections: allProjections, log });
-  const management = createServer();
-  const wallet = createServer();
   let features: readonly Feature[] = [];
+  let started = false;
+  const ready = readiness(
+    () => [
+      storeCheck(store),
+      projectionsCheck(runner, store, config.readinessMaxLagMs),
+      quarantineCheck(runner),
+      { name: 'started', failure: async () => (started ? undefined : 'the service is starting') },
+      ...features.flatMap((f) => f.readinessChecks ?? []),
+    ],
+    log,
+  );
+  type Handler = (request: IncomingMessage, response: ServerResponse) => void;
+  let serveManagement: Handler = startingApp({ log, readiness: ready }).callback();
+  let serveWallet = serveManagement;
+  const management = createServer((request, response) => serveManagement(request, response));
+  const wallet = createServer((request, response) => serveWallet(request, response));
   let context: ServiceContext;
   let managementUrl: string;
   let publicListenUrl: string;
   try {
+    managementUrl = await listen(management, config.managementPort, config.managementHost);
+    publicListenUrl = await listen(wallet, config.publicPort, config.publicHost);
+    log.info('answering probes, catching up with the event store', { management: managementUrl, public: publicListenUrl });
     runner.start();
     // Authentication reads the read models: serve once they hold everything already recorded.
     await runner.whenCaughtUp();
@@ -63,10 +83,8 @@ export const startService = async (config: Config, log: Logger): Promise<Service
     }
     context = { config, log, store, runner, dataKeys: dataKeys(store, await loadKek(config)) };
     features = await allFeatures(context);
-    management.on('request', managementApp({ log, readModels: runner.db, routers: features.flatMap((f) => f.managementRouters ?? []) }).callback());
-    wallet.on('request', publicApp({ log, routers: features.flatMap((f) => f.publicRouters ?? []) }).callback());
-    managementUrl = await listen(management, config.managementPort, config.managementHost);
-    publicListenUrl = await listen(wallet, config.publicPort, config.publicHost);
+    serveManagement = managementApp({ log, readiness: ready, readModels: runner.db, routers: features.flatMap((f) => f.managementRouters ?? []) }).callback();
+    serveWallet = publicApp({ log, readiness: ready, routers: features.flatMap((f) => f.publicRouters ?? []) }).callback();
   } catch (err) {
     // A start that fails half-way leaves nothing open behind it.
     management.close();
@@ -76,6 +94,7 @@ export const startService = async (config: Config, log: Logger): Promise<Service
     throw err;
   }
   for (const feature of features) feature.start?.();
+  started = true;
   log.info('listening', { management: managementUrl, public: publicListenUrl, publicUrl: config.publicUrl });
 
   let stopped: Promise<void> | undefined;

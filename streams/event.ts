@@ -22,15 +22,39 @@ export interface StreamContract<State, E extends Event> {
   readonly evolve: (state: State, event: E) => State;
 }
 
+/** A stored event that does not decode: a broken contract, not bad input. */
+export class BrokenContract extends Error {
+  override readonly name = 'BrokenContract';
+
+  constructor(
+    message: string,
+    /** Where decoding failed and what was expected there, without the values found (event data). */
+    readonly failures: readonly string[],
+  ) {
+    super(message);
+  }
+}
+
+/** `data.schema: expected JsonObject`, once per place, for the failures of one decode. */
+const failuresOf = (errors: t.Errors): string[] => [
+  ...new Set(
+    errors.map((e) => {
+      const path = e.context.map((c) => c.key).filter((key) => key !== '').join('.');
+      return `${path || '(event)'}: expected ${e.context[e.context.length - 1]?.type.name ?? 'another value'}`;
+    }),
+  ),
+];
+
 /**
- * Reads a recorded event back through its codec. A stored event that does not decode is a
- * broken contract, not bad input: it throws with the stream, revision and failures.
+ * Reads a recorded event back through its codec. A stored event that does not decode throws
+ * BrokenContract with the stream, revision and failures.
  */
 export const decodeRecorded = <E extends Event>(codec: t.Decoder<unknown, E>, recorded: RecordedEvent): E => {
   const result = codec.decode({ type: recorded.type, data: recorded.data });
   if (isLeft(result)) {
-    throw new Error(
+    throw new BrokenContract(
       `event ${recorded.streamId}@${recorded.revision} (${recorded.type}) breaks its contract: ${PathReporter.report(result).join('; ')}`,
+      failuresOf(result.left),
     );
   }
   return result.right;

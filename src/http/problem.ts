@@ -83,6 +83,10 @@ export const internalError = (detail = 'An unexpected error occurred.'): Problem
 export const notImplemented = (detail = 'The request method is not supported by this server.'): Problem =>
   problem(501, '/problems/not-implemented', 'Not implemented', detail);
 
+/** Send with a `Retry-After` header (see HttpError) when waiting is expected to help. */
+export const serviceUnavailable = (detail: string, type = '/problems/service-unavailable', title = 'Service unavailable'): Problem =>
+  problem(503, type, title, detail);
+
 /**
  * A Problem thrown at the edge (route handlers, body readers, decoders). `headers` are sent with
  * the problem response, e.g. `Allow`, `WWW-Authenticate`, `Retry-After`.
