@@ -3,6 +3,7 @@ import test from 'ava';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventually } from './support/bounded.js';
 import { opsScript, runScript } from './support/processes.js';
 import { startTestService } from './support/service.js';
 
@@ -23,15 +24,6 @@ interface Created {
   secret: string;
   scopes: string[];
 }
-
-/** Polls until `check` holds; the service sees the ops tool's appends within its poll interval. */
-const eventually = async (check: () => Promise<boolean>): Promise<boolean> => {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    if (await check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return false;
-};
 
 test('tenant create prints a secret once that a running service then accepts; key delete revokes it', async (t) => {
   await withDataDir(async (dir) => {

@@ -12,10 +12,13 @@ export interface Finished {
   readonly stderr: string;
 }
 
-/** Runs a script to its end with the given environment (no inherited variables but PATH). */
-export const runScript = (script: string, args: readonly string[], env: Record<string, string>): Promise<Finished> =>
+/**
+ * Runs a script to its end with the given environment (no inherited variables but PATH). With
+ * `timeoutMs`, a script still running then is killed (code null): a wedge fails, never hangs.
+ */
+export const runScript = (script: string, args: readonly string[], env: Record<string, string>, options: { timeoutMs?: number } = {}): Promise<Finished> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env } });
+    const child = spawn(process.execPath, [script, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env }, timeout: options.timeoutMs });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
