@@ -79,9 +79,20 @@ test('projections rebuild reports its progress and what it rebuilt', async (t) =
   });
 });
 
+test('projections status and quarantine list say so, exit 1, when this instance has no read models yet', async (t) => {
+  await withDataDir(async (dir) => {
+    for (const args of [['projections'], ['projections', 'quarantine', 'list']]) {
+      const result = await ops(dir, ...args);
+      t.is(result.code, 1, args.join(' '));
+      t.regex(result.stderr, /^no read models at .*readmodels\.sqlite: start the service, or run projections rebuild$/m);
+      t.is(result.stdout, '');
+    }
+  });
+});
+
 test('a wrong command or option prints the usage and exits 2 without writing', async (t) => {
   await withDataDir(async (dir) => {
-    for (const args of [['frobnicate'], ['tenant', 'create'], ['tenant', 'create', '--name', 'x', '--scopes', 'root'], ['all', '--from', 'yesterday']]) {
+    for (const args of [['frobnicate'], ['tenant', 'create'], ['tenant', 'create', '--name', 'x', '--scopes', 'root'], ['all', '--from', 'yesterday'], ['projections', 'quarantine', 'ack', 'latest']]) {
       const result = await ops(dir, ...args);
       t.is(result.code, 2, args.join(' '));
       t.regex(result.stderr, /usage: npm run -s ops/);
