@@ -87,8 +87,8 @@ export const startService = async (config: Config, log: Logger): Promise<Service
     serveWallet = publicApp({ log, readiness: ready, routers: features.flatMap((f) => f.publicRouters ?? []) }).callback();
   } catch (err) {
     // A start that fails half-way leaves nothing open behind it.
-    management.close();
-    wallet.close();
+    // Probes may hold connections open by now: they are cut, not waited for.
+    await Promise.all([closeServer(management, 0), closeServer(wallet, 0)]);
     await runner.close();
     await store.close();
     throw err;
