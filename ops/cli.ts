@@ -3,16 +3,14 @@
 //   npm run -s ops -- help
 import { parseArgs } from 'node:util';
 import { isLeft } from 'fp-ts/lib/Either.js';
-import { allProjections } from '../projections/index.js';
 import { allScopes, Scope } from '../streams/apiKey.js';
 import { loadConfig, type Config } from '../src/config.js';
-import { openEventStore, readModelsFile } from '../src/eventstore/open.js';
+import { openEventStore } from '../src/eventstore/open.js';
 import { parsePosition, type EventStore, type Position } from '../src/eventstore/port.js';
-import { createLogger } from '../src/log.js';
-import { ProjectionRunner } from '../src/projection-runner.js';
 import { createApiKey, createTenant, deleteApiKey } from '../src/tenancy/commands.js';
 import { CERTIFICATES_USAGE, CertificatesUsageError, runCertificates } from './certificates.js';
 import { callbacksOptions, callbacksUsage, runCallbacksCommand } from './callbacks.js';
+import { projectionsUsage, runProjectionsCommand } from './projections.js';
 import { printAll, printStream } from './replay.js';
 
 const USAGE = `usage: npm run -s ops -- <command>
@@ -27,9 +25,7 @@ const USAGE = `usage: npm run -s ops -- <command>
       prints a stream as JSON lines (auditor replay)
   all [--from COMMIT/PREPARE] [--to COMMIT/PREPARE]
       prints $all between two positions, both inclusive, as JSON lines
-  projections rebuild
-      drops the read models and rebuilds them from the event store (stop the service first)
-${CERTIFICATES_USAGE}${callbacksUsage}`;
+${projectionsUsage}${CERTIFICATES_USAGE}${callbacksUsage}`;
 
 class UsageError extends Error {}
 
@@ -83,6 +79,8 @@ const run = async (args: readonly string[], config: Config, store: EventStore): 
   const [command, sub, arg] = positionals;
   const callbacks = await runCallbacksCommand(`${command} ${sub ?? ''}`.trim(), values, config, store, out, (m) => new UsageError(m));
   if (callbacks !== undefined) return callbacks;
+  const projections = command === 'projections' ? await runProjectionsCommand(positionals.slice(1), config, store, out, (m) => new UsageError(m)) : undefined;
+  if (projections !== undefined) return projections;
   switch (`${command} ${sub ?? ''}`.trim()) {
     case 'tenant create': {
       if (!values.name) throw new UsageError('tenant create: --name is required');
@@ -105,16 +103,6 @@ const run = async (args: readonly string[], config: Config, store: EventStore): 
       if (!arg) throw new UsageError('key delete: KEY_ID is required');
       orFail(await deleteApiKey(store, arg, metadata));
       out(JSON.stringify({ api_key_id: arg, deleted: true }));
-      return 0;
-    }
-    case 'projections rebuild': {
-      const runner = await ProjectionRunner.open({ store, file: readModelsFile(config), projections: allProjections, log: createLogger({ level: 'warn', write: (l) => process.stderr.write(`${l}\n`) }) });
-      const started = Date.now();
-      await runner.rebuild((status) => process.stderr.write(`\rrebuilding: ${status.applied} events applied, checkpoint ${status.checkpoint}   `));
-      const { applied, checkpoint } = runner.status();
-      await runner.close();
-      process.stderr.write('\n');
-      out(JSON.stringify({ rebuilt: allProjections.map((p) => p.name), events: applied, checkpoint, ms: Date.now() - started }));
       return 0;
     }
   }

@@ -109,6 +109,8 @@ const variables = {
   logLevel: withDefault('LOG_LEVEL', LogLevelCodec, 'info'),
   readYourWritesTimeoutMs: withDefault('READ_YOUR_WRITES_TIMEOUT_MS', MillisecondsFromString, '5000'),
   shutdownTimeoutMs: withDefault('SHUTDOWN_TIMEOUT_MS', MillisecondsFromString, '10000'),
+  /** `/health/ready` fails once the oldest event the read models have not applied is this old. */
+  readinessMaxLagMs: withDefault('READINESS_MAX_LAG_MS', MillisecondsFromString, '10000'),
   // verification (OpenID4VP): variables added here
   /** PEM chain (leaf first) and PKCS#8 key of the access certificate; unset means a development chain in DATA_DIR. */
   accessCertificateFile: optional('ACCESS_CERTIFICATE_FILE', NonEmptyText),

@@ -7,6 +7,7 @@ import type { DataKeys } from './crypto/dataKeys.js';
 import type { EventStore } from './eventstore/port.js';
 import type { Logger } from './log.js';
 import type { ProjectionRunner } from './projection-runner.js';
+import type { ReadinessCheck } from './readiness.js';
 
 /** What every feature gets from the service. */
 export interface ServiceContext {
@@ -26,6 +27,11 @@ export interface Feature {
   readonly managementRouters?: readonly Router[];
   /** Mounted on the public (wallet-facing) listener. */
   readonly publicRouters?: readonly Router[];
+  /**
+   * What the feature needs to serve, checked by `GET /health/ready` beside the store and the read
+   * models: the place for "trust data usable" once trust lists are configured.
+   */
+  readonly readinessChecks?: readonly ReadinessCheck[];
   start?(): void;
   stop?(): Promise<void>;
 }

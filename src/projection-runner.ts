@@ -2,19 +2,31 @@
 // a subscription to `$all`. Each batch of events and the checkpoint after it commit in one
 // transaction, so a crash can neither apply an event twice nor skip one. The read models are
 // disposable: a missing file or a changed projection schema means a rebuild from the start.
-import type { Projection } from '../projections/projection.js';
+//
+// An event a projection cannot apply must not stop every reader behind it: when a batch fails for
+// a reason that lies with its events (src/projection-failure.ts), each of its events is applied
+// on its own, and a projection that keeps failing on one sets that event aside (src/quarantine.ts)
+// and goes on. A failure of the database or the machine stalls instead, retrying from the
+// checkpoint: nothing is set aside for it.
+import type { Projection, SqlChange } from '../projections/projection.js';
+import { quarantineAcknowledgmentsProjection } from '../projections/quarantineAcknowledgments.js';
 import { START, comparePositions, formatPosition, parsePosition, type EventStore, type Position, type RecordedEvent, type Subscription } from './eventstore/port.js';
 import type { Logger } from './log.js';
+import { isEnvironmental, reasonOf } from './projection-failure.js';
+import { clearQuarantine, countQuarantine, QUARANTINE_SCHEMA, recordQuarantine } from './quarantine.js';
 import { Sqlite } from './sqlite.js';
 
 /** The most events applied in one transaction; reading waits while this many are queued. */
 const MAX_BATCH = 1000;
 
+/** Times a projection tries an event on its own before setting it aside. */
+const ATTEMPTS = 3;
+
 const META = `
 CREATE TABLE IF NOT EXISTS projection_checkpoint (id INTEGER PRIMARY KEY CHECK (id = 1), position TEXT NOT NULL);
 INSERT OR IGNORE INTO projection_checkpoint (id, position) VALUES (1, '0/0');
 CREATE TABLE IF NOT EXISTS projection_schema (name TEXT PRIMARY KEY, schema TEXT NOT NULL, tables TEXT NOT NULL);
-`;
+${QUARANTINE_SCHEMA}`;
 
 export interface RunnerStatus {
   readonly checkpoint: string;
@@ -27,6 +39,8 @@ export interface RunnerStatus {
   readonly lastLagMs: number | null;
   /** Why projecting is stalled, while it is; it retries from the checkpoint. */
   readonly failing: string | null;
+  /** Events set aside since the read models were built; unacknowledged ones hold readiness back. */
+  readonly quarantine: { readonly total: number; readonly unacknowledged: number };
 }
 
 export type Progress = (status: RunnerStatus) => void;
@@ -50,6 +64,8 @@ export class ProjectionRunner {
   private waiters: Waiter[] = [];
   private caughtUpListeners: (() => void)[] = [];
   private progress: Progress | undefined;
+  /** Settles the rebuild under way: caught up, or stalled. */
+  private rebuilding: { readonly resolve: () => void; readonly reject: (err: unknown) => void } | undefined;
 
   private constructor(
     private readonly store: EventStore,
@@ -70,7 +86,9 @@ export class ProjectionRunner {
     const writer = Sqlite.open(options.file, { synchronous: 'NORMAL' });
     writer.exec(META);
     const reader = Sqlite.open(options.file, { synchronous: 'NORMAL' });
-    const runner = new ProjectionRunner(options.store, writer, reader, options.projections, options.log);
+    // Readiness asks whether every quarantined event is acknowledged, whatever the read models.
+    const projections = [...options.projections.filter((p) => p !== quarantineAcknowledgmentsProjection), quarantineAcknowledgmentsProjection];
+    const runner = new ProjectionRunner(options.store, writer, reader, projections, options.log);
     await runner.prepareSchema();
     return runner;
   }
@@ -128,10 +146,14 @@ export class ProjectionRunner {
       commits: this.commits,
       lastLagMs: this.lastLagMs,
       failing: this.failing,
+      quarantine: countQuarantine(this.db),
     };
   }
 
-  /** Drops every read model and replays `$all` from the start; resolves when caught up again. */
+  /**
+   * Drops every read model and replays `$all` from the start; resolves when caught up again and
+   * rejects with the failure when projecting stalls (the runner keeps retrying until stopped).
+   */
   async rebuild(progress?: Progress): Promise<void> {
     await this.stop();
     this.writer.transaction(() => {
@@ -141,9 +163,15 @@ export class ProjectionRunner {
     this.checkpoint = START;
     this.caughtUp = false;
     this.progress = progress;
-    this.start();
-    await this.whenCaughtUp();
-    this.progress = undefined;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        this.rebuilding = { resolve, reject };
+        this.start();
+      });
+    } finally {
+      this.rebuilding = undefined;
+      this.progress = undefined;
+    }
   }
 
   private async run(): Promise<void> {
@@ -174,6 +202,7 @@ export class ProjectionRunner {
           error: this.failing,
           retryInMs: backoffMs,
         });
+        this.rebuilding?.reject(err);
         await subscription.stop();
         if (!this.stopping) await new Promise((resolve) => setTimeout(resolve, backoffMs));
         backoffMs = Math.min(backoffMs * 2, 30_000);
@@ -184,23 +213,79 @@ export class ProjectionRunner {
   private async commit(batch: readonly RecordedEvent[]): Promise<void> {
     const last = batch[batch.length - 1];
     if (!last) return;
-    const changes = batch.flatMap((event) => this.projections.flatMap((p) => p.apply(event)));
-    this.writer.transaction(() => {
-      for (const change of changes) this.writer.run(change.sql, change.params);
-      this.writer.run('UPDATE projection_checkpoint SET position = ? WHERE id = 1', [formatPosition(last.position)]);
+    try {
+      this.writer.transaction(() => {
+        for (const event of batch) for (const projection of this.projections) this.runChanges(projection.apply(event));
+        this.saveCheckpoint(last.position);
+      });
+      this.committed(batch.length, last);
+    } catch (err) {
+      if (isEnvironmental(err)) throw err;
+      // Some event of the batch fails: each goes on its own, so that the others are still applied.
+      for (const event of batch) this.commitAlone(event);
+    }
+    this.resolveWaiters();
+    this.progress?.(this.status());
+  }
+
+  /**
+   * Applies one event in its own transaction, each projection in a savepoint: a projection that
+   * fails on it ATTEMPTS times sets it aside, the others apply it. A failure of the environment
+   * rolls the whole transaction back and is thrown: the runner stalls.
+   */
+  private commitAlone(event: RecordedEvent): void {
+    const quarantined = this.writer.transaction(() => {
+      const failed = this.projections.flatMap((projection) => {
+        const failure = this.applyWithRetries(projection, event);
+        return failure === undefined ? [] : [{ projection: projection.name, reason: reasonOf(failure) }];
+      });
+      for (const { projection, reason } of failed) recordQuarantine(this.writer, projection, event, reason, new Date());
+      this.saveCheckpoint(event.position);
+      return failed;
     });
+    this.committed(1, event);
+    for (const { projection, reason } of quarantined) {
+      // The stream is left out: its name can hold an identifier handed to a wallet (a presentation's state).
+      this.log.error('projection set aside an event it cannot apply', { projection, position: formatPosition(event.position), type: event.type, reason });
+    }
+  }
+
+  /** Undefined once `projection` has applied `event`; else its last failure. */
+  private applyWithRetries(projection: Projection, event: RecordedEvent): unknown {
+    let failure: unknown;
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      try {
+        this.writer.savepoint(() => this.runChanges(projection.apply(event)));
+        return undefined;
+      } catch (err) {
+        if (isEnvironmental(err)) throw err;
+        failure = err;
+      }
+    }
+    return failure;
+  }
+
+  private runChanges(changes: readonly SqlChange[]): void {
+    for (const change of changes) this.writer.run(change.sql, change.params);
+  }
+
+  private saveCheckpoint(position: Position): void {
+    this.writer.run('UPDATE projection_checkpoint SET position = ? WHERE id = 1', [formatPosition(position)]);
+  }
+
+  /** The in-memory state after a transaction that committed `count` events up to `last`. */
+  private committed(count: number, last: RecordedEvent): void {
     this.checkpoint = last.position;
-    this.applied += batch.length;
+    this.applied += count;
     this.commits++;
     this.lastLagMs = Math.max(0, Date.now() - last.created.getTime());
     this.failing = null;
-    this.resolveWaiters();
-    this.progress?.(this.status());
   }
 
   private markCaughtUp(): void {
     this.caughtUp = true;
     for (const listener of this.caughtUpListeners.splice(0)) listener();
+    this.rebuilding?.resolve();
   }
 
   private resolveWaiters(): void {
@@ -237,6 +322,7 @@ export class ProjectionRunner {
 
   private createTables(): void {
     this.writer.run('DELETE FROM projection_schema');
+    clearQuarantine(this.writer);
     for (const p of this.projections) {
       this.writer.exec(p.schema);
       this.writer.run('INSERT INTO projection_schema (name, schema, tables) VALUES (?, ?, ?)', [p.name, p.schema, JSON.stringify(p.tables)]);

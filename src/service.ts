@@ -1,15 +1,18 @@
-// Composes the service: event store, projection runner, bootstrap, both listeners; and takes
-// it apart again in the reverse order on shutdown.
-import { createServer, type Server } from 'node:http';
+// Composes the service: event store, projection runner, both listeners, bootstrap, features; and
+// takes it apart again in the reverse order on shutdown. The listeners come up before the read
+// models catch up, answering probes (live, not ready) and 503 to the rest, so that however long
+// the catch-up takes, or however far behind a projection is, the process is seen to be alive.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { allProjections } from '../projections/index.js';
 import type { Config } from './config.js';
 import { openEventStore, readModelsFile } from './eventstore/open.js';
 import type { EventStore } from './eventstore/port.js';
 import type { Feature, ServiceContext } from './feature.js';
-import { managementApp, publicApp, routeTable, type RouteEntry } from './http/apps.js';
+import { managementApp, publicApp, routeTable, startingApp, type RouteEntry } from './http/apps.js';
 import type { Logger } from './log.js';
 import { ProjectionRunner } from './projection-runner.js';
+import { projectionsCheck, quarantineCheck, readiness, storeCheck } from './readiness.js';
 import { dataKeys } from './crypto/dataKeys.js';
 import { loadKek } from './crypto/kek.js';
 import { features as allFeatures } from './features.js';
@@ -52,14 +55,31 @@ export const startService = async (config: Config, log: Logger): Promise<Service
   const kek = await loadKek(config, log);
   const store = await openEventStore(config);
   const runner = await ProjectionRunner.open({ store, file: readModelsFile(config), projections: allProjections, log });
-  const management = createServer();
-  const wallet = createServer();
   let features: readonly Feature[] = [];
+  let started = false;
+  const ready = readiness(
+    () => [
+      storeCheck(store),
+      projectionsCheck(runner, store, config.readinessMaxLagMs),
+      quarantineCheck(runner),
+      { name: 'started', failure: async () => (started ? undefined : 'the service is starting') },
+      ...features.flatMap((f) => f.readinessChecks ?? []),
+    ],
+    log,
+  );
+  type Handler = (request: IncomingMessage, response: ServerResponse) => void;
+  let serveManagement: Handler = startingApp({ log, readiness: ready }).callback();
+  let serveWallet = serveManagement;
+  const management = createServer((request, response) => serveManagement(request, response));
+  const wallet = createServer((request, response) => serveWallet(request, response));
   let context: ServiceContext;
   let managementUrl: string;
   let publicListenUrl: string;
   let routes: Service['routes'];
   try {
+    managementUrl = await listen(management, config.managementPort, config.managementHost);
+    publicListenUrl = await listen(wallet, config.publicPort, config.publicHost);
+    log.info('answering probes, catching up with the event store', { management: managementUrl, public: publicListenUrl });
     runner.start();
     // Authentication reads the read models: serve once they hold everything already recorded.
     await runner.whenCaughtUp();
@@ -71,19 +91,18 @@ export const startService = async (config: Config, log: Logger): Promise<Service
     const managementRouters = features.flatMap((f) => f.managementRouters ?? []);
     const publicRouters = features.flatMap((f) => f.publicRouters ?? []);
     routes = { management: routeTable(managementRouters), public: routeTable(publicRouters) };
-    management.on('request', managementApp({ log, readModels: runner.db, routers: managementRouters }).callback());
-    wallet.on('request', publicApp({ log, routers: publicRouters }).callback());
-    managementUrl = await listen(management, config.managementPort, config.managementHost);
-    publicListenUrl = await listen(wallet, config.publicPort, config.publicHost);
+    serveManagement = managementApp({ log, readiness: ready, readModels: runner.db, routers: managementRouters }).callback();
+    serveWallet = publicApp({ log, readiness: ready, routers: publicRouters }).callback();
   } catch (err) {
     // A start that fails half-way leaves nothing open behind it.
-    management.close();
-    wallet.close();
+    // Probes may hold connections open by now: they are cut, not waited for.
+    await Promise.all([closeServer(management, 0), closeServer(wallet, 0)]);
     await runner.close();
     await store.close();
     throw err;
   }
   for (const feature of features) feature.start?.();
+  started = true;
   log.info('listening', { management: managementUrl, public: publicListenUrl, publicUrl: config.publicUrl });
 
   let stopped: Promise<void> | undefined;

@@ -91,6 +91,23 @@ export class Sqlite {
     }
   }
 
+  /**
+   * Runs `work` inside a savepoint of the current transaction: if it throws, what it wrote is
+   * undone and the rest of the transaction kept. (SQLite itself rolls the whole transaction back
+   * on a few failures, such as a full disk; the error is then rethrown with nothing to undo.)
+   */
+  savepoint<T>(work: () => T & (T extends PromiseLike<unknown> ? never : unknown)): T {
+    this.exec('SAVEPOINT work');
+    try {
+      const result = work();
+      this.exec('RELEASE work');
+      return result;
+    } catch (err) {
+      if (this.db.inTransaction) this.exec('ROLLBACK TO work; RELEASE work');
+      throw err;
+    }
+  }
+
   close(): void {
     this.statements.clear();
     this.db.close();

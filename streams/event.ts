@@ -22,21 +22,38 @@ export interface StreamContract<State, E extends Event> {
   readonly evolve: (state: State, event: E) => State;
 }
 
-/** Where and what a decode failed, without the value found there: it may be personal data. */
-const failures = (errors: t.Errors): string =>
-  errors
-    .map((e) => `${e.context.map((c) => c.key).filter((key) => key !== '').join('.') || '(root)'}: expected ${e.context[e.context.length - 1]?.type.name ?? 'another value'}`)
-    .join('; ');
+/** A stored event that does not decode: a broken contract, not bad input. */
+export class BrokenContract extends Error {
+  override readonly name = 'BrokenContract';
+
+  constructor(
+    message: string,
+    /** Where decoding failed and what was expected there, without the values found (event data). */
+    readonly failures: readonly string[],
+  ) {
+    super(message);
+  }
+}
+
+/** `data.schema: expected JsonObject`, once per place, for the failures of one decode. */
+const failuresOf = (errors: t.Errors): string[] => [
+  ...new Set(
+    errors.map((e) => {
+      const path = e.context.map((c) => c.key).filter((key) => key !== '').join('.');
+      return `${path || '(event)'}: expected ${e.context[e.context.length - 1]?.type.name ?? 'another value'}`;
+    }),
+  ),
+];
 
 /**
- * Reads a recorded event back through its codec. A stored event that does not decode is a
- * broken contract, not bad input: it throws with the stream (as logs show it), revision and
- * failures.
+ * Reads a recorded event back through its codec. A stored event that does not decode throws
+ * BrokenContract with the stream (as logs show it), revision and failures, never the values.
  */
 export const decodeRecorded = <E extends Event>(codec: t.Decoder<unknown, E>, recorded: RecordedEvent): E => {
   const result = codec.decode({ type: recorded.type, data: recorded.data });
   if (isLeft(result)) {
-    throw new Error(`event ${streamRef(recorded.streamId)}@${recorded.revision} (${recorded.type}) breaks its contract: ${failures(result.left)}`);
+    const failures = failuresOf(result.left);
+    throw new BrokenContract(`event ${streamRef(recorded.streamId)}@${recorded.revision} (${recorded.type}) breaks its contract: ${failures.join('; ')}`, failures);
   }
   return result.right;
 };

@@ -3,6 +3,7 @@ import test from 'ava';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventually } from './support/bounded.js';
 import { opsScript, runScript } from './support/processes.js';
 import { startTestService } from './support/service.js';
 
@@ -23,15 +24,6 @@ interface Created {
   secret: string;
   scopes: string[];
 }
-
-/** Polls until `check` holds; the service sees the ops tool's appends within its poll interval. */
-const eventually = async (check: () => Promise<boolean>): Promise<boolean> => {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    if (await check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return false;
-};
 
 test('tenant create prints a secret once that a running service then accepts; key delete revokes it', async (t) => {
   await withDataDir(async (dir) => {
@@ -87,9 +79,20 @@ test('projections rebuild reports its progress and what it rebuilt', async (t) =
   });
 });
 
+test('projections status and quarantine list say so, exit 1, when this instance has no read models yet', async (t) => {
+  await withDataDir(async (dir) => {
+    for (const args of [['projections'], ['projections', 'quarantine', 'list']]) {
+      const result = await ops(dir, ...args);
+      t.is(result.code, 1, args.join(' '));
+      t.regex(result.stderr, /^no read models at .*readmodels\.sqlite: start the service, or run projections rebuild$/m);
+      t.is(result.stdout, '');
+    }
+  });
+});
+
 test('a wrong command or option prints the usage and exits 2 without writing', async (t) => {
   await withDataDir(async (dir) => {
-    for (const args of [['frobnicate'], ['tenant', 'create'], ['tenant', 'create', '--name', 'x', '--scopes', 'root'], ['all', '--from', 'yesterday']]) {
+    for (const args of [['frobnicate'], ['tenant', 'create'], ['tenant', 'create', '--name', 'x', '--scopes', 'root'], ['all', '--from', 'yesterday'], ['projections', 'quarantine', 'ack', 'latest']]) {
       const result = await ops(dir, ...args);
       t.is(result.code, 2, args.join(' '));
       t.regex(result.stderr, /usage: npm run -s ops/);

@@ -94,7 +94,7 @@ const flakyProjection = (failOn: string) => {
   return { projection, state };
 };
 
-test('a batch that fails to apply leaves no trace and is applied again from the checkpoint', async (t) => {
+test('a batch that fails to apply leaves no trace and its events are applied again, each alone', async (t) => {
   await withDir(async (dir, store) => {
     // The third event's SQL fails once, after the first two of its batch were written.
     const { projection: flaky, state } = flakyProjection('tenant 2');
@@ -129,7 +129,7 @@ test('live events that arrive while a transaction commits are applied together i
   });
 });
 
-test('a live batch that fails to apply is applied again from the checkpoint, and later events follow', async (t) => {
+test('a live batch that fails to apply is applied again, event by event, and later events follow', async (t) => {
   await withDir(async (dir, store) => {
     const { projection: flaky, state } = flakyProjection('tenant 1');
     const runner = await openRunner(store, join(dir, 'rm.sqlite'), [flaky]);

@@ -1,5 +1,7 @@
 // The service skeleton over real HTTP on loopback: listeners, problems, authentication.
 import test from 'ava';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -137,6 +139,26 @@ test('a start that fails half-way closes the event store and read models it open
     const files = await readdir(dataDir);
     t.true(files.includes('events.sqlite'));
     t.deepEqual(files.filter((f) => f.endsWith('-wal')), []);
+  } finally {
+    await running.cleanup();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a start that fails once the management listener is up closes that listener again', async (t) => {
+  const running = await startTestService();
+  const dataDir = await mkdtemp(join(tmpdir(), 'failed-start-'));
+  const free = createServer();
+  await new Promise<void>((resolve) => free.listen(0, '127.0.0.1', resolve));
+  const managementPort = String((free.address() as AddressInfo).port);
+  await new Promise((resolve) => free.close(resolve));
+  try {
+    const publicPort = new URL(running.service.publicListenUrl).port;
+    const error = await t.throwsAsync(startTestService({ dataDir, env: { MANAGEMENT_PORT: managementPort, PUBLIC_PORT: publicPort } }));
+    t.is((error as NodeJS.ErrnoException).code, 'EADDRINUSE');
+    const again = createServer();
+    await t.notThrowsAsync(new Promise<void>((resolve, reject) => again.once('error', reject).listen(Number(managementPort), '127.0.0.1', resolve)));
+    await new Promise((resolve) => again.close(resolve));
   } finally {
     await running.cleanup();
     await rm(dataDir, { recursive: true, force: true });

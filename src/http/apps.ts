@@ -1,17 +1,32 @@
-// The two listeners' Koa apps. The management app authenticates every route but /health before
-// routing; the public app is what wallets reach. Feature routers are mounted by the service.
+// The two listeners' Koa apps. The management app authenticates every route but the health
+// routes before routing; the public app is what wallets reach. Feature routers are mounted by the
+// service; until they are, both listeners serve the starting app.
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { Logger } from '../log.js';
 import { requestLog } from '../log.js';
+import type { Readiness } from '../readiness.js';
 import { authenticate } from '../tenancy/authenticate.js';
 import type { Sqlite } from '../sqlite.js';
-import { allowedMethods, problems } from './problem.js';
+import { allowedMethods, HttpError, problems, serviceUnavailable } from './problem.js';
 
-const healthRouter = (): Router => {
+/**
+ * `/health` (kept as it always was), `/health/live` (the process answers) and `/health/ready`
+ * (whether to send it traffic: 503 naming each failing check).
+ */
+const healthRouter = (readiness: () => Promise<Readiness>): Router => {
   const router = new Router();
   router.get('/health', (ctx) => {
     ctx.body = { status: 'ok' };
+  });
+  router.get('/health/live', (ctx) => {
+    ctx.body = { status: 'live' };
+  });
+  router.get('/health/ready', async (ctx) => {
+    const { ready, checks } = await readiness();
+    ctx.set('Cache-Control', 'no-store');
+    ctx.status = ready ? 200 : 503;
+    ctx.body = { status: ready ? 'ready' : 'not_ready', checks };
   });
   return router;
 };
@@ -47,16 +62,31 @@ const baseApp = (log: Logger): Koa => {
   return app;
 };
 
-export const managementApp = (deps: { log: Logger; readModels: Sqlite; routers: readonly Router[] }): Koa => {
+interface AppDeps {
+  readonly log: Logger;
+  readonly readiness: () => Promise<Readiness>;
+}
+
+export const managementApp = (deps: AppDeps & { readModels: Sqlite; routers: readonly Router[] }): Koa => {
   const app = baseApp(deps.log);
-  mount(app, [healthRouter()]);
+  mount(app, [healthRouter(deps.readiness)]);
   app.use(authenticate(deps.readModels));
   mount(app, deps.routers);
   return app;
 };
 
-export const publicApp = (deps: { log: Logger; routers: readonly Router[] }): Koa => {
+export const publicApp = (deps: AppDeps & { routers: readonly Router[] }): Koa => {
   const app = baseApp(deps.log);
-  mount(app, [healthRouter(), ...deps.routers]);
+  mount(app, [healthRouter(deps.readiness), ...deps.routers]);
+  return app;
+};
+
+/** Both listeners while the read models catch up and the features start: probes, and 503 for the rest. */
+export const startingApp = (deps: AppDeps): Koa => {
+  const app = baseApp(deps.log);
+  mount(app, [healthRouter(deps.readiness)]);
+  app.use(() => {
+    throw new HttpError(serviceUnavailable('The service is starting; retry shortly.'), { 'Retry-After': '1' });
+  });
   return app;
 };

@@ -88,6 +88,10 @@ export const tooManyRequests = (detail = 'Too many requests; retry later.'): Pro
 export const internalError = (detail = 'An unexpected error occurred.'): Problem =>
   problem(500, '/problems/internal-error', 'Internal error', detail);
 
+/** Send with a `Retry-After` header (see HttpError) when waiting is expected to help. */
+export const serviceUnavailable = (detail: string, type = '/problems/service-unavailable', title = 'Service unavailable'): Problem =>
+  problem(503, type, title, detail);
+
 /**
  * A Problem thrown at the edge (route handlers, body readers, decoders). `headers` are sent with
  * the problem response, e.g. `Allow`, `WWW-Authenticate`, `Retry-After`.

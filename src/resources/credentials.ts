@@ -21,7 +21,7 @@ import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import type { BlobStore } from './blobStore.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import type { VersionedKind } from './kind.js';
-import { addressOf, createResource, metadataOf, versionedRoutes } from './routes.js';
+import { createResource, metadataOf, readableAddressOf, versionedRoutes } from './routes.js';
 import type { Uploads } from './uploads.js';
 import { claimValues, firstProof, flavorOf, readCredential, typesOf, type VerifiableCredential } from './verifiableCredential.js';
 
@@ -124,7 +124,7 @@ export const credentialRoutes = (router: Router, deps: ResourcesContext, uploads
   });
 
   router.get('/credentials/:id/values', scope, async (ctx) => {
-    const found = await findLatest(deps.runner.db, addressOf(ctx, credentialsKind));
+    const found = await findLatest(deps.runner.db, await readableAddressOf(ctx, deps, credentialsKind));
     if (!found) throw new HttpError(notFound('No resource of this kind has this id.'));
     ctx.body = claimValues(readCredential(await buffer(blobs.read(String(found.data['digest_multibase'])))));
   });

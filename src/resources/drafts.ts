@@ -24,7 +24,7 @@ import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import type { VersionedKind } from './kind.js';
 import { apiLineOf } from './oasVersion.js';
-import { addressOf, createResource, revisionOf, updateRoute, versionedRoutes } from './routes.js';
+import { addressOf, createResource, readableAddressOf, revisionOf, updateRoute, versionedRoutes } from './routes.js';
 import { claimValue } from './verifiableCredential.js';
 
 const PURPOSE = 'draft-values';
@@ -186,7 +186,7 @@ export const draftRoutes = (router: Router, deps: ResourcesContext): void => {
   );
 
   router.post('/drafts/:id/revisions/:revision/export', scope, async (ctx) => {
-    const found = await findRevision(deps.runner.db, addressOf(ctx, kind), revisionOf(ctx));
+    const found = await findRevision(deps.runner.db, await readableAddressOf(ctx, deps, kind), revisionOf(ctx));
     if (!found) throw new HttpError(notFound('No resource of this kind has this id.'));
     const request = decode(ExportBody, await readJson(ctx, { limitBytes: JSON_LIMIT }), 'body');
     ctx.type = 'application/json';

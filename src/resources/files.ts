@@ -20,7 +20,7 @@ import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import { etagOfEnvelope } from './envelope.js';
 import { claimFileContent, heldAt, releaseFileContentAt } from './fileContent.js';
 import type { VersionedKind } from './kind.js';
-import { addressOf, createResource, metadataOf, revisionOf, versionedRoutes } from './routes.js';
+import { createResource, metadataOf, readableAddressOf, revisionOf, versionedRoutes } from './routes.js';
 import type { Uploads } from './uploads.js';
 
 const SAME_CONTENT = 'A live file with the same content (digest_multibase) exists.';
@@ -125,7 +125,7 @@ export const fileRoutes = (router: Router, deps: ResourcesContext, uploads: Uplo
   });
 
   router.get('/files/:id/revisions/:revision/blob', scope, async (ctx) => {
-    const found = await findRevision(deps.runner.db, addressOf(ctx, kind), revisionOf(ctx));
+    const found = await findRevision(deps.runner.db, await readableAddressOf(ctx, deps, kind), revisionOf(ctx));
     if (!found) throw new HttpError(notFound('No resource of this kind has this id.'));
     const etag = etagOfEnvelope(found);
     ctx.set('ETag', etag);

@@ -4,15 +4,16 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
-import { findHistory, findLatest, findRevision, type ResourceAddress } from '../../projections/resources.js';
-import type { Event } from '../../streams/event.js';
+import { findHistory, findLatest, findRevision, resourcesProjection, type ResourceAddress } from '../../projections/resources.js';
+import { decodeRecorded, type Event } from '../../streams/event.js';
 import { MAX_REVISION, StringMap, type Envelope } from '../../streams/resource.js';
 import { appendEvents, type EventMetadata } from '../eventstore/handle.js';
 import type { Json } from '../eventstore/port.js';
 import { readJson } from '../http/body.js';
 import { Uuid } from '../http/codecs.js';
 import { requestIdOf } from '../log.js';
-import { conflict, HttpError, invalidRequest, notFound, preconditionFailed } from '../http/problem.js';
+import { conflict, HttpError, invalidRequest, notFound, preconditionFailed, serviceUnavailable } from '../http/problem.js';
+import { isQuarantined } from '../quarantine.js';
 import { decode } from '../http/validate.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { noneMatchHits, requireIfMatch } from './conditional.js';
@@ -28,6 +29,38 @@ export const addressOf = (ctx: Context, kind: { readonly name: string }): Resour
   const id = String(ctx.params['id'] ?? '');
   if (!Uuid.is(id)) throw new HttpError(invalidRequest('The id is not a UUID.', [{ location: 'path.id', message: 'expected a UUID', value: id }]));
   return { tenantId: principalOf(ctx).tenantId, kind: kind.name, id: id.toLowerCase() };
+};
+
+/** The tenant whose resource the stream holds, from its first event; undefined if that cannot be read. */
+const ownerOf = async <State, E extends Event>(deps: ResourcesContext, kind: VersionedKind<State, E>, stream: string): Promise<string | undefined> => {
+  const read = await deps.store.readStream(stream, { maxCount: 1 });
+  const first = read._tag === 'Found' ? read.events[0] : undefined;
+  try {
+    return first && kind.envelopeOf(kind.contract.evolve(kind.contract.initialState, decodeRecorded(kind.contract.codec, first)))?.tenantId;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * The addressed resource, to be read from the read models. One of whose events the resources
+ * projection set aside (src/quarantine.ts) has a stale or missing view there: its tenant gets a
+ * 503 instead of that view, another tenant the 404 of any id not its own. The owner comes from
+ * the store, since the read model may never have recorded the resource.
+ */
+export const readableAddressOf = async <State, E extends Event>(ctx: Context, deps: ResourcesContext, kind: VersionedKind<State, E>): Promise<ResourceAddress> => {
+  const address = addressOf(ctx, kind);
+  const stream = kind.streamOf(address.id);
+  if (isQuarantined(deps.runner.db, resourcesProjection.name, stream) && (await ownerOf(deps, kind, stream)) === address.tenantId) {
+    throw new HttpError(
+      serviceUnavailable(
+        'An event of this resource could not be applied to the read models; it cannot be read until an operator resolves it.',
+        '/problems/resource-unavailable',
+        'Resource unavailable',
+      ),
+    );
+  }
+  return address;
 };
 
 export const revisionOf = (ctx: Context): number => {
@@ -144,13 +177,13 @@ export const versionedRoutes = <State, E extends Event>(router: Router, kind: Ve
   router.post(`${base}/search`, scope, (ctx) => search(ctx, db()));
 
   router.get(`${base}/:id`, scope, async (ctx) => {
-    const found = await findLatest(db(), addressOf(ctx, kind));
+    const found = await findLatest(db(), await readableAddressOf(ctx, deps, kind));
     if (!found) throw missing();
     await conditionalRead(ctx, etagOfEnvelope(found), async () => wireEnvelope(await rendered(kind, ctx, found)));
   });
 
   router.get(`${base}/:id/history`, scope, async (ctx) => {
-    const items = await findHistory(db(), addressOf(ctx, kind));
+    const items = await findHistory(db(), await readableAddressOf(ctx, deps, kind));
     const last = items[items.length - 1];
     if (!last) throw missing();
     await conditionalRead(ctx, etagOfEnvelope(last), async () => ({
@@ -159,8 +192,7 @@ export const versionedRoutes = <State, E extends Event>(router: Router, kind: Ve
   });
 
   router.get(`${base}/:id/revisions/:revision`, scope, async (ctx) => {
-    const address = addressOf(ctx, kind);
-    const found = await findRevision(db(), address, revisionOf(ctx));
+    const found = await findRevision(db(), await readableAddressOf(ctx, deps, kind), revisionOf(ctx));
     if (!found) throw missing();
     await conditionalRead(ctx, etagOfEnvelope(found), async () => wireEnvelope(await rendered(kind, ctx, found)));
   });

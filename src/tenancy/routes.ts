@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import { findTenant } from '../../projections/tenants.js';
 import type { Feature, ServiceContext } from '../feature.js';
 import type { ProjectionRunner } from '../projection-runner.js';
+import { listQuarantine } from '../quarantine.js';
 import { principalOf, requireScope } from './authenticate.js';
 
 export const tenancyFeature = ({ runner }: ServiceContext): Feature => ({
@@ -22,7 +23,12 @@ const tenancyRouter = (runner: ProjectionRunner): Router => {
     };
   });
   router.get('/admin/projections', requireScope('admin'), (ctx) => {
-    ctx.body = runner.status();
+    const status = runner.status();
+    // Without the stream: the runner serves every tenant, and a stream name can hold another's identifiers.
+    const entries = listQuarantine(runner.db).map(({ projection, position, type, reason, quarantinedAt, acknowledged }) => ({
+      projection, position, type, reason, quarantinedAt, acknowledged,
+    }));
+    ctx.body = { ...status, quarantine: { ...status.quarantine, entries } };
   });
   return router;
 };

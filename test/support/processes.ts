@@ -13,10 +13,14 @@ export interface Finished {
   readonly stderr: string;
 }
 
-/** Runs a script to its end with the given environment (no inherited variables but PATH; the test process's key file). */
-export const runScript = (script: string, args: readonly string[], env: Record<string, string>): Promise<Finished> =>
+/**
+ * Runs a script to its end with the given environment (no inherited variables but PATH; the test
+ * process's key file). With `timeoutMs`, a script still running then is killed (code null): a
+ * wedge fails, never hangs.
+ */
+export const runScript = (script: string, args: readonly string[], env: Record<string, string>, options: { timeoutMs?: number } = {}): Promise<Finished> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { env: { PATH: process.env['PATH'] ?? '', ...testKekEnv, ...env } });
+    const child = spawn(process.execPath, [script, ...args], { env: { PATH: process.env['PATH'] ?? '', ...testKekEnv, ...env }, timeout: options.timeoutMs });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
