@@ -2,7 +2,7 @@
 // from the service's own route table, against a real service on loopback over a fresh store.
 // Fails on any 5xx, any management API error that is not problem+json, any wallet-route error
 // that is not JSON, any event a rejected request appended, and anything accepted that the read
-// models cannot apply. Bounded by FUZZ_SECONDS (default
+// models cannot apply (a stall or a quarantined event). Bounded by FUZZ_SECONDS (default
 // 60) and FUZZ_MAX_REQUESTS; FUZZ_SEED repeats a run exactly.
 import { randomUUID } from 'node:crypto';
 import type { RouteEntry } from '../../src/http/apps.js';
@@ -70,6 +70,7 @@ const main = async (): Promise<void> => {
   const s = await startTestService({ env: { OFFER_TTL_SECONDS: '86400', PRESENTATION_EXPIRES_IN: '3600' } });
   const failures: string[] = [];
   let sent = 0;
+  let quarantined = 0;
   try {
     const ids = await realIds(s);
     const routes: Target[] = [
@@ -93,8 +94,10 @@ const main = async (): Promise<void> => {
       const what = `${target.route.method} ${target.route.path} (${body.name})`;
       const wrong = await judge(target, response);
       if (wrong) failures.push(`${what}: ${wrong}`);
-      const failing = s.service.runner.status().failing;
-      if (failing !== null) failures.push(`${what}: the read models stopped on what it wrote (${failing})`);
+      const status = s.service.runner.status();
+      if (status.failing !== null) failures.push(`${what}: the read models stopped on what it wrote (${status.failing})`);
+      if (status.quarantine.total > quarantined) failures.push(`${what}: a projection set aside what it wrote`);
+      quarantined = status.quarantine.total;
       if (response.status >= 400 && !OUTCOME_ROUTES.has(`${target.route.method} ${target.route.path}`)) {
         const appended = await s.service.store.readAll({ fromPosition: before, maxCount: 100 });
         const caused = appended.filter((e) => formatPosition(e.position) !== formatPosition(before) && (e.metadata as { requestId?: unknown } | null)?.requestId === requestId);
