@@ -52,6 +52,7 @@ export const verificationFeature = async (context: ServiceContext): Promise<Feat
     verifier: await loadVerifier(context),
     verify,
     bounds: expiryBounds(context),
+    defaultRedirectUri: context.config.defaultRedirectUri,
     log: context.log,
   };
   let expiry: Periodic | undefined;
