@@ -9,6 +9,9 @@ import type { EventStore } from './eventstore/port.js';
 import type { Feature, ServiceContext } from './feature.js';
 import { managementApp, publicApp, routeTable, type RouteEntry } from './http/apps.js';
 import type { Logger } from './log.js';
+import { instrumentedStore } from './metrics/instrumentedStore.js';
+import { createMetrics } from './metrics/metrics.js';
+import { observeProjectionLag } from './metrics/projectionLag.js';
 import { ProjectionRunner } from './projection-runner.js';
 import { dataKeys } from './crypto/dataKeys.js';
 import { loadKek } from './crypto/kek.js';
@@ -48,8 +51,10 @@ const closeServer = (server: Server, timeoutMs: number): Promise<void> =>
   });
 
 export const startService = async (config: Config, log: Logger): Promise<Service> => {
-  const store = await openEventStore(config);
+  const metrics = createMetrics(log);
+  const store = instrumentedStore(await openEventStore(config), metrics);
   const runner = await ProjectionRunner.open({ store, file: readModelsFile(config), projections: allProjections, log });
+  observeProjectionLag(metrics, store, runner, 'read_models');
   const management = createServer();
   const wallet = createServer();
   let features: readonly Feature[] = [];
@@ -64,13 +69,13 @@ export const startService = async (config: Config, log: Logger): Promise<Service
     if (config.bootstrapApiKey) {
       await bootstrapTenant(store, runner, config.bootstrapApiKey, log, config.readYourWritesTimeoutMs);
     }
-    context = { config, log, store, runner, dataKeys: dataKeys(store, await loadKek(config)) };
+    context = { config, log, metrics, store, runner, dataKeys: dataKeys(store, await loadKek(config)) };
     features = await allFeatures(context);
     const managementRouters = features.flatMap((f) => f.managementRouters ?? []);
     const publicRouters = features.flatMap((f) => f.publicRouters ?? []);
     routes = { management: routeTable(managementRouters), public: routeTable(publicRouters) };
-    management.on('request', managementApp({ log, readModels: runner.db, routers: managementRouters }).callback());
-    wallet.on('request', publicApp({ log, routers: publicRouters }).callback());
+    management.on('request', managementApp({ log, metrics, readModels: runner.db, routers: managementRouters }).callback());
+    wallet.on('request', publicApp({ log, metrics, routers: publicRouters }).callback());
     managementUrl = await listen(management, config.managementPort, config.managementHost);
     publicListenUrl = await listen(wallet, config.publicPort, config.publicHost);
   } catch (err) {
