@@ -126,6 +126,10 @@ export const dueDeliveries = async (db: Sqlite, now: Date, limit: number): Promi
   return rows.map((r) => r.delivery_id);
 };
 
+/** Deliveries recorded and not yet ended (delivered, abandoned or undeliverable): the queue, for metrics. */
+export const countPendingDeliveries = async (db: Sqlite): Promise<number> =>
+  db.get<{ n: number }>("SELECT COUNT(*) AS n FROM deliveries WHERE state = 'pending'")?.n ?? 0;
+
 /** Ended deliveries whose flow data key is not yet recorded as destroyed. */
 export const deliveriesWithDataToDestroy = async (db: Sqlite, limit: number): Promise<string[]> => {
   const rows = db.all<{ delivery_id: string }>(

@@ -74,6 +74,23 @@ const Key256 = withMessage(
   'expected 32 bytes in base64url (43 characters)',
 );
 
+// The connector's own redirect after same-device flows: wallets send the user's browser there, so
+// plain http is only accepted on the loopback (a developer's machine).
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+const DefaultRedirectUri = withMessage(
+  t.refinement(t.string, (s) => {
+    let url: URL;
+    try {
+      url = new URL(s);
+    } catch {
+      return false;
+    }
+    const scheme = url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname));
+    return scheme && !s.includes('#') && url.username === '' && url.password === '';
+  }),
+  'expected an absolute https URL (http only on localhost) without credentials or fragment',
+);
+
 const BooleanFromString = new t.Type<boolean, string, unknown>(
   'BooleanFromString',
   (u): u is boolean => typeof u === 'boolean',
@@ -135,6 +152,8 @@ const variables = {
   presentationExpiresInMax: withDefault('PRESENTATION_EXPIRES_IN_MAX', integerFromString(1, 86_400), '3600'),
   /** How often the scheduler looks for presentation requests past their expiry. */
   presentationExpiryIntervalMs: withDefault('PRESENTATION_EXPIRY_INTERVAL_MS', integerFromString(10, 3_600_000), '1000'),
+  /** Where same-device flows send the browser when the request has no `redirect_uri`; unset means no redirect. */
+  defaultRedirectUri: optional('DEFAULT_REDIRECT_URI', DefaultRedirectUri),
   // issuance (OpenID4VCI): variables added here
   /** JSON file of the credential configurations; unset means the built-in `pid` and `membership` types. */
   credentialConfigurationsFile: optional('CREDENTIAL_CONFIGURATIONS', NonEmptyText),

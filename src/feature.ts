@@ -6,6 +6,7 @@ import type { Config } from './config.js';
 import type { DataKeys } from './crypto/dataKeys.js';
 import type { EventStore } from './eventstore/port.js';
 import type { Logger } from './log.js';
+import type { Metrics } from './metrics/metrics.js';
 import type { ProjectionRunner } from './projection-runner.js';
 import type { ReadinessCheck } from './readiness.js';
 
@@ -13,6 +14,9 @@ import type { ReadinessCheck } from './readiness.js';
 export interface ServiceContext {
   readonly config: Config;
   readonly log: Logger;
+  /** This instance's metrics: features count and time what they do here (src/metrics/metrics.ts). */
+  readonly metrics: Metrics;
+  /** Appends are timed and counted into `metrics`. */
   readonly store: EventStore;
   /** Read models (`runner.db`) and read-your-writes (`runner.waitFor`). */
   readonly runner: ProjectionRunner;

@@ -11,6 +11,9 @@ import type { EventStore } from './eventstore/port.js';
 import type { Feature, ServiceContext } from './feature.js';
 import { managementApp, publicApp, routeTable, startingApp, type RouteEntry } from './http/apps.js';
 import type { Logger } from './log.js';
+import { instrumentedStore } from './metrics/instrumentedStore.js';
+import { createMetrics } from './metrics/metrics.js';
+import { observeProjectionLag } from './metrics/projectionLag.js';
 import { ProjectionRunner } from './projection-runner.js';
 import { projectionsCheck, quarantineCheck, readiness, storeCheck } from './readiness.js';
 import { dataKeys } from './crypto/dataKeys.js';
@@ -53,8 +56,10 @@ const closeServer = (server: Server, timeoutMs: number): Promise<void> =>
 export const startService = async (config: Config, log: Logger): Promise<Service> => {
   // First: a key-encryption key that cannot be had stops the start before anything is opened.
   const kek = await loadKek(config, log);
-  const store = await openEventStore(config);
+  const metrics = createMetrics(log);
+  const store = instrumentedStore(await openEventStore(config), metrics);
   const runner = await ProjectionRunner.open({ store, file: readModelsFile(config), projections: allProjections, log });
+  observeProjectionLag(metrics, store, runner, 'read_models');
   let features: readonly Feature[] = [];
   let started = false;
   const ready = readiness(
@@ -68,8 +73,8 @@ export const startService = async (config: Config, log: Logger): Promise<Service
     log,
   );
   type Handler = (request: IncomingMessage, response: ServerResponse) => void;
-  let serveManagement: Handler = startingApp({ log, readiness: ready }).callback();
-  let serveWallet = serveManagement;
+  let serveManagement: Handler = startingApp({ log, metrics, readiness: ready, listener: 'management' }).callback();
+  let serveWallet: Handler = startingApp({ log, metrics, readiness: ready, listener: 'public' }).callback();
   const management = createServer((request, response) => serveManagement(request, response));
   const wallet = createServer((request, response) => serveWallet(request, response));
   let context: ServiceContext;
@@ -86,13 +91,13 @@ export const startService = async (config: Config, log: Logger): Promise<Service
     if (config.bootstrapApiKey) {
       await bootstrapTenant(store, runner, config.bootstrapApiKey, log, config.readYourWritesTimeoutMs);
     }
-    context = { config, log, store, runner, kek, dataKeys: dataKeys(store, kek) };
+    context = { config, log, metrics, store, runner, kek, dataKeys: dataKeys(store, kek) };
     features = await allFeatures(context);
     const managementRouters = features.flatMap((f) => f.managementRouters ?? []);
     const publicRouters = features.flatMap((f) => f.publicRouters ?? []);
     routes = { management: routeTable(managementRouters), public: routeTable(publicRouters) };
-    serveManagement = managementApp({ log, readiness: ready, readModels: runner.db, routers: managementRouters }).callback();
-    serveWallet = publicApp({ log, readiness: ready, routers: publicRouters }).callback();
+    serveManagement = managementApp({ log, metrics, readiness: ready, readModels: runner.db, routers: managementRouters }).callback();
+    serveWallet = publicApp({ log, metrics, readiness: ready, routers: publicRouters }).callback();
   } catch (err) {
     // A start that fails half-way leaves nothing open behind it.
     // Probes may hold connections open by now: they are cut, not waited for.

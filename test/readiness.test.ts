@@ -11,6 +11,7 @@ import { isRight } from 'fp-ts/lib/Either.js';
 import type { EventStore } from '../src/eventstore/port.js';
 import { publicApp, startingApp } from '../src/http/apps.js';
 import { silentLogger } from '../src/log.js';
+import { createMetrics } from '../src/metrics/metrics.js';
 import { acknowledgeQuarantine } from '../src/quarantine.js';
 import { projectionsCheck, readiness, storeCheck, type ReadinessCheck } from '../src/readiness.js';
 import { createTenant } from '../src/tenancy/commands.js';
@@ -71,7 +72,7 @@ test('not ready, naming the store, when the store fails or does not answer; its 
       [silentStore, /did not answer within \d+ ms/],
     ] as const) {
       const checks: ReadinessCheck[] = [storeCheck(unreachable as EventStore), projectionsCheck(runner, unreachable as EventStore, 10_000)];
-      await serving(publicApp({ log: silentLogger, readiness: readiness(() => checks, silentLogger), routers: [] }), async (url) => {
+      await serving(publicApp({ log: silentLogger, metrics: createMetrics(silentLogger), readiness: readiness(() => checks, silentLogger), routers: [] }), async (url) => {
         const response = await fetch(`${url}/health/ready`);
         const text = await response.text();
         t.is(response.status, 503);
@@ -132,7 +133,12 @@ test('not ready while a quarantined event is not acknowledged; acknowledged, it 
 });
 
 test('while the service starts, both listeners answer probes, not ready, and 503 with Retry-After to anything else', async (t) => {
-  const starting = startingApp({ log: silentLogger, readiness: readiness(() => [{ name: 'started', failure: async () => 'the service is starting' }], silentLogger) });
+  const starting = startingApp({
+    log: silentLogger,
+    metrics: createMetrics(silentLogger),
+    listener: 'public',
+    readiness: readiness(() => [{ name: 'started', failure: async () => 'the service is starting' }], silentLogger),
+  });
   await serving(starting, async (url) => {
     t.is((await fetch(`${url}/health/live`)).status, 200);
     t.deepEqual(await probe(await fetch(`${url}/health/ready`)), {

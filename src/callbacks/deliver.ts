@@ -13,6 +13,7 @@ import type { DataKeys } from '../crypto/dataKeys.js';
 import { appendEvents, loadStream } from '../eventstore/handle.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { Sqlite } from '../sqlite.js';
 import { postCallback } from './post.js';
 import type { Claim } from './record.js';
@@ -37,6 +38,7 @@ export interface DelivererOptions {
   readonly maxInFlight: number;
   readonly instanceId: string;
   readonly log: Logger;
+  readonly metrics: Metrics['callbacks'];
   readonly now: () => Date;
 }
 
@@ -86,8 +88,12 @@ export class Deliverer {
       work
         // The claim lapses and the delivery is attempted again; nothing is lost.
         .catch((err: unknown) => this.options.log.error('callback attempt failed unexpectedly', { deliveryId, err }))
-        .finally(() => this.inFlight.delete(deliveryId)),
+        .finally(() => {
+          this.inFlight.delete(deliveryId);
+          this.options.metrics.inFlight.set(this.inFlight.size);
+        }),
     );
+    this.options.metrics.inFlight.set(this.inFlight.size);
   }
 
   private async claimAndAttempt(deliveryId: string): Promise<void> {
@@ -133,6 +139,9 @@ export class Deliverer {
       now: this.options.now,
     });
     const attemptedAt = started.toISOString();
+    const attemptOutcome = { outcome: outcome.ok ? 'delivered' : outcome.reason };
+    this.options.metrics.attempts.inc(attemptOutcome);
+    this.options.metrics.attemptDuration.observe(attemptOutcome, outcome.durationMs / 1000);
     if (outcome.ok) {
       const { httpStatus, durationMs } = outcome;
       await this.end(claimed, revision, [{ type: 'DeliveryDelivered', data: { deliveryId, attempt, attemptedAt, httpStatus, durationMs } }], log);
@@ -147,14 +156,18 @@ export class Deliverer {
       },
     };
     log.warn('callback attempt failed', { attempt, reason: outcome.reason, httpStatus: outcome.httpStatus, nextAttemptAt: failed.data.nextAttemptAt });
-    if (next) await this.append(deliveryId, revision, [failed], log);
-    else await this.end(claimed, revision, [failed, abandoned(deliveryId, 'retries_exhausted', this.options.now())], log);
+    if (next) {
+      if ((await this.append(deliveryId, revision, [failed], log)) !== undefined) this.options.metrics.retriesScheduled.inc();
+    } else await this.end(claimed, revision, [failed, abandoned(deliveryId, 'retries_exhausted', this.options.now())], log);
   }
 
   /** Records how a delivery ended, then destroys the flow's data key. */
   private async end(claimed: Delivery, revision: number, events: readonly DeliveryEvent[], log: Logger): Promise<void> {
     const after = await this.append(claimed.deliveryId, revision, events, log);
     const last = events[events.length - 1]!;
+    if (after !== undefined) {
+      this.options.metrics.deliveriesEnded.inc({ outcome: last.type === 'DeliveryAbandoned' ? last.data.reason : 'delivered' });
+    }
     if (last.type === 'DeliveryDelivered') log.info('callback delivered', { attempt: last.data.attempt, httpStatus: last.data.httpStatus });
     if (last.type === 'DeliveryAbandoned') log.warn('callback abandoned', { reason: last.data.reason, attempts: claimed.attempts });
     if (after !== undefined && claimed.callback.sealed) await this.destroyData(claimed.deliveryId, claimed.callback.sealed.ownerId, after);

@@ -3,7 +3,7 @@
 // CALLBACK_URL and CALLBACK_SECRET configure the bootstrap tenant at start.
 import { randomUUID } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
-import { lastRecordedSource } from '../../projections/deliveries.js';
+import { countPendingDeliveries, lastRecordedSource } from '../../projections/deliveries.js';
 import { START } from '../eventstore/port.js';
 import type { Feature, ServiceContext } from '../feature.js';
 import { startPeriodic, type Periodic } from '../periodic.js';
@@ -47,8 +47,15 @@ export const callbacksFeature = async (context: ServiceContext, options: { now?:
     maxInFlight: config.callbackMaxInFlight,
     instanceId: randomUUID(),
     log: log.child({ component: 'callbacks' }),
+    metrics: context.metrics.callbacks,
     now,
   });
+  const { pending } = context.metrics.callbacks;
+  context.metrics.refreshOnScrape(
+    'pending callback deliveries',
+    async () => pending.set(await countPendingDeliveries(context.runner.db)),
+    () => pending.set(Number.NaN),
+  );
   const recorder = new DeliveryRecorder({
     store,
     log,

@@ -6,8 +6,10 @@
 // verifier can match issuers by key, not only by name.
 import { createHash, webcrypto } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { exportJWK, type JWK } from 'jose';
+import type { Logger } from '../log.js';
 import { x509 } from './x509.js';
 
 export type CryptoKey = webcrypto.CryptoKey;
@@ -27,9 +29,41 @@ export interface CertifiedKey {
 }
 
 export interface SubjectAltName {
-  readonly type: 'dns' | 'url';
+  /** dNSName, uniformResourceIdentifier or iPAddress (v4 or v6, without brackets). */
+  readonly type: 'dns' | 'url' | 'ip';
   readonly value: string;
 }
+
+/** The subjectAltName naming the host of `url`: an iPAddress when the host is an address, else a dNSName. */
+export const hostSubjectAltName = (url: string): SubjectAltName => {
+  const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+  return isIP(host) === 0 ? { type: 'dns', value: host } : { type: 'ip', value: host };
+};
+
+// WHATWG URL parsing writes an IPv6 address in one canonical form; certificates may spell it otherwise.
+const canonicalIp = (ip: string): string => (isIP(ip) === 6 ? new URL(`http://[${ip}]`).hostname : ip);
+
+const sameName = (a: SubjectAltName, b: SubjectAltName): boolean =>
+  a.type === b.type && (a.type === 'ip' ? canonicalIp(a.value) === canonicalIp(b.value) : a.value === b.value);
+
+/** The dNSName, uniformResourceIdentifier and iPAddress entries of a certificate's subjectAltName. */
+export const subjectAltNamesOf = (certificate: x509.X509Certificate): SubjectAltName[] =>
+  (certificate.getExtension(x509.SubjectAlternativeNameExtension)?.names.items ?? []).flatMap((n): SubjectAltName[] =>
+    n.type === 'dns' || n.type === 'url' || n.type === 'ip' ? [{ type: n.type, value: n.value }] : [],
+  );
+
+/**
+ * Whether wallets that check `iss` against the `x5c` leaf accept `issuer` for this certificate: a
+ * uniformResourceIdentifier equal to it, or a dNSName equal to its host (SD-JWT VC issuer key
+ * resolution by X.509, as the OpenWallet Foundation's libraries implement it).
+ */
+export const namesIssuer = (certificate: x509.X509Certificate, issuer: string): boolean => {
+  const host = new URL(issuer).hostname;
+  return subjectAltNamesOf(certificate).some((n) => (n.type === 'url' && n.value === issuer) || (n.type === 'dns' && n.value === host));
+};
+
+/** `dns:host`, `uri:https://...` or `ip:address`, for messages. */
+export const describeSubjectAltName = (n: SubjectAltName): string => `${n.type === 'url' ? 'uri' : n.type}:${n.value}`;
 
 export interface CertificateOptions {
   /** The subject common name. */
@@ -209,7 +243,10 @@ export interface SigningIdentitySource {
   readonly dataDir: string;
   /** Of the generated development leaf. */
   readonly commonName: string;
+  /** Of the generated development leaf; a kept leaf without all of them is replaced. */
   readonly subjectAltNames?: readonly SubjectAltName[];
+  /** Told when a kept development identity is replaced. */
+  readonly log?: Logger;
 }
 
 const DEV_CERTIFICATE = 'certificate.pem';
@@ -217,10 +254,17 @@ const DEV_KEY = 'key.pem';
 const DEV_CA = 'ca.pem';
 const DEV_CA_KEY = 'ca-key.pem';
 
+const isErrno = (err: unknown, ...codes: string[]): boolean => codes.includes((err as NodeJS.ErrnoException).code ?? '');
+
 /**
  * The configured identity, or else a development chain (self-made CA + leaf) generated once into
  * `DATA_DIR/<name>-identity/` and reused on every start. The directory is filled under a temporary
  * name and renamed into place, so of two processes starting at once both end up with the same one.
+ *
+ * A kept development leaf that lacks one of `subjectAltNames` (made by an older version, or for
+ * another PUBLIC_URL) would sign what wallets reject, so it is set aside as
+ * `<name>-identity.replaced-<serial>/` (never deleted: a verifier may trust its CA) and a new chain
+ * made in its place.
  */
 export const loadSigningIdentity = async (source: SigningIdentitySource): Promise<SigningIdentity> => {
   if ((source.certificateFile === undefined) !== (source.keyFile === undefined)) {
@@ -230,13 +274,60 @@ export const loadSigningIdentity = async (source: SigningIdentitySource): Promis
     return readIdentity(source.certificateFile, source.keyFile);
   }
   const dir = join(source.dataDir, `${source.name}-identity`);
-  const certificateFile = join(dir, DEV_CERTIFICATE);
-  const keyFile = join(dir, DEV_KEY);
-  try {
-    return await readIdentity(certificateFile, keyFile);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  const kept = await readDevelopmentIdentity(dir);
+  if (kept !== undefined) {
+    const missing = missingNames(kept, source);
+    if (missing.length === 0) return kept;
+    const setAside = await setAsideDevelopmentIdentity(dir, kept);
+    source.log?.warn('development signing identity replaced: its certificate lacks subject alternative names the configuration needs', {
+      identity: source.name,
+      missing: missing.map(describeSubjectAltName),
+      setAside,
+    });
   }
+  await generateDevelopmentIdentity(dir, source);
+  const identity = await readIdentity(join(dir, DEV_CERTIFICATE), join(dir, DEV_KEY));
+  const missing = missingNames(identity, source);
+  if (missing.length > 0) {
+    // Only another process, configured otherwise, can have put this one here since.
+    throw new Error(
+      `${dir} holds a development certificate without ${missing.map(describeSubjectAltName).join(', ')}: ` +
+        'processes sharing DATA_DIR must share PUBLIC_URL',
+    );
+  }
+  return identity;
+};
+
+const missingNames = (identity: SigningIdentity, source: SigningIdentitySource): SubjectAltName[] => {
+  const present = identity.chain[0] ? subjectAltNamesOf(identity.chain[0]) : [];
+  return (source.subjectAltNames ?? []).filter((wanted) => !present.some((n) => sameName(n, wanted)));
+};
+
+const readDevelopmentIdentity = async (dir: string): Promise<SigningIdentity | undefined> => {
+  try {
+    return await readIdentity(join(dir, DEV_CERTIFICATE), join(dir, DEV_KEY));
+  } catch (err) {
+    if (isErrno(err, 'ENOENT')) return undefined;
+    throw err;
+  }
+};
+
+/**
+ * Moves `dir` to a name derived from the kept leaf's serial number. Of processes replacing the same
+ * leaf at once, one moves it; the others find it gone (ENOENT) or the name taken (ENOTEMPTY,
+ * EEXIST: `dir` is then already a new identity, which stays where it is).
+ */
+const setAsideDevelopmentIdentity = async (dir: string, kept: SigningIdentity): Promise<string> => {
+  const target = `${dir}.replaced-${kept.chain[0]?.serialNumber ?? 'unknown'}`;
+  try {
+    await rename(dir, target);
+  } catch (err) {
+    if (!isErrno(err, 'ENOENT', 'ENOTEMPTY', 'EEXIST')) throw err;
+  }
+  return target;
+};
+
+const generateDevelopmentIdentity = async (dir: string, source: SigningIdentitySource): Promise<void> => {
   await mkdir(source.dataDir, { recursive: true, mode: 0o700 });
   const staging = await mkdtemp(join(source.dataDir, `.${source.name}-identity-`));
   try {
@@ -244,10 +335,8 @@ export const loadSigningIdentity = async (source: SigningIdentitySource): Promis
     await rename(staging, dir);
   } catch (err) {
     await rm(staging, { recursive: true, force: true });
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
+    if (!isErrno(err, 'ENOTEMPTY', 'EEXIST')) throw err;
   }
-  return readIdentity(certificateFile, keyFile);
 };
 
 const readIdentity = async (certificateFile: string, keyFile: string): Promise<SigningIdentity> => {

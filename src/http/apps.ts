@@ -1,10 +1,12 @@
 // The two listeners' Koa apps. The management app authenticates every route but the health
-// routes before routing; the public app is what wallets reach. Feature routers are mounted by the
-// service; until they are, both listeners serve the starting app.
+// routes and /metrics before routing; the public app is what wallets reach. Feature routers are
+// mounted by the service; until they are, both listeners serve the starting app.
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { Logger } from '../log.js';
 import { requestLog } from '../log.js';
+import { httpMetrics, metricsRouter } from '../metrics/http.js';
+import type { Listener, Metrics } from '../metrics/metrics.js';
 import type { Readiness } from '../readiness.js';
 import { authenticate } from '../tenancy/authenticate.js';
 import type { Sqlite } from '../sqlite.js';
@@ -52,38 +54,40 @@ const mount = (app: Koa, routers: readonly Router[]): void => {
   }
 };
 
-const baseApp = (log: Logger): Koa => {
+const baseApp = (log: Logger, metrics: Metrics, listener: Listener): Koa => {
   const app = new Koa();
   app.proxy = false;
   // Errors are answered by `problems`; Koa's own handler would print them to stderr.
   app.silent = true;
   app.use(requestLog(log));
+  app.use(httpMetrics(metrics, listener));
   app.use(problems({ logger: log }));
   return app;
 };
 
 interface AppDeps {
   readonly log: Logger;
+  readonly metrics: Metrics;
   readonly readiness: () => Promise<Readiness>;
 }
 
 export const managementApp = (deps: AppDeps & { readModels: Sqlite; routers: readonly Router[] }): Koa => {
-  const app = baseApp(deps.log);
-  mount(app, [healthRouter(deps.readiness)]);
+  const app = baseApp(deps.log, deps.metrics, 'management');
+  mount(app, [healthRouter(deps.readiness), metricsRouter(deps.metrics)]);
   app.use(authenticate(deps.readModels));
   mount(app, deps.routers);
   return app;
 };
 
 export const publicApp = (deps: AppDeps & { routers: readonly Router[] }): Koa => {
-  const app = baseApp(deps.log);
+  const app = baseApp(deps.log, deps.metrics, 'public');
   mount(app, [healthRouter(deps.readiness), ...deps.routers]);
   return app;
 };
 
-/** Both listeners while the read models catch up and the features start: probes, and 503 for the rest. */
-export const startingApp = (deps: AppDeps): Koa => {
-  const app = baseApp(deps.log);
+/** A listener while the read models catch up and the features start: probes, and 503 for the rest. */
+export const startingApp = (deps: AppDeps & { listener: Listener }): Koa => {
+  const app = baseApp(deps.log, deps.metrics, deps.listener);
   mount(app, [healthRouter(deps.readiness)]);
   app.use(() => {
     throw new HttpError(serviceUnavailable('The service is starting; retry shortly.'), { 'Retry-After': '1' });

@@ -3,7 +3,8 @@
 // offer expiry scheduler.
 import Router from '@koa/router';
 import { configVariableNames } from '../config.js';
-import { loadSigningIdentity } from '../crypto/certificates.js';
+import { describeSubjectAltName, hostSubjectAltName, loadSigningIdentity, namesIssuer, subjectAltNamesOf, type SigningIdentity } from '../crypto/certificates.js';
+import type { Logger } from '../log.js';
 import type { Feature, ServiceContext } from '../feature.js';
 import type { Periodic } from '../periodic.js';
 import { createStatusAllocator } from '../status/allocation.js';
@@ -34,19 +35,38 @@ const walletRouter = (ctx: IssuanceContext): Router => {
   return router;
 };
 
+/**
+ * Wallets resolve the issuer's key from `x5c` only when the leaf names `iss` (the credential issuer
+ * identifier, PUBLIC_URL): the development leaf always does; a configured one that does not is
+ * allowed (a deployment may know its wallets) but said loudly at start.
+ */
+const warnUnlessLeafNamesIssuer = (identity: SigningIdentity, issuer: string, log: Logger): void => {
+  const leaf = identity.chain[0];
+  if (leaf === undefined || namesIssuer(leaf, issuer)) return;
+  log.warn(
+    `${configVariableNames.issuerCertificateFile}: the leaf certificate has no subjectAltName naming the issuer identifier ` +
+      `(a URI equal to ${configVariableNames.publicUrl}, or a DNS name equal to its host); wallets that check iss against x5c will reject its credentials`,
+    { issuer, subjectAltNames: subjectAltNamesOf(leaf).map(describeSubjectAltName) },
+  );
+};
+
 /** Loads the credential configurations and the Issuer Signing Certificate; a bad one stops the start. */
 export const issuanceFeature = async (service: ServiceContext): Promise<Feature> => {
   const { config } = service;
   const configurations = await loadCredentialConfigurations(config.credentialConfigurationsFile);
   const identity = await loadSigningIdentity({
     name: 'issuer',
-    certificateVariable: 'ISSUER_CERTIFICATE_FILE',
-    keyVariable: 'ISSUER_KEY_FILE',
+    certificateVariable: configVariableNames.issuerCertificateFile,
+    keyVariable: configVariableNames.issuerKeyFile,
     certificateFile: config.issuerCertificateFile,
     keyFile: config.issuerKeyFile,
     dataDir: config.dataDir,
     commonName: 'Connector issuer (development)',
+    // The credential issuer identifier is `iss` of every credential: wallets match it against these.
+    subjectAltNames: [hostSubjectAltName(config.publicUrl), { type: 'url', value: config.publicUrl }],
+    log: service.log,
   });
+  if (config.issuerCertificateFile !== undefined) warnUnlessLeafNamesIssuer(identity, config.publicUrl, service.log);
   const ctx: IssuanceContext = {
     ...service,
     secrets: issuanceSecrets(service.kek),

@@ -97,7 +97,7 @@ export interface CreatedPresentation {
 }
 
 export const createPresentation = async (
-  deps: { readonly store: EventStore; readonly dataKeys: DataKeys },
+  deps: { readonly store: EventStore; readonly dataKeys: DataKeys; readonly defaultRedirectUri: string | undefined },
   tenantId: string,
   body: CreatePresentationBody,
   bounds: ExpiryBounds,
@@ -110,7 +110,8 @@ export const createPresentation = async (
   const request: SealedRequest = {
     dcqlQuery: body.dcql_query,
     transactionData: (body.transaction_data ?? []).map(encodeTransactionData),
-    redirectUri: body.redirect_uri ?? null,
+    // Resolved now, so the flow keeps the destination it was created with whatever the configuration becomes.
+    redirectUri: body.redirect_uri ?? deps.defaultRedirectUri ?? null,
   };
   const expiresAt = new Date(now.getTime() + (body.expires_in ?? bounds.defaultSeconds) * 1000);
   const requested: PresentationEvent = {

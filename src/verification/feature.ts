@@ -1,6 +1,6 @@
 // The verification feature (OpenID4VP): its routes on both listeners and the expiry scheduler.
 import { configVariableNames } from '../config.js';
-import { loadSigningIdentity, x509HashClientId } from '../crypto/certificates.js';
+import { hostSubjectAltName, loadSigningIdentity, x509HashClientId } from '../crypto/certificates.js';
 import type { Feature, ServiceContext } from '../feature.js';
 import type { Periodic } from '../periodic.js';
 import { credentialStatusCheckerFromConfig } from '../status/statusCheck.js';
@@ -35,7 +35,8 @@ export const loadVerifier = async (context: ServiceContext): Promise<Verifier> =
     keyFile: config.accessKeyFile,
     dataDir: config.dataDir,
     commonName: `${new URL(config.publicUrl).hostname} access certificate (development)`,
-    subjectAltNames: [{ type: 'dns', value: new URL(config.publicUrl).hostname }],
+    subjectAltNames: [hostSubjectAltName(config.publicUrl)],
+    log: context.log,
   });
   const leaf = identity.chain[0];
   if (leaf === undefined) throw new Error('the access certificate chain is empty');
@@ -53,6 +54,7 @@ export const verificationFeature = async (context: ServiceContext): Promise<Feat
     verifier: await loadVerifier(context),
     verify,
     bounds: expiryBounds(context),
+    defaultRedirectUri: context.config.defaultRedirectUri,
     log: context.log,
   };
   let expiry: Periodic | undefined;

@@ -33,6 +33,8 @@ export interface VerificationDeps {
   readonly verifier: Verifier;
   readonly verify: PresentationVerifier;
   readonly bounds: ExpiryBounds;
+  /** DEFAULT_REDIRECT_URI: the same-device redirect of requests created without `redirect_uri`. */
+  readonly defaultRedirectUri: string | undefined;
   readonly log: Logger;
 }
 
