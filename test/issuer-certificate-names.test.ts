@@ -24,7 +24,7 @@ import { createLogger } from '../src/log.js';
 import { createHolder, createTestIssuer, sd } from './support/credentials.js';
 import { startTestService, withTestService, type TestService } from './support/service.js';
 import { IssuanceWallet } from './support/wallet/issuance.js';
-import { createOffer, PID_CLAIMS } from './support/wallet/issuanceChecks.js';
+import { createOffer, PID_CLAIMS, statusListFetcher } from './support/wallet/issuanceChecks.js';
 
 const json = (part: string): Record<string, unknown> => JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as Record<string, unknown>;
 
@@ -53,10 +53,12 @@ const x5cIssuerVerifier =
     return (await ES256.getVerifier(leaf.publicKey.export({ format: 'jwk' })))(data, signature);
   };
 
-const verifierLibrary = async (holderPrivateJwk?: JWK): Promise<SDJwtVcInstance> =>
+/** With `service`, a credential's status list is fetched from that service's real listen address. */
+const verifierLibrary = async (holderPrivateJwk?: JWK, service?: TestService): Promise<SDJwtVcInstance> =>
   new SDJwtVcInstance({
     hasher: digest,
     verifier: x5cIssuerVerifier({ allowInsecureHttp: true }),
+    ...(service ? { statusListFetcher: statusListFetcher(service) } : {}),
     kbVerifier: async (data, signature, payload) => {
       const jwk = (payload['cnf'] as { jwk?: JWK } | undefined)?.jwk;
       if (!jwk) throw new Error('no cnf.jwk');
@@ -76,8 +78,8 @@ const issueAndPresent = async (service: TestService, nonce: string): Promise<str
   });
 };
 
-const verifyPresentation = async (presentation: string, nonce: string) =>
-  (await verifierLibrary()).verify(presentation, { keyBindingNonce: nonce, requiredClaimKeys: ['given_name', 'family_name'] });
+const verifyPresentation = async (service: TestService, presentation: string, nonce: string) =>
+  (await verifierLibrary(undefined, service)).verify(presentation, { keyBindingNonce: nonce, requiredClaimKeys: ['given_name', 'family_name'] });
 
 test('a credential from the development identity is accepted by a verifier that requires the x5c leaf to name iss', async (t) => {
   // The verifier is real: a leaf without the names is refused.
@@ -91,7 +93,7 @@ test('a credential from the development identity is accepted by a verifier that 
   await withTestService(async (service) => {
     t.is(String(service.config.publicUrl), 'http://localhost:8080');
     const presentation = await issueAndPresent(service, 'n-0S6_WzA2Mj');
-    const verified = await verifyPresentation(presentation, 'n-0S6_WzA2Mj');
+    const verified = await verifyPresentation(service, presentation, 'n-0S6_WzA2Mj');
     t.is(verified.payload['iss'], 'http://localhost:8080');
     t.like(verified.payload, { given_name: 'Erika', family_name: 'Mustermann' });
     t.truthy(verified.kb);
@@ -103,7 +105,7 @@ test('with an IP address in PUBLIC_URL the development leaf names it as iPAddres
     async (service) => {
       const leaf = new X509Certificate(await readFile(join(service.dataDir, 'issuer-identity', 'certificate.pem')));
       t.is(leaf.subjectAltName, 'IP Address:127.0.0.1, URI:http://127.0.0.1:9443');
-      const verified = await verifyPresentation(await issueAndPresent(service, 'nonce-ip'), 'nonce-ip');
+      const verified = await verifyPresentation(service, await issueAndPresent(service, 'nonce-ip'), 'nonce-ip');
       t.is(verified.payload['iss'], 'http://127.0.0.1:9443');
       // The access certificate names the host the same way.
       const access = new X509Certificate(await readFile(join(service.dataDir, 'access-identity', 'certificate.pem')));

@@ -72,7 +72,7 @@ export interface VerifiedCredential {
  * The Status List Token at `uri`, fetched from the service's real listen address, as
  * @sd-jwt/sd-jwt-vc's own fetcher would: `Accept` and the media type of the answer.
  */
-const statusListFetcher = (service: TestService) => async (uri: string): Promise<string> => {
+export const statusListFetcher = (service: TestService) => async (uri: string): Promise<string> => {
   if (!uri.startsWith(`${service.config.publicUrl}/`)) throw new Error(`status list ${uri} is not under ${service.config.publicUrl}`);
   const response = await service.wallet(uri.slice(service.config.publicUrl.length), { headers: { Accept: 'application/statuslist+jwt' } });
   if (response.status !== 200) throw new Error(`status list answered ${response.status}`);
