@@ -7,7 +7,8 @@ import type { Config } from './config.js';
 import { openEventStore, readModelsFile } from './eventstore/open.js';
 import type { EventStore } from './eventstore/port.js';
 import type { Feature, ServiceContext } from './feature.js';
-import { managementApp, publicApp, routeTable, type RouteEntry } from './http/apps.js';
+import { healthRouter, managementApp, openManagementRouters, publicApp, routeTable, type RouteEntry } from './http/apps.js';
+import { openApiDocument } from './http/openapi/document.js';
 import type { Logger } from './log.js';
 import { ProjectionRunner } from './projection-runner.js';
 import { dataKeys } from './crypto/dataKeys.js';
@@ -21,7 +22,7 @@ export interface Service {
   readonly context: ServiceContext;
   readonly managementUrl: string;
   readonly publicListenUrl: string;
-  /** What each listener routes (health checks aside): for the robustness suite and the docs. */
+  /** Every method and path each listener routes: for the robustness suite and the OpenAPI document's test. */
   readonly routes: { readonly management: readonly RouteEntry[]; readonly public: readonly RouteEntry[] };
   stop(): Promise<void>;
 }
@@ -66,10 +67,11 @@ export const startService = async (config: Config, log: Logger): Promise<Service
     }
     context = { config, log, store, runner, dataKeys: dataKeys(store, await loadKek(config)) };
     features = await allFeatures(context);
+    const open = openManagementRouters(openApiDocument(config));
     const managementRouters = features.flatMap((f) => f.managementRouters ?? []);
-    const publicRouters = features.flatMap((f) => f.publicRouters ?? []);
-    routes = { management: routeTable(managementRouters), public: routeTable(publicRouters) };
-    management.on('request', managementApp({ log, readModels: runner.db, routers: managementRouters }).callback());
+    const publicRouters = [healthRouter(), ...features.flatMap((f) => f.publicRouters ?? [])];
+    routes = { management: routeTable([...open, ...managementRouters]), public: routeTable(publicRouters) };
+    management.on('request', managementApp({ log, readModels: runner.db, open, routers: managementRouters }).callback());
     wallet.on('request', publicApp({ log, routers: publicRouters }).callback());
     managementUrl = await listen(management, config.managementPort, config.managementHost);
     publicListenUrl = await listen(wallet, config.publicPort, config.publicHost);

@@ -1,5 +1,6 @@
-// The two listeners' Koa apps. The management app authenticates every route but /health before
-// routing; the public app is what wallets reach. Feature routers are mounted by the service.
+// The two listeners' Koa apps. The management app authenticates every route but /health and the
+// OpenAPI document before routing; the public app is what wallets reach. Feature routers are
+// mounted by the service.
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { Logger } from '../log.js';
@@ -7,8 +8,9 @@ import { requestLog } from '../log.js';
 import { authenticate } from '../tenancy/authenticate.js';
 import type { Sqlite } from '../sqlite.js';
 import { allowedMethods, problems } from './problem.js';
+import { openApiRouter, type OpenApiDocument } from './openapi/document.js';
 
-const healthRouter = (): Router => {
+export const healthRouter = (): Router => {
   const router = new Router();
   router.get('/health', (ctx) => {
     ctx.body = { status: 'ok' };
@@ -47,16 +49,24 @@ const baseApp = (log: Logger): Koa => {
   return app;
 };
 
-export const managementApp = (deps: { log: Logger; readModels: Sqlite; routers: readonly Router[] }): Koa => {
+/**
+ * What the management listener serves without an API key: the health check, and the API
+ * description, which is the same for every deployment and holds nothing of any tenant.
+ */
+export const openManagementRouters = (document: OpenApiDocument): readonly Router[] => [healthRouter(), openApiRouter(document)];
+
+/** `open` routers answer anyone; `routers` only requests with a valid API key. */
+export const managementApp = (deps: { log: Logger; readModels: Sqlite; open: readonly Router[]; routers: readonly Router[] }): Koa => {
   const app = baseApp(deps.log);
-  mount(app, [healthRouter()]);
+  mount(app, deps.open);
   app.use(authenticate(deps.readModels));
   mount(app, deps.routers);
   return app;
 };
 
+/** `routers` are every router of the listener, the health check's included. */
 export const publicApp = (deps: { log: Logger; routers: readonly Router[] }): Koa => {
   const app = baseApp(deps.log);
-  mount(app, [healthRouter(), ...deps.routers]);
+  mount(app, deps.routers);
   return app;
 };
