@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { validate } from '@readme/openapi-parser';
 import { openApiDocument, SERVICE_VERSION, type OpenApiDocument } from '../src/http/openapi/document.js';
 import type { Method, PathItem } from '../src/http/openapi/types.js';
-import { assertDocumented, listenersOf, uncompilableSchemas, type Listener } from './support/openapi.js';
+import { assertDocumented, listenersOf, schemaProblems, type Listener } from './support/openapi.js';
 import { startTestService, type TestService } from './support/service.js';
 
 let service: TestService;
@@ -40,8 +40,8 @@ test('the served document is valid OpenAPI 3.1, and the validator refuses a brok
   t.false((await validate(withoutInfo as never)).valid);
 });
 
-test('every schema of the document compiles as JSON Schema 2020-12 with no unknown keyword', async (t) => {
-  t.deepEqual(await uncompilableSchemas(), []);
+test('every schema of the document compiles as JSON Schema 2020-12 with no unknown keyword, and every example is valid', async (t) => {
+  t.deepEqual(await schemaProblems(), []);
 });
 
 const METHODS: readonly Method[] = ['get', 'post', 'put', 'patch', 'delete'];
@@ -154,4 +154,22 @@ test('the routes every resource kind shares answer as the document describes, fo
       etag = changed.etag!;
     }
   }
+});
+
+test('every request example of the document is accepted by the service', async (t) => {
+  const s = service;
+  const document = await served(s);
+  let tried = 0;
+  for (const [template, item] of Object.entries(document.paths as Record<string, PathItem>)) {
+    if (!listenersOf(item).includes('management')) continue;
+    for (const method of METHODS) {
+      const examples = item[method]?.requestBody?.content['application/json']?.examples ?? {};
+      for (const [name, example] of Object.entries(examples)) {
+        const answer = await call(s, method.toUpperCase(), template, { body: example.value });
+        t.true(answer.status >= 200 && answer.status < 300, `${method.toUpperCase()} ${template} example ${name} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+        tried += 1;
+      }
+    }
+  }
+  t.true(tried > 0);
 });

@@ -52,22 +52,27 @@ const newAjv = (): Ajv2020 => addFormats(new Ajv2020({ allErrors: true, strict: 
 
 const dereferenced = async (): Promise<OpenApiDocument> => (await dereference(structuredClone(testDocument()) as never)) as unknown as OpenApiDocument;
 
-/** Every schema in the document (under a `schema` member, and the components), with where it is. */
-const schemasOf = (value: unknown, at: string, found: Map<object, string>): void => {
+/** Every schema in the document (under a `schema` member) with where it is, and every media type's examples. */
+const schemasOf = (value: unknown, at: string, found: Map<object, string>, examples: { at: string; schema: object; value: unknown }[]): void => {
   if (typeof value !== 'object' || value === null) return;
+  const media = value as { schema?: unknown; examples?: Record<string, { value: unknown }> };
+  if (typeof media.schema === 'object' && media.schema !== null && media.examples) {
+    for (const [name, example] of Object.entries(media.examples)) examples.push({ at: `${at}/examples/${name}`, schema: media.schema, value: example.value });
+  }
   for (const [key, child] of Object.entries(value)) {
     if (key === 'schema' && typeof child === 'object' && child !== null && !found.has(child)) found.set(child, `${at}/schema`);
-    schemasOf(child, `${at}/${key}`, found);
+    schemasOf(child, `${at}/${key}`, found, examples);
   }
 };
 
-/** The schemas of the document ajv cannot compile, each with its location and the reason. */
-export const uncompilableSchemas = async (): Promise<string[]> => {
+/** What is wrong with the document's schemas: any ajv cannot compile, any example its schema refuses. */
+export const schemaProblems = async (): Promise<string[]> => {
   const document = await dereferenced();
   const found = new Map<object, string>(Object.entries(document.components.schemas).map(([name, schema]) => [schema as object, `#/components/schemas/${name}`]));
-  schemasOf(document.paths, '#/paths', found);
+  const examples: { at: string; schema: object; value: unknown }[] = [];
+  schemasOf(document.paths, '#/paths', found, examples);
   const ajv = newAjv();
-  return [...found].flatMap(([schema, at]) => {
+  const uncompilable = [...found].flatMap(([schema, at]) => {
     try {
       ajv.compile(schema);
       return [];
@@ -75,6 +80,11 @@ export const uncompilableSchemas = async (): Promise<string[]> => {
       return [`${at}: ${(err as Error).message}`];
     }
   });
+  const refused = examples.flatMap(({ at, schema, value }) => {
+    const validate = ajv.compile(closedObjects(schema) as Schema);
+    return validate(value) ? [] : [`${at}: ${ajv.errorsText(validate.errors)}`];
+  });
+  return [...uncompilable, ...refused];
 };
 
 class Contract {

@@ -161,7 +161,7 @@ export const issuanceArea: Area = {
         tags: ['issuance'],
         security: apiKey('connector'),
         requestBody: jsonBody(ref.schema('CreateOffer'), undefined, {
-          membership: { credential_configuration_id: 'membership', claims: { member_number: 'M-1001' }, tx_code: { input_mode: 'numeric', length: 6 } },
+          membership: { credential_configuration_id: 'membership', claims: { member_number: 'M-1001', given_name: 'Erika', family_name: 'Mustermann' }, tx_code: { input_mode: 'numeric', length: 6 } },
         }),
         responses: {
           '201': managementAnswers.answer('Created; OFFER_CREATED is sent as a callback.', { content: json(ref.schema('CreatedOffer')) }),
