@@ -11,6 +11,7 @@ import { dereference } from '@readme/openapi-parser';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { Config } from '../../src/config.js';
+import { METHODS } from '../../src/http/openapi/components.js';
 import { openApiDocument, type OpenApiDocument } from '../../src/http/openapi/document.js';
 import type { Header, MediaType, Method, Operation, PathItem, Response, Schema } from '../../src/http/openapi/types.js';
 
@@ -29,8 +30,6 @@ interface Route {
   readonly pattern: RegExp;
   readonly item: PathItem;
 }
-
-const METHODS: readonly Method[] = ['get', 'head', 'post', 'put', 'patch', 'delete'];
 
 const patternOf = (template: string): RegExp =>
   new RegExp(`^${template.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')).join('[^/]+')}$`);

@@ -2,6 +2,8 @@
 // the headers both listeners send and take, and builders for operations and their answers, so an
 // area states what is particular to a route and nothing else.
 import { MAX_FIELD_ERRORS } from '../excerpt.js';
+import { PROBLEM_CONTENT_TYPE } from '../problem.js';
+import type { Scope } from '../../../streams/apiKey.js';
 import type { Content, Header, Method, Operation, Parameter, PathItem, Paths, Reference, Response, Schema } from './types.js';
 
 export const ref = {
@@ -17,8 +19,6 @@ export const json = (schema: Schema | Reference, examples?: Readonly<Record<stri
     ...(examples === undefined ? {} : { examples: Object.fromEntries(Object.entries(examples).map(([name, value]) => [name, { value }])) }),
   },
 });
-
-export const PROBLEM_CONTENT = 'application/problem+json';
 
 export const string = (description?: string, more: Schema = {}): Schema => ({ type: 'string', ...(description ? { description } : {}), ...more });
 export const nullable = (schema: Schema): Schema => ({ ...schema, type: [schema['type'], 'null'] });
@@ -110,12 +110,12 @@ export const parameters: Readonly<Record<string, Parameter>> = {
   Revision: { name: 'revision', in: 'path', required: true, description: 'A revision, 1-999999 (anything else is 400).', schema: { type: 'integer', minimum: 1, maximum: 999999 } },
 };
 
-export const FieldError = object(
+const FieldError = object(
   { location: string('Where in the request: `body.dcql_query.credentials[0].format`, `query.limit`, `header.if-match`, `path.id`...'), message: string() },
   { value: anyJson('An excerpt of the offending value (at most 120 characters of it); absent when there was none.') },
 );
 
-export const Problem = object(
+const Problem = object(
   {
     type: string('A relative, path-like identifier of the kind of error, e.g. `/problems/invalid-request`.'),
     title: string(),
@@ -127,7 +127,7 @@ export const Problem = object(
   'Problem details (RFC 9457 shape) of every management API error and of the generic errors of both listeners.',
 );
 
-export const OAuthError = object(
+const OAuthError = object(
   { error: string('An OAuth 2.0 / OpenID4VCI / RFC 9449 error code.'), error_description: string() },
   {},
   'A wallet-facing error, RFC 6749 section 5.2 shape.',
@@ -152,7 +152,7 @@ export const securitySchemes = {
 } as const;
 
 /** The status codes problem answers are described for. */
-export const PROBLEM_STATUSES = {
+const PROBLEM_STATUSES = {
   400: 'Invalid request: malformed JSON, failed validation (one `errors` entry per failure), a bad header or query parameter.',
   401: 'No API key, or an unknown, expired or deleted one.',
   403: 'The API key lacks the scope of this operation.',
@@ -169,7 +169,7 @@ export const PROBLEM_STATUSES = {
 export type ProblemStatus = keyof typeof PROBLEM_STATUSES;
 
 const problemContent = (status: number): Content => ({
-  [PROBLEM_CONTENT]: { schema: { allOf: [ref.schema('Problem'), { properties: { status: { const: status } } }] } },
+  [PROBLEM_CONTENT_TYPE]: { schema: { allOf: [ref.schema('Problem'), { properties: { status: { const: status } } }] } },
 });
 
 /**
@@ -235,7 +235,7 @@ export const oauthError = (description: string, codes: readonly string[], more: 
 });
 
 /** The API key requirement of a management operation: `scope` is the role the key must hold. */
-export const apiKey = (scope?: 'admin' | 'connector' | 'resources'): Operation['security'] => [{ apiKey: scope ? [scope] : [] }];
+export const apiKey = (scope?: Scope): Operation['security'] => [{ apiKey: scope ? [scope] : [] }];
 export const noAuthentication: Operation['security'] = [];
 
 /** An operation; `X-Request-Id` is added to its parameters, as every route takes it. */

@@ -14,7 +14,7 @@ import { tenancyArea } from './tenancy.js';
 import type { Area, PathItem, Schema, Server } from './types.js';
 import { verificationArea } from './verification.js';
 
-export const OPENAPI_PATH = '/openapi.json';
+const OPENAPI_PATH = '/openapi.json';
 
 /** The version of this service (package.json's, checked by a test). */
 export const SERVICE_VERSION = '0.1.0';
@@ -22,7 +22,7 @@ export const SERVICE_VERSION = '0.1.0';
 /** Relative: the management listener is wherever this document was fetched from. */
 export const MANAGEMENT_SERVER: Server = { url: '/', description: 'The management listener (MANAGEMENT_PORT, internal), where this document is served.' };
 
-export const publicServer = (publicUrl: string): Server => ({ url: publicUrl, description: 'The public listener as wallets reach it (PUBLIC_URL).' });
+const publicServer = (publicUrl: string): Server => ({ url: publicUrl, description: 'The public listener as wallets reach it (PUBLIC_URL).' });
 
 export type DocumentConfig = Pick<Config, 'publicUrl' | 'presentationExpiresIn' | 'presentationExpiresInMin' | 'presentationExpiresInMax'>;
 

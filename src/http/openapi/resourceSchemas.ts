@@ -6,7 +6,7 @@ import { ENVELOPE_SORTS, MAX_SEARCH_ITEMS, type DataFilter, type DataSearch } fr
 import { anyJson, arrayOf, dateTime, nullable, object, ref, string, stringMap, uuid } from './components.js';
 import type { Reference, Schema } from './types.js';
 
-export const DigestMultibase = string('`z` + base58btc of the sha2-256 multihash of the bytes.', { pattern: '^z[1-9A-HJ-NP-Za-km-z]+$' });
+const DigestMultibase = string('`z` + base58btc of the sha2-256 multihash of the bytes.', { pattern: '^z[1-9A-HJ-NP-Za-km-z]+$' });
 const Ref = object({ digest_multibase: string(), resource_id: uuid() });
 const ClaimKind = { enum: ['STRING', 'NUMBER', 'BOOLEAN', 'ARRAY', 'OBJECT', 'NULL'] };
 const KindedValue = object({ kind: ClaimKind, value: anyJson('The value, of that kind.') }, {}, 'A claim value and its kind.');

@@ -1,6 +1,7 @@
 // The platform resource API (src/resources/): every kind's shared routes, as
 // src/resources/routes.ts mounts them, and each kind's own; the public routes for uploads,
 // published schemas and DID documents.
+import type { Scope } from '../../../streams/apiKey.js';
 import { apiKeysKind } from '../../resources/apiKeys.js';
 import { credentialsKind } from '../../resources/credentials.js';
 import { FILE_SEARCH } from '../../resources/files.js';
@@ -27,7 +28,6 @@ import {
 import { resourceSchemas, searchBody } from './resourceSchemas.js';
 import type { Area, Content, Operation, Parameter, Paths, Reference, Response, Schema } from './types.js';
 
-type Scope = 'admin' | 'resources';
 
 interface KindDocument {
   /** The path segment: `/api-keys/...`. */
@@ -35,17 +35,19 @@ interface KindDocument {
   /** The envelope's component, singular (`ApiKey`); operation ids are made from it. */
   readonly schema: string;
   readonly plural: string;
+  /** One of the kind, in prose: `an API key`. */
+  readonly one: string;
   readonly scope: Scope;
   readonly search: DataSearch;
 }
 
 const KINDS: readonly KindDocument[] = [
-  { path: apiKeysKind.path, schema: 'ApiKey', plural: 'ApiKeys', scope: 'admin', search: apiKeysKind.search },
-  { path: 'files', schema: 'File', plural: 'Files', scope: 'resources', search: FILE_SEARCH },
-  { path: credentialsKind.path, schema: 'Credential', plural: 'Credentials', scope: 'resources', search: credentialsKind.search },
-  { path: schemasKind.path, schema: 'Schema', plural: 'Schemas', scope: 'resources', search: schemasKind.search },
-  { path: 'drafts', schema: 'Draft', plural: 'Drafts', scope: 'resources', search: ENVELOPE_ONLY },
-  { path: 'didcomm-messages', schema: 'DidcommMessage', plural: 'DidcommMessages', scope: 'resources', search: ENVELOPE_ONLY },
+  { path: apiKeysKind.path, schema: 'ApiKey', plural: 'ApiKeys', one: 'an API key', scope: apiKeysKind.scope, search: apiKeysKind.search },
+  { path: 'files', schema: 'File', plural: 'Files', one: 'a file', scope: 'resources', search: FILE_SEARCH },
+  { path: credentialsKind.path, schema: 'Credential', plural: 'Credentials', one: 'a credential', scope: credentialsKind.scope, search: credentialsKind.search },
+  { path: schemasKind.path, schema: 'Schema', plural: 'Schemas', one: 'a schema', scope: schemasKind.scope, search: schemasKind.search },
+  { path: 'drafts', schema: 'Draft', plural: 'Drafts', one: 'a draft', scope: 'resources', search: ENVELOPE_ONLY },
+  { path: 'didcomm-messages', schema: 'DidcommMessage', plural: 'DidcommMessages', one: 'a DIDComm message', scope: 'resources', search: ENVELOPE_ONLY },
 ];
 
 const tagOf = (path: string): string => `resources: ${path}`;
@@ -120,20 +122,20 @@ const versionedPaths = (kind: KindDocument): Paths => {
       parameters: idParameter,
       get: resourceOperation({
         operationId: `get${kind.schema}`,
-        summary: 'Latest revision',
+        summary: `Latest revision of ${kind.one}`,
         description: 'Also when deleted (`deleted_at` set).',
         tags,
         scope: kind.scope,
         parameters: conditional,
         responses: { '200': ok('The latest revision.', body, header.etag), '304': notModified, ...problems(...conditionalRead) },
       }),
-      delete: change(`delete${kind.schema}`, 'Delete', 'A new revision with `deleted_at` set; 409 when already deleted.'),
+      delete: change(`delete${kind.schema}`, `Delete ${kind.one}`, 'A new revision with `deleted_at` set; 409 when already deleted.'),
     },
     [`${base}/{id}/history`]: {
       parameters: idParameter,
       get: resourceOperation({
         operationId: `get${kind.schema}History`,
-        summary: 'Every revision, oldest first',
+        summary: `Every revision of ${kind.one}, oldest first`,
         tags,
         scope: kind.scope,
         parameters: conditional,
@@ -148,7 +150,7 @@ const versionedPaths = (kind: KindDocument): Paths => {
       parameters: revisionParameters,
       get: resourceOperation({
         operationId: `get${kind.schema}Revision`,
-        summary: 'One revision',
+        summary: `One revision of ${kind.one}`,
         tags,
         scope: kind.scope,
         parameters: conditional,
@@ -157,15 +159,15 @@ const versionedPaths = (kind: KindDocument): Paths => {
     },
     [`${base}/{id}/annotations`]: {
       parameters: idParameter,
-      put: change(`put${kind.schema}Annotations`, 'Replace the annotations', '409 when deleted.', jsonBody(ref.schema('Annotations'))),
+      put: change(`put${kind.schema}Annotations`, `Replace the annotations of ${kind.one}`, '409 when deleted.', jsonBody(ref.schema('Annotations'))),
     },
     [`${base}/{id}/labels`]: {
       parameters: idParameter,
-      put: change(`put${kind.schema}Labels`, 'Replace the labels', '409 when deleted.', jsonBody(ref.schema('Labels'))),
+      put: change(`put${kind.schema}Labels`, `Replace the labels of ${kind.one}`, '409 when deleted.', jsonBody(ref.schema('Labels'))),
     },
     [`${base}/{id}/restore`]: {
       parameters: idParameter,
-      post: change(`restore${kind.schema}`, 'Restore', 'A new revision with `deleted_at` null; 409 when not deleted.'),
+      post: change(`restore${kind.schema}`, `Restore ${kind.one}`, 'A new revision with `deleted_at` null; 409 when not deleted.'),
     },
   };
 };

@@ -1,8 +1,9 @@
 // The caller's own tenant and the service's state (src/tenancy/routes.ts).
 import { apiKey, arrayOf, managementAnswers, nullable, object, operation, ref, string, uuid, json } from './components.js';
+import { allScopes } from '../../../streams/apiKey.js';
 import type { Area } from './types.js';
 
-export const Scope = { enum: ['admin', 'connector', 'resources'], description: '`admin` operates the tenant, `connector` presentation requests and offers, `resources` the resource API.' };
+const Scope = { enum: [...allScopes], description: '`admin` operates the tenant, `connector` presentation requests and offers, `resources` the resource API.' };
 
 export const tenancyArea: Area = {
   tags: [{ name: 'tenancy', description: 'The caller\'s tenant and the service\'s state.' }],

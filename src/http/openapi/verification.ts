@@ -1,6 +1,7 @@
 // Verification (OpenID4VP 1.0 under HAIP, src/verification/): `POST /oidc4vp` on the management
 // listener; the request object and the response URI on the public one.
 import type { Config } from '../../config.js';
+import { REQUEST_OBJECT_TYPE } from '../../verification/requestObject.js';
 import {
   apiKey,
   arrayOf,
@@ -91,7 +92,7 @@ const flowType = queryParameter('flow_type', 'The flow the URI was handed out fo
 const walletError = (description: string): Response => oauthError(description, ['invalid_request']);
 const noStore = { 'Cache-Control': ref.header('NoStore') };
 
-const REQUEST_OBJECT = 'application/oauth-authz-req+jwt';
+const REQUEST_OBJECT = `application/${REQUEST_OBJECT_TYPE}`;
 const requestObject = (description: string): Response =>
   managementAnswers.answer(description, {
     headers: noStore,
