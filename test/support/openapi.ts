@@ -193,11 +193,21 @@ export const assertDocumented = async (listener: Listener, method: string, url: 
   throw new Error(`OpenAPI: ${listener} ${method.toUpperCase()} ${new URL(url).pathname} answered ${response.status} (${type}), which the document does not describe:\n  ${wrong.join('\n  ')}`);
 };
 
+let checking = true;
+
+/**
+ * For the benchmarks, which drive the service through these helpers in their own process:
+ * checking answers there would be measured as the service's time.
+ */
+export const stopCheckingAnswers = (): void => {
+  checking = false;
+};
+
 /** fetch, failing on any answer the OpenAPI document does not describe. */
 export const documentedFetch =
   (listener: Listener) =>
   async (url: string, init?: RequestInit): Promise<Response_> => {
     const response = await fetch(url, init);
-    await assertDocumented(listener, init?.method ?? 'GET', url, response);
+    if (checking) await assertDocumented(listener, init?.method ?? 'GET', url, response);
     return response;
   };
