@@ -93,6 +93,17 @@ test('an answer the document does not describe fails the request that received i
   await t.throwsAsync(assertDocumented('management', 'DELETE', url, wrongAllow), { message: /Allow is "POST"/ });
 });
 
+test('requests no operation describes get the answers the document states for them', async (t) => {
+  const s = service;
+  t.is((await s.management('/tenant', { method: 'OPTIONS' })).status, 200);
+  t.is((await s.management('/api-keys/search', { method: 'GET' })).status, 400, 'GET reaches /api-keys/{id}, as the router matches it');
+  t.is((await s.management('/api-keys/search', { method: 'PATCH' })).status, 405);
+  t.is((await s.management('/no/such/route', { key: null })).status, 401);
+  t.is((await s.wallet('/oidc4vci/token', { method: 'OPTIONS' })).status, 200);
+  t.is((await s.wallet('/oidc4vci/token', { method: 'GET' })).status, 405);
+  t.is((await s.wallet('/no/such/route')).status, 404);
+});
+
 const json = { 'Content-Type': 'application/json' };
 
 const call = async (s: TestService, method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}) => {

@@ -117,28 +117,32 @@ class Contract {
   /** What is wrong with one answer; empty when the document describes it. */
   async mismatches(listener: Listener, method: string, url: string, response: Response_): Promise<string[]> {
     const path = new URL(url).pathname;
-    const verb = method.toLowerCase() as Method;
+    const verb = method.toLowerCase() as Method | 'options';
     const candidates = this.routes[listener].filter((r) => r.pattern.test(path));
-    const route = candidates.find((r) => r.item[verb] !== undefined || (verb === 'head' && r.item.get !== undefined));
+    const route = verb === 'options' ? undefined : candidates.find((r) => r.item[verb] !== undefined || (verb === 'head' && r.item.get !== undefined));
     const body = verb === 'head' || response.status === 304 ? undefined : await response.clone().text();
-    if (!route) return this.unrouted(listener, candidates, response, body);
+    if (!route || verb === 'options') return this.unrouted(listener, verb, candidates, response, body);
     const operation = (route.item[verb] ?? route.item.get) as Operation;
     const described = operation.responses[String(response.status)] as Response | undefined;
     if (!described) return [`status ${response.status} is not described for ${method.toUpperCase()} ${route.template}`];
     return [...this.headerMismatches(described, response), ...this.contentMismatches(described, response, body)];
   }
 
-  /** A path no operation has is 404, a method the path does not have 405 with Allow; both problems. */
-  private unrouted(listener: Listener, candidates: readonly Route[], response: Response_, body: string | undefined): string[] {
+  /**
+   * A path no operation has is 404 and a method the path does not have 405 with Allow, both
+   * problems; OPTIONS on a path is 200 with Allow and no body.
+   */
+  private unrouted(listener: Listener, verb: Method | 'options', candidates: readonly Route[], response: Response_, body: string | undefined): string[] {
     // The management listener authenticates before routing.
-    const expected = listener === 'management' && response.status === 401 ? 401 : candidates.length === 0 ? 404 : 405;
+    const expected = listener === 'management' && response.status === 401 ? 401 : candidates.length === 0 ? 404 : verb === 'options' ? 200 : 405;
     if (response.status !== expected) return [`expected ${expected} for a request no operation describes, got ${response.status}`];
-    const problems = this.problemMismatches(response, body);
-    if (expected !== 405) return problems;
+    if (expected === 401 || expected === 404) return this.problemMismatches(response, body);
     const methods = new Set(candidates.flatMap((r) => METHODS.filter((m) => r.item[m] !== undefined).flatMap((m) => (m === 'get' ? ['GET', 'HEAD'] : [m.toUpperCase()]))));
     const allow = new Set((response.headers.get('allow') ?? '').split(',').map((m) => m.trim()).filter((m) => m !== ''));
     const same = methods.size === allow.size && [...methods].every((m) => allow.has(m));
-    return same ? problems : [...problems, `Allow is "${response.headers.get('allow')}", the document has ${[...methods].join(', ')}`];
+    const wrongAllow = same ? [] : [`Allow is "${response.headers.get('allow')}", the document has ${[...methods].join(', ')}`];
+    if (expected === 200) return body ? [...wrongAllow, `a body where none is expected: ${body.slice(0, 200)}`] : wrongAllow;
+    return [...this.problemMismatches(response, body), ...wrongAllow];
   }
 
   private problemMismatches(response: Response_, body: string | undefined): string[] {

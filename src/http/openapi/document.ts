@@ -30,7 +30,7 @@ const DESCRIPTION = `The EUDI wallet connector: OpenID4VP verification and OpenI
 
 **Two listeners.** Operations without their own \`servers\` are on the management listener (internal; every route but \`/health\` and this document needs an API key, checked before routing, so an unauthenticated request is 401 whatever the path). Operations naming the public listener's server are what wallets and uploaders reach at PUBLIC_URL.
 
-**Errors.** The management API, and the public listener's non-wallet routes, answer \`application/problem+json\` (\`Problem\`). Wallet-facing routes answer OAuth-style \`{error, error_description}\`. On both listeners a path no operation has is 404, and a method a path does not have is 405 with \`Allow\`, both as problems.
+**Errors.** The management API, and the public listener's non-wallet routes, answer \`application/problem+json\` (\`Problem\`). Wallet-facing routes answer OAuth-style \`{error, error_description}\`. On both listeners a path no operation has is 404, and a method a path does not have is 405 with \`Allow\`, both as problems; \`OPTIONS\` on a path is 200 with \`Allow\` and no body.
 
 **Headers.** Every answer carries \`X-Request-Id\`. Resource API answers carry \`RateLimit\` and \`RateLimit-Policy\` (a 429 also \`Retry-After\`); resource API writes take \`Idempotency-Key\`, conditional ones \`If-Match\`, reads \`If-None-Match\`.
 
