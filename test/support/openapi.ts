@@ -1,8 +1,8 @@
 // Checks answers of the running service against its OpenAPI document: every answer a test
 // receives through the support's fetch helpers must be one the document describes (status,
-// media type, body schema, declared headers), or the request fails. The response schemas are
-// compiled with ajv (JSON Schema 2020-12, OpenAPI 3.1's dialect) from the dereferenced document,
-// keyed by listener, method, path template, status and media type.
+// media type, body schema, declared headers), or the request fails. The answer's description is
+// found by listener, method, path template, status and media type in the dereferenced document;
+// its schemas are compiled once with ajv (JSON Schema 2020-12, OpenAPI 3.1's dialect).
 //
 // Stricter than the document itself in one way: an object schema that lists its properties and
 // says nothing about others is taken as closed here, so a member the document does not describe
@@ -16,6 +16,9 @@ import { openApiDocument, type OpenApiDocument } from '../../src/http/openapi/do
 import type { Header, MediaType, Method, Operation, PathItem, Response, Schema } from '../../src/http/openapi/types.js';
 
 export type Listener = 'management' | 'public';
+
+// The global Response, not the document's Response Object.
+type Response_ = globalThis.Response;
 
 /** The document as the tests check it: the public server's URL plays no part in matching. */
 export const testDocument = (): OpenApiDocument =>
@@ -41,7 +44,13 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const closedObjects = (schema: unknown): unknown => {
   if (Array.isArray(schema)) return schema.map(closedObjects);
   if (typeof schema !== 'object' || schema === null) return schema;
-  const copy = Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, key === 'properties' ? Object.fromEntries(Object.entries(value as object).map(([name, s]) => [name, closedObjects(s)])) : closedObjects(value)]));
+  const copy = Object.fromEntries(
+    Object.entries(schema).map(([key, value]) => [
+      key,
+      // Under `properties` the keys are member names, not keywords.
+      key === 'properties' ? Object.fromEntries(Object.entries(value as object).map(([name, member]) => [name, closedObjects(member)])) : closedObjects(value),
+    ]),
+  );
   const isDescribedObject = copy['type'] === 'object' && typeof copy['properties'] === 'object' && !('additionalProperties' in copy);
   return isDescribedObject ? { ...copy, additionalProperties: false } : copy;
 };
@@ -180,9 +189,6 @@ class Contract {
     return this.check(schema, value).map((e) => `body ${e}`);
   }
 }
-
-// The global Response, not the document's Response Object.
-type Response_ = globalThis.Response;
 
 const mediaTypeOf = (response: Response_): string => (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
 const isJson = (type: string): boolean => type === 'application/json' || type.endsWith('+json');

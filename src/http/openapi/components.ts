@@ -174,8 +174,9 @@ const problemContent = (status: number): Content => ({
 
 /**
  * The answers of one group of routes: which headers every answer carries and which component
- * holds each problem answer. `management` is the management API outside the resource API (and
- * the public listener's non-wallet routes); `resource` adds the rate limit headers.
+ * holds each problem answer. `managementAnswers` serve the management API outside the resource
+ * API and the public listener (problems are its generic errors too); `resourceAnswers` add the
+ * rate limit headers.
  */
 export interface Answers {
   readonly name: string;
@@ -241,15 +242,11 @@ export const noAuthentication: Operation['security'] = [];
 /** An operation; `X-Request-Id` is added to its parameters, as every route takes it. */
 export const operation = (op: Operation): Operation => ({ ...op, parameters: [...(op.parameters ?? []), ref.parameter('RequestId')] });
 
-/** A JSON request body. */
-export const jsonBody = (schema: Schema | Reference, description?: string, examples?: Readonly<Record<string, unknown>>) => ({
-  required: true,
-  ...(description ? { description } : {}),
-  content: json(schema, examples),
-});
+/** A JSON request body, with examples by name. */
+export const jsonBody = (schema: Schema | Reference, examples?: Readonly<Record<string, unknown>>) => ({ required: true, content: json(schema, examples) });
 
 /** A header parameter given inline (one route's own). */
-export const header = (name: string, description: string, schema: Schema = string(), required = false): Parameter => ({ name, in: 'header', description, schema, ...(required ? { required } : {}) });
+export const header = (name: string, description: string, schema: Schema = string()): Parameter => ({ name, in: 'header', description, schema });
 export const pathParameter = (name: string, description: string, schema: Schema = string()): Parameter => ({ name, in: 'path', required: true, description, schema });
 export const queryParameter = (name: string, description: string, schema: Schema = string(), required = false): Parameter => ({ name, in: 'query', description, schema, ...(required ? { required } : {}) });
 

@@ -160,7 +160,7 @@ export const issuanceArea: Area = {
         description: 'The claims are checked against the configuration and sealed; `GET /offers/{offer_id}` finds the offer as soon as this answers.',
         tags: ['issuance'],
         security: apiKey('connector'),
-        requestBody: jsonBody(ref.schema('CreateOffer'), undefined, {
+        requestBody: jsonBody(ref.schema('CreateOffer'), {
           membership: { credential_configuration_id: 'membership', claims: { member_number: 'M-1001', given_name: 'Erika', family_name: 'Mustermann' }, tx_code: { input_mode: 'numeric', length: 6 } },
         }),
         responses: {

@@ -52,7 +52,7 @@ const KINDS: readonly KindDocument[] = [
 
 const tagOf = (path: string): string => `resources: ${path}`;
 
-const header = {
+const answerHeaders = {
   etag: { ETag: ref.header('ETag') },
   written: { ETag: ref.header('ETag'), 'Idempotent-Replayed': ref.header('IdempotentReplayed') },
   created: { ETag: ref.header('ETag'), Location: ref.header('Location'), 'Idempotent-Replayed': ref.header('IdempotentReplayed') },
@@ -79,9 +79,28 @@ const conditional = [ref.parameter('IfNoneMatch')];
 const idParameter = [ref.parameter('ResourceId')];
 const revisionParameters = [ref.parameter('ResourceId'), ref.parameter('Revision')];
 
-const ok = (description: string, content?: Content, headers: Readonly<Record<string, Reference>> = header.written): Response =>
+const ok = (description: string, content?: Content, headers: Readonly<Record<string, Reference>> = answerHeaders.written): Response =>
   resourceAnswers.answer(description, { ...(content ? { content } : {}), headers });
-const notModified = resourceAnswers.answer('If-None-Match names the current etag: no body.', { headers: header.etag });
+const notModified = resourceAnswers.answer('If-None-Match names the current etag: no body.', { headers: answerHeaders.etag });
+
+/** `POST .../search` of a kind: `body` names the search body's component, `item` the items'. */
+const search = (operationId: string, summary: string, kind: KindDocument, body: string, item: string, description = ''): Operation =>
+  resourceOperation({
+    operationId,
+    summary,
+    description: `${description ? `${description} ` : ''}Keyset pagination: when more results follow, \`next_cursor\`; send it back as \`cursor\` with the same body.`,
+    tags: [tagOf(kind.path)],
+    scope: kind.scope,
+    parameters: [
+      queryParameter('limit', 'Page size.', { type: 'integer', minimum: SEARCH_LIMIT.min, maximum: SEARCH_LIMIT.max, default: SEARCH_LIMIT.default }),
+      queryParameter('cursor', 'The `next_cursor` of the previous page of this same search (a cursor of another search is 400).'),
+    ],
+    requestBody: jsonBody(ref.schema(body)),
+    responses: {
+      '200': ok('A page of results.', json(object({ items: arrayOf(ref.schema(item)) }, { next_cursor: string('Present when more results follow.') })), {}),
+      ...problems(400, 403, ...bodyProblems),
+    },
+  });
 
 /** The routes src/resources/routes.ts gives every kind. */
 const versionedPaths = (kind: KindDocument): Paths => {
@@ -101,22 +120,7 @@ const versionedPaths = (kind: KindDocument): Paths => {
     });
   return {
     [`${base}/search`]: {
-      post: resourceOperation({
-        operationId: `search${kind.plural}`,
-        summary: `Search ${kind.path}`,
-        description: 'Keyset pagination: when more results follow, `next_cursor`; send it back as `cursor` with the same body.',
-        tags,
-        scope: kind.scope,
-        parameters: [
-          queryParameter('limit', 'Page size.', { type: 'integer', minimum: SEARCH_LIMIT.min, maximum: SEARCH_LIMIT.max, default: SEARCH_LIMIT.default }),
-          queryParameter('cursor', 'The `next_cursor` of the previous page of this same search.'),
-        ],
-        requestBody: jsonBody(ref.schema(`${kind.schema}Search`)),
-        responses: {
-          '200': ok('A page of results.', json(object({ items: arrayOf(ref.schema(kind.schema)) }, { next_cursor: string('Present when more results follow.') })), {}),
-          ...problems(400, 403, ...bodyProblems),
-        },
-      }),
+      post: search(`search${kind.plural}`, `Search ${kind.path}`, kind, `${kind.schema}Search`, kind.schema),
     },
     [`${base}/{id}`]: {
       parameters: idParameter,
@@ -127,7 +131,7 @@ const versionedPaths = (kind: KindDocument): Paths => {
         tags,
         scope: kind.scope,
         parameters: conditional,
-        responses: { '200': ok('The latest revision.', body, header.etag), '304': notModified, ...problems(...conditionalRead) },
+        responses: { '200': ok('The latest revision.', body, answerHeaders.etag), '304': notModified, ...problems(...conditionalRead) },
       }),
       delete: change(`delete${kind.schema}`, `Delete ${kind.one}`, 'A new revision with `deleted_at` set; 409 when already deleted.'),
     },
@@ -140,7 +144,7 @@ const versionedPaths = (kind: KindDocument): Paths => {
         scope: kind.scope,
         parameters: conditional,
         responses: {
-          '200': ok('Every revision; `ETag` of the latest.', json(object({ items: arrayOf(ref.schema(kind.schema), { minItems: 1 }) })), header.etag),
+          '200': ok('Every revision; `ETag` of the latest.', json(object({ items: arrayOf(ref.schema(kind.schema), { minItems: 1 }) })), answerHeaders.etag),
           '304': notModified,
           ...problems(...conditionalRead),
         },
@@ -154,7 +158,7 @@ const versionedPaths = (kind: KindDocument): Paths => {
         tags,
         scope: kind.scope,
         parameters: conditional,
-        responses: { '200': ok('That revision.', body, header.etag), '304': notModified, ...problems(...conditionalRead) },
+        responses: { '200': ok('That revision.', body, answerHeaders.etag), '304': notModified, ...problems(...conditionalRead) },
       }),
     },
     [`${base}/{id}/annotations`]: {
@@ -173,7 +177,7 @@ const versionedPaths = (kind: KindDocument): Paths => {
 };
 
 const created = (kind: string, description: string): Response =>
-  resourceAnswers.answer(description, { content: json(ref.schema(kind)), headers: header.created });
+  resourceAnswers.answer(description, { content: json(ref.schema(kind)), headers: answerHeaders.created });
 
 const create = (kind: KindDocument, op: { readonly summary: string; readonly description?: string; readonly requestBody: Operation['requestBody']; readonly parameters?: readonly (Parameter | Reference)[]; readonly responses: Operation['responses'] }): Operation =>
   resourceOperation({
@@ -242,7 +246,7 @@ const filePaths = (): Paths => {
         scope: 'resources',
         parameters: conditional,
         responses: {
-          '200': ok('The bytes, with the file\'s `content_type`.', { '*/*': { schema: string(undefined, { contentMediaType: 'application/octet-stream' }) } }, header.etag),
+          '200': ok('The bytes, with the file\'s `content_type`.', { '*/*': { schema: string(undefined, { contentMediaType: 'application/octet-stream' }) } }, answerHeaders.etag),
           '304': notModified,
           ...problems(...conditionalRead),
         },
@@ -306,22 +310,14 @@ const schemaPaths = (): Paths => {
       }),
     },
     '/published-schemas/search': {
-      post: resourceOperation({
-        operationId: 'searchPublishedSchemas',
-        summary: 'Search published schemas',
-        description: 'The schema search narrowed to published ones (items keep `kind.name` `schema`).',
-        tags: [tagOf('schemas')],
-        scope: 'resources',
-        parameters: [
-          queryParameter('limit', 'Page size.', { type: 'integer', minimum: SEARCH_LIMIT.min, maximum: SEARCH_LIMIT.max, default: SEARCH_LIMIT.default }),
-          queryParameter('cursor', 'The `next_cursor` of the previous page.'),
-        ],
-        requestBody: jsonBody(ref.schema('SchemaSearch')),
-        responses: {
-          '200': ok('A page of results.', json(object({ items: arrayOf(ref.schema('Schema')) }, { next_cursor: string() })), {}),
-          ...problems(400, 403, ...bodyProblems),
-        },
-      }),
+      post: search(
+        'searchPublishedSchemas',
+        'Search published schemas',
+        schemas,
+        'SchemaSearch',
+        'Schema',
+        'The schema search narrowed to published ones (items keep `kind.name` `schema`).',
+      ),
     },
   };
 };
@@ -400,7 +396,7 @@ const tenantPaths = (): Paths => ({
       tags: ['resources: did'],
       scope: 'resources',
       parameters: conditional,
-      responses: { '200': ok('The did:web document.', json(ref.schema('DidDocument')), header.etag), '304': notModified, ...problems(400, 403) },
+      responses: { '200': ok('The did:web document.', json(ref.schema('DidDocument')), answerHeaders.etag), '304': notModified, ...problems(400, 403) },
     }),
   },
 });
@@ -415,8 +411,8 @@ const publicRead = (operationId: string, summary: string, description: string, s
     security: noAuthentication,
     parameters: conditional,
     responses: {
-      '200': managementAnswers.answer('The document.', { content: json(ref.schema(schema)), headers: header.etag }),
-      '304': managementAnswers.answer('If-None-Match names the current etag: no body.', { headers: header.etag }),
+      '200': managementAnswers.answer('The document.', { content: json(ref.schema(schema)), headers: answerHeaders.etag }),
+      '304': managementAnswers.answer('If-None-Match names the current etag: no body.', { headers: answerHeaders.etag }),
       ...publicProblems([400, 'If-None-Match is malformed.'], [404, notFound], 500),
     },
   });

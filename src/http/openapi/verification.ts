@@ -131,7 +131,7 @@ export const verificationArea = (config: Pick<Config, 'presentationExpiresInMin'
         description: 'Records the request and answers the two `openid4vp://` URIs. The outcome (FULFILLED, REJECTED, EXPIRED, PROCESSING_ERROR, VERIFICATION_FAILED) is delivered once as a callback.',
         tags: ['verification'],
         security: apiKey('connector'),
-        requestBody: jsonBody(createBody(config), undefined, {
+        requestBody: jsonBody(createBody(config), {
           pid: {
             dcql_query: { credentials: [{ id: 'pid', format: 'dc+sd-jwt', meta: { vct_values: ['urn:eudi:pid:1'] }, claims: [{ path: ['given_name'] }, { path: ['family_name'] }] }] },
           },
