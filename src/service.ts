@@ -9,7 +9,8 @@ import type { Config } from './config.js';
 import { openEventStore, readModelsFile } from './eventstore/open.js';
 import type { EventStore } from './eventstore/port.js';
 import type { Feature, ServiceContext } from './feature.js';
-import { managementApp, publicApp, routeTable, startingApp, type RouteEntry } from './http/apps.js';
+import { healthRouter, managementApp, openManagementRouters, publicApp, routeTable, startingApp, type RouteEntry } from './http/apps.js';
+import { openApiDocument } from './http/openapi/document.js';
 import type { Logger } from './log.js';
 import { instrumentedStore } from './metrics/instrumentedStore.js';
 import { createMetrics } from './metrics/metrics.js';
@@ -27,7 +28,7 @@ export interface Service {
   readonly context: ServiceContext;
   readonly managementUrl: string;
   readonly publicListenUrl: string;
-  /** What each listener routes (health checks aside): for the robustness suite and the docs. */
+  /** Every method and path each listener routes: for the robustness suite and the OpenAPI document's test. */
   readonly routes: { readonly management: readonly RouteEntry[]; readonly public: readonly RouteEntry[] };
   stop(): Promise<void>;
 }
@@ -93,11 +94,12 @@ export const startService = async (config: Config, log: Logger): Promise<Service
     }
     context = { config, log, metrics, store, runner, kek, dataKeys: dataKeys(store, kek) };
     features = await allFeatures(context);
+    const open = openManagementRouters({ metrics, readiness: ready, document: openApiDocument(config) });
     const managementRouters = features.flatMap((f) => f.managementRouters ?? []);
-    const publicRouters = features.flatMap((f) => f.publicRouters ?? []);
-    routes = { management: routeTable(managementRouters), public: routeTable(publicRouters) };
-    serveManagement = managementApp({ log, metrics, readiness: ready, readModels: runner.db, routers: managementRouters }).callback();
-    serveWallet = publicApp({ log, metrics, readiness: ready, routers: publicRouters }).callback();
+    const publicRouters = [healthRouter(ready), ...features.flatMap((f) => f.publicRouters ?? [])];
+    routes = { management: routeTable([...open, ...managementRouters]), public: routeTable(publicRouters) };
+    serveManagement = managementApp({ log, metrics, readModels: runner.db, open, routers: managementRouters }).callback();
+    serveWallet = publicApp({ log, metrics, routers: publicRouters }).callback();
   } catch (err) {
     // A start that fails half-way leaves nothing open behind it.
     // Probes may hold connections open by now: they are cut, not waited for.

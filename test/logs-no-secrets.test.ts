@@ -88,6 +88,11 @@ test('no state, nonce, code, token, key, secret or claim value reaches any log l
     t.is(issued.status, 200);
     keep('credential', (issued.body['credentials'] as { credential: string }[])[0]!.credential);
     t.is((await w.token(code, { txCode })).status, 400);
+    // Suspended and reinstated: the status routes log the change by offerRef too.
+    for (const status of ['suspended', 'valid']) {
+      const changed = await h.service.management(`/offers/${offerId}/credential-status`, { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ status }) });
+      t.is(changed.status, 200);
+    }
     for (const [name, value] of [['given_name', 'Erika'], ['family_name', 'Mustermann'], ['birthdate', '1964-08-12'], ['locality', 'Köln']] as const) {
       keep(`claim ${name}`, value);
     }

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isRight } from 'fp-ts/lib/Either.js';
 import type { EventStore } from '../src/eventstore/port.js';
-import { publicApp, startingApp } from '../src/http/apps.js';
+import { healthRouter, publicApp, startingApp } from '../src/http/apps.js';
 import { silentLogger } from '../src/log.js';
 import { createMetrics } from '../src/metrics/metrics.js';
 import { acknowledgeQuarantine } from '../src/quarantine.js';
@@ -72,7 +72,7 @@ test('not ready, naming the store, when the store fails or does not answer; its 
       [silentStore, /did not answer within \d+ ms/],
     ] as const) {
       const checks: ReadinessCheck[] = [storeCheck(unreachable as EventStore), projectionsCheck(runner, unreachable as EventStore, 10_000)];
-      await serving(publicApp({ log: silentLogger, metrics: createMetrics(silentLogger), readiness: readiness(() => checks, silentLogger), routers: [] }), async (url) => {
+      await serving(publicApp({ log: silentLogger, metrics: createMetrics(silentLogger), routers: [healthRouter(readiness(() => checks, silentLogger))] }), async (url) => {
         const response = await fetch(`${url}/health/ready`);
         const text = await response.text();
         t.is(response.status, 503);

@@ -1,6 +1,6 @@
-// The two listeners' Koa apps. The management app authenticates every route but the health
-// routes and /metrics before routing; the public app is what wallets reach. Feature routers are
-// mounted by the service; until they are, both listeners serve the starting app.
+// The two listeners' Koa apps. The management app authenticates every route but its open ones
+// (health, /metrics, the OpenAPI document) before routing; the public app is what wallets reach.
+// Feature routers are mounted by the service; until they are, both listeners serve the starting app.
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { Logger } from '../log.js';
@@ -11,12 +11,13 @@ import type { Readiness } from '../readiness.js';
 import { authenticate } from '../tenancy/authenticate.js';
 import type { Sqlite } from '../sqlite.js';
 import { allowedMethods, HttpError, problems, serviceUnavailable } from './problem.js';
+import { openApiRouter, type OpenApiDocument } from './openapi/document.js';
 
 /**
  * `/health` (kept as it always was), `/health/live` (the process answers) and `/health/ready`
  * (whether to send it traffic: 503 naming each failing check).
  */
-const healthRouter = (readiness: () => Promise<Readiness>): Router => {
+export const healthRouter = (readiness: () => Promise<Readiness>): Router => {
   const router = new Router();
   router.get('/health', (ctx) => {
     ctx.body = { status: 'ok' };
@@ -71,17 +72,29 @@ interface AppDeps {
   readonly readiness: () => Promise<Readiness>;
 }
 
-export const managementApp = (deps: AppDeps & { readModels: Sqlite; routers: readonly Router[] }): Koa => {
+/**
+ * What the management listener serves without an API key: the health routes, the metrics, and the
+ * API description, which is the same for every deployment and holds nothing of any tenant.
+ */
+export const openManagementRouters = (deps: Omit<AppDeps, 'log'> & { document: OpenApiDocument }): readonly Router[] => [
+  healthRouter(deps.readiness),
+  metricsRouter(deps.metrics),
+  openApiRouter(deps.document),
+];
+
+/** `open` routers answer anyone; `routers` only requests with a valid API key. */
+export const managementApp = (deps: Omit<AppDeps, 'readiness'> & { readModels: Sqlite; open: readonly Router[]; routers: readonly Router[] }): Koa => {
   const app = baseApp(deps.log, deps.metrics, 'management');
-  mount(app, [healthRouter(deps.readiness), metricsRouter(deps.metrics)]);
+  mount(app, deps.open);
   app.use(authenticate(deps.readModels));
   mount(app, deps.routers);
   return app;
 };
 
-export const publicApp = (deps: AppDeps & { routers: readonly Router[] }): Koa => {
+/** `routers` are every router of the listener, the health routes' included. */
+export const publicApp = (deps: Omit<AppDeps, 'readiness'> & { routers: readonly Router[] }): Koa => {
   const app = baseApp(deps.log, deps.metrics, 'public');
-  mount(app, [healthRouter(deps.readiness), ...deps.routers]);
+  mount(app, deps.routers);
   return app;
 };
 

@@ -20,6 +20,7 @@ import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import { wireEnvelope } from './envelope.js';
 import type { VersionedKind } from './kind.js';
+import { ENVELOPE_ONLY } from './search.js';
 import { createResource, versionedRoutes } from './routes.js';
 import { tenantDid } from './tenantDid.js';
 
@@ -34,7 +35,7 @@ export const didcommKind = (deps: ResourcesContext): VersionedKind<DidcommMessag
   contract: didcommMessage,
   streamOf: didcommStream,
   envelopeOf: (state) => (state.status === 'none' ? undefined : state.resource),
-  search: { filters: {}, sorts: {} },
+  search: ENVELOPE_ONLY,
   render: async (envelope) => {
     const sealed = envelope.data['to'];
     const key = await deps.dataKeys.find(didcommKeyOwner(envelope.id));

@@ -23,6 +23,7 @@ import { decode } from '../http/validate.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import type { VersionedKind } from './kind.js';
+import { ENVELOPE_ONLY } from './search.js';
 import { apiLineOf } from './oasVersion.js';
 import { addressOf, createResource, readableAddressOf, revisionOf, updateRoute, versionedRoutes } from './routes.js';
 import { claimValue } from './verifiableCredential.js';
@@ -84,7 +85,7 @@ export const draftsKind = (deps: ResourcesContext): VersionedKind<DraftState, Dr
   contract: draft,
   streamOf: draftStream,
   envelopeOf: (state) => (state.status === 'none' ? undefined : state.resource),
-  search: { filters: {}, sorts: {} },
+  search: ENVELOPE_ONLY,
   render: async (envelope, ctx) => {
     const { sealed, schema, ...open } = envelope.data;
     const { values, meta } = openPrivate(await deps.dataKeys.find(draftKeyOwner(envelope.id)), sealed);

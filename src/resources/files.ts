@@ -20,10 +20,16 @@ import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import { etagOfEnvelope } from './envelope.js';
 import { claimFileContent, heldAt, releaseFileContentAt } from './fileContent.js';
 import type { VersionedKind } from './kind.js';
+import type { DataSearch } from './search.js';
 import { createResource, metadataOf, readableAddressOf, revisionOf, versionedRoutes } from './routes.js';
 import type { Uploads } from './uploads.js';
 
 const SAME_CONTENT = 'A live file with the same content (digest_multibase) exists.';
+
+export const FILE_SEARCH: DataSearch = {
+  filters: { content_type: 'EQUAL_STRING', digest_multibase: 'EQUAL_STRING', filename: 'EQUAL_STRING', filesize: 'EQUAL_INTEGER' },
+  sorts: { DATA_CONTENT_TYPE: 'content_type', DATA_FILENAME: 'filename', DATA_FILESIZE: 'filesize' },
+};
 
 const contentOf = (envelope: Envelope) => ({ tenantId: envelope.tenantId, digestMultibase: String(envelope.data['digest_multibase']), fileId: envelope.id });
 
@@ -39,10 +45,7 @@ export const filesKind = (store: EventStore): VersionedKind<FileState, FileEvent
   contract: file,
   streamOf: fileStream,
   envelopeOf: (state) => (state.status === 'none' ? undefined : state.resource),
-  search: {
-    filters: { content_type: 'EQUAL_STRING', digest_multibase: 'EQUAL_STRING', filename: 'EQUAL_STRING', filesize: 'EQUAL_INTEGER' },
-    sorts: { DATA_CONTENT_TYPE: 'content_type', DATA_FILENAME: 'filename', DATA_FILESIZE: 'filesize' },
-  },
+  search: FILE_SEARCH,
   events: {
     annotations: (fileId, annotations, updatedAt) => ({ type: 'FileAnnotationsUpdated', data: { fileId, annotations, updatedAt } }),
     labels: (fileId, labels, updatedAt) => ({ type: 'FileLabelsUpdated', data: { fileId, labels, updatedAt } }),

@@ -33,6 +33,14 @@ export interface DataSearch {
   readonly sorts: Readonly<Record<string, string>>;
 }
 
+/** A kind searched by its envelope alone. */
+export const ENVELOPE_ONLY: DataSearch = { filters: {}, sorts: {} };
+
+/** Most filter items, and most sort items, one search takes. */
+export const MAX_SEARCH_ITEMS = 4;
+/** Page size of `limit`: its bounds and default. */
+export const SEARCH_LIMIT = { min: 1, max: 1000, default: 100 } as const;
+
 const Equal = <C extends t.Mixed>(value: C) => t.type({ operator: t.literal('EQUAL'), value });
 const Between = t.type({ operator: t.literal('BETWEEN'), left: IsoDateTime, right: IsoDateTime });
 const In = t.type({ operator: t.literal('IN'), values: t.array(t.string) });
@@ -43,8 +51,9 @@ const atMost4 = <C extends t.Mixed>(item: C) => {
   const array = t.array(item);
   return new t.Type<t.TypeOf<C>[], t.OutputOf<C>[], unknown>(
     array.name,
-    (u): u is t.TypeOf<C>[] => array.is(u) && u.length <= 4,
-    (input, context) => (Array.isArray(input) && input.length > 4 ? t.failure(input, context, 'expected an array of at most 4 items') : array.validate(input, context)),
+    (u): u is t.TypeOf<C>[] => array.is(u) && u.length <= MAX_SEARCH_ITEMS,
+    (input, context) =>
+      Array.isArray(input) && input.length > MAX_SEARCH_ITEMS ? t.failure(input, context, `expected an array of at most ${MAX_SEARCH_ITEMS} items`) : array.validate(input, context),
     array.encode,
   );
 };
@@ -90,7 +99,8 @@ const EnvelopeFields = t.partial({
 const EnvelopeFilter = onlyKnown(EnvelopeFields);
 type EnvelopeFilter = t.TypeOf<typeof EnvelopeFields>;
 
-const ENVELOPE_SORTS: Readonly<Record<string, string>> = {
+/** Sort fields every kind has, by wire name. */
+export const ENVELOPE_SORTS: Readonly<Record<string, string>> = {
   ID: 'resources.id',
   CREATED_AT: 'resources.created_at',
   MODIFIED_AT: 'resources.modified_at',
@@ -179,7 +189,7 @@ export interface Searcher {
   (ctx: Context, db: Sqlite): Promise<void>;
 }
 
-const Limit = integerFromString(1, 1000, 'an integer 1-1000');
+const Limit = integerFromString(SEARCH_LIMIT.min, SEARCH_LIMIT.max, `an integer ${SEARCH_LIMIT.min}-${SEARCH_LIMIT.max}`);
 const MAX_CURSOR = 4096;
 
 export interface SearchOptions {
@@ -216,7 +226,7 @@ export const searcher = (kindName: string, data: DataSearch, { only, render }: S
 
   return async (ctx, db) => {
     const body = decode(SearchBody, await readJson(ctx, { limitBytes: JSON_LIMIT }), 'body');
-    const limit = ctx.query['limit'] === undefined ? 100 : decode(Limit, ctx.query['limit'], 'query.limit');
+    const limit = ctx.query['limit'] === undefined ? SEARCH_LIMIT.default : decode(Limit, ctx.query['limit'], 'query.limit');
     const filters = body.filter ?? [];
     const order = [
       ...(body.sort ?? []).map((s) => ({ expression: sortFields[s.field]!, descending: s.order === 'DESC' })),

@@ -19,6 +19,7 @@ import { conflict, HttpError, notFound, preconditionFailed } from '../http/probl
 import { decode } from '../http/validate.js';
 import type { IssuanceContext } from '../issuance/context.js';
 import { requestIdOf } from '../log.js';
+import { logRef, streamRef } from '../logRef.js';
 import { ifMatch } from '../resources/conditional.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 
@@ -61,7 +62,7 @@ export const credentialStatusRouter = (deps: Deps): Router => {
 
   const load = async (offerId: string): Promise<Loaded<credentialStatus.State>> => {
     const loaded = await loadStream(deps.store, credentialStatus.credentialStatus, credentialStatus.credentialStatusStream(offerId));
-    if (isLeft(loaded)) throw new Error(`credential status of offer ${offerId}: ${loaded.left._tag}`);
+    if (isLeft(loaded)) throw new Error(`${streamRef(credentialStatus.credentialStatusStream(offerId))}: ${loaded.left._tag}`);
     return loaded.right;
   };
 
@@ -100,19 +101,19 @@ export const credentialStatusRouter = (deps: Deps): Router => {
           if (matches) throw new HttpError(preconditionFailed());
           continue;
         }
-        if (error._tag === 'StreamDeleted') throw new Error(`credential status of offer ${offerId} is deleted`);
+        if (error._tag === 'StreamDeleted') throw new Error(`${streamRef(credentialStatus.credentialStatusStream(offerId))} is deleted`);
         throw refusal(error);
       }
       const { events, position, revision } = handled.right;
       if (position) {
         // So that the served status list, and a GET, show the change once this answer is out.
         await deps.runner.waitFor(position, deps.config.readYourWritesTimeoutMs);
-        deps.log.info('credential status changed', { offerId, status: body.status });
+        deps.log.info('credential status changed', { offerRef: logRef(offerId), status: body.status });
       }
       reply(http, events.reduce(credentialStatus.evolve, state) as Allocated, revision);
       return;
     }
-    throw new Error(`credential status of offer ${offerId}: kept losing to concurrent changes`);
+    throw new Error(`${streamRef(credentialStatus.credentialStatusStream(offerId))}: kept losing to concurrent changes`);
   });
   return router;
 };

@@ -9,6 +9,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { silentLogger, type Logger } from '../../src/log.js';
 import { startService, type Service } from '../../src/service.js';
 import { testKekEnv } from './kek.js';
+import { documentedFetch } from './openapi.js';
 
 export const BOOTSTRAP_KEY = 'test-bootstrap-key-0123456789abcdefghijklmnop';
 
@@ -16,7 +17,10 @@ export interface TestService {
   readonly service: Service;
   readonly config: Config;
   readonly dataDir: string;
-  /** fetch against the management listener, with the bootstrap key unless `key` says otherwise. */
+  /**
+   * fetch against the management listener, with the bootstrap key unless `key` says otherwise.
+   * Like `wallet`, it fails on an answer the OpenAPI document does not describe.
+   */
   management(path: string, init?: RequestInit & { key?: string | null }): Promise<Response>;
   wallet(path: string, init?: RequestInit): Promise<Response>;
   stop(): Promise<void>;
@@ -49,14 +53,14 @@ export const startTestService = async (
     const headers = new Headers(rest.headers);
     const secret = key === undefined ? BOOTSTRAP_KEY : key;
     if (secret !== null) headers.set('Authorization', `Bearer ${secret}`);
-    return fetch(`${service.managementUrl}${path}`, { ...rest, headers });
+    return documentedFetch('management')(`${service.managementUrl}${path}`, { ...rest, headers });
   };
   return {
     service,
     config,
     dataDir,
     management,
-    wallet: (path, init) => fetch(`${service.publicListenUrl}${path}`, init),
+    wallet: (path, init) => documentedFetch('public')(`${service.publicListenUrl}${path}`, init),
     stop: () => service.stop(),
     cleanup: async () => {
       await service.stop();

@@ -5,6 +5,7 @@
 // service's real listen address.
 import { SignJWT, type JWK } from 'jose';
 import { dpopProof, newWalletKey, type WalletKey } from './keys.js';
+import { documentedFetch } from '../openapi.js';
 
 export interface CredentialOffer {
   readonly credential_issuer: string;
@@ -61,7 +62,7 @@ export class IssuanceWallet {
   /** fetch a URL the issuer handed out, through the listener it is really served on. */
   fetch(url: string, init?: RequestInit): Promise<Response> {
     if (!url.startsWith(this.publicUrl)) throw new Error(`${url} is not under ${this.publicUrl}`);
-    return fetch(`${this.listenUrl}${url.slice(this.publicUrl.length)}`, init);
+    return documentedFetch('public')(`${this.listenUrl}${url.slice(this.publicUrl.length)}`, init);
   }
 
   private async json<T>(url: string, init?: RequestInit): Promise<WalletResponse<T>> {

@@ -7,6 +7,7 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import { CompactEncrypt, compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
 import { present, type Holder, type IssuedCredential, type KeyBindingOptions } from '../credentials.js';
+import { documentedFetch } from '../openapi.js';
 
 export interface WalletEndpoints {
   /** The connector's PUBLIC_URL, as it appears in URIs. */
@@ -68,12 +69,12 @@ export const fetchAuthorizationRequest = async (
   const { clientId, requestUri } = parseRequestUri(uri);
   const response =
     options.method === 'post'
-      ? await fetch(resolve(endpoints, requestUri), {
+      ? await documentedFetch('public')(resolve(endpoints, requestUri), {
           method: 'POST',
           headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
           body: new URLSearchParams(options.walletNonce === undefined ? {} : { wallet_nonce: options.walletNonce }).toString(),
         })
-      : await fetch(resolve(endpoints, requestUri));
+      : await documentedFetch('public')(resolve(endpoints, requestUri));
   if (response.status !== 200) throw new Error(`wallet: request object fetch answered ${response.status}: ${await response.text()}`);
   if (response.headers.get('content-type') !== 'application/oauth-authz-req+jwt') throw new Error('wallet: wrong request object media type');
   const jwt = await response.text();
@@ -199,7 +200,7 @@ export const postResponse = async (
   request: Pick<AuthorizationRequest, 'responseUri'>,
   form: Record<string, string>,
 ): Promise<PostedResponse> => {
-  const response = await fetch(resolve(endpoints, request.responseUri), {
+  const response = await documentedFetch('public')(resolve(endpoints, request.responseUri), {
     method: 'POST',
     headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams(form).toString(),

@@ -1,0 +1,222 @@
+// Verification (OpenID4VP 1.0 under HAIP, src/verification/): `POST /oidc4vp` on the management
+// listener; the request object and the response URI on the public one.
+import type { Config } from '../../config.js';
+import { REQUEST_OBJECT_TYPE } from '../../verification/requestObject.js';
+import {
+  apiKey,
+  arrayOf,
+  dateTime,
+  jsonBody,
+  managementAnswers,
+  noAuthentication,
+  oauthError,
+  object,
+  operation,
+  pathParameter,
+  queryParameter,
+  ref,
+  string,
+  json,
+} from './components.js';
+import type { Area, Operation, Response, Schema } from './types.js';
+
+const nonEmpty = (items: Schema | { $ref: string }, description?: string): Schema => arrayOf(items, { minItems: 1, ...(description ? { description } : {}) });
+const Identifier = string('Letters, digits, `_` and `-`.', { pattern: '^[A-Za-z0-9_-]+$' });
+
+const schemas: Readonly<Record<string, Schema>> = {
+  ClaimsQuery: object(
+    { path: nonEmpty({ type: ['string', 'integer', 'null'], minimum: 0 }, 'A claims path: keys, array indices, or null for every element.') },
+    { id: Identifier, values: nonEmpty({ type: ['string', 'integer', 'boolean'] }, 'Satisfied only when a value the path selects is one of these.') },
+  ),
+  TrustedAuthority: object({
+    type: { const: 'aki', description: 'AuthorityKeyIdentifier (OpenID4VP 1.0 section 6.1.1). `etsi_tl` and `openid_federation` are refused (400): this connector does not resolve them.' },
+    values: nonEmpty(string('A base64url KeyIdentifier.', { pattern: '^[A-Za-z0-9_-]+$' })),
+  }),
+  CredentialQuery: object(
+    {
+      id: { ...Identifier, description: 'Unique in the query; the key of the callback\'s `credentials` and `credentialsRaw`.' },
+      format: { const: 'dc+sd-jwt', description: 'The only format this connector verifies.' },
+      meta: object({ vct_values: nonEmpty(string(undefined, { minLength: 1 }), 'Accepted VCTs.') }),
+      claims: nonEmpty(ref.schema('ClaimsQuery'), 'Required here: only what is asked for may be disclosed.'),
+    },
+    {
+      multiple: { type: 'boolean', default: false },
+      claim_sets: nonEmpty(nonEmpty(Identifier), 'Alternative sets of claim ids, in order of preference; every claim then needs an `id`.'),
+      require_cryptographic_holder_binding: { type: 'boolean', default: true, description: 'When false, `kbKeyId` and `kbSignatureIsValid` are absent from the callback.' },
+      trusted_authorities: nonEmpty(ref.schema('TrustedAuthority')),
+    },
+  ),
+  CredentialSetQuery: object({ options: nonEmpty(nonEmpty(Identifier), 'Alternatives, each a list of credential query ids.') }, { required: { type: 'boolean', default: true } }),
+  DcqlQuery: object(
+    { credentials: nonEmpty(ref.schema('CredentialQuery')) },
+    { credential_sets: nonEmpty(ref.schema('CredentialSetQuery')) },
+    'DCQL (OpenID4VP 1.0 section 6). Unknown members are dropped; ids must be unique and every reference must name something that exists.',
+  ),
+  TransactionData: {
+    ...object(
+      {
+        type: string('The transaction context.', { minLength: 1 }),
+        credential_ids: nonEmpty(string(undefined, { minLength: 1 }), 'Credential query ids that can authorize it; each needs holder binding.'),
+      },
+      {},
+      'Further members, defined by the credential type\'s rulebook, are kept as sent.',
+    ),
+    additionalProperties: true,
+  },
+  CreatedPresentationRequest: object({
+    state: string('256 random bits, base64url: the session\'s handle and the callback\'s `state`.', { pattern: '^[A-Za-z0-9_-]{43}$' }),
+    same_device_request_uri: string('`openid4vp://` URI for a wallet on the same device; pass it unchanged.', { pattern: '^openid4vp://\\?' }),
+    cross_device_request_uri: string('`openid4vp://` URI to render as a QR code.', { pattern: '^openid4vp://\\?' }),
+    expires_at: dateTime(),
+  }),
+};
+
+const createBody = (config: Pick<Config, 'presentationExpiresInMin' | 'presentationExpiresInMax' | 'presentationExpiresIn'>): Schema =>
+  object(
+    { dcql_query: ref.schema('DcqlQuery') },
+    {
+      redirect_uri: string('Absolute http(s) URL without fragment, where the wallet sends the browser after a same-device flow (with `response_code`). Omitted: no redirect.', { format: 'uri' }),
+      transaction_data: nonEmpty(ref.schema('TransactionData')),
+      expires_in: {
+        type: 'integer',
+        minimum: config.presentationExpiresInMin,
+        maximum: config.presentationExpiresInMax,
+        default: config.presentationExpiresIn,
+        description: 'Lifetime of the request in seconds (PRESENTATION_EXPIRES_IN_MIN to _MAX; default PRESENTATION_EXPIRES_IN).',
+      },
+    },
+  );
+
+const state = pathParameter('state', 'The `state` of `POST /oidc4vp` (43 base64url characters; anything else is 404).');
+const flowType = queryParameter('flow_type', 'The flow the URI was handed out for.', { enum: ['same-device', 'cross-device'] }, true);
+const walletError = (description: string): Response => oauthError(description, ['invalid_request']);
+const noStore = { 'Cache-Control': ref.header('NoStore') };
+
+const REQUEST_OBJECT = `application/${REQUEST_OBJECT_TYPE}`;
+const requestObject = (description: string): Response =>
+  managementAnswers.answer(description, {
+    headers: noStore,
+    content: { [REQUEST_OBJECT]: { schema: string('A compact JWS: header `typ: oauth-authz-req+jwt`, `alg: ES256`, `x5c`; see the README for its claims.', { pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$' }) } },
+  });
+
+/** Unexpected failures on these routes are answered by the listener's problem handler. */
+const walletRouteErrors = (statuses: { readonly [status: string]: string }): Operation['responses'] => ({
+  ...Object.fromEntries(Object.entries(statuses).map(([status, description]) => [status, walletError(description)])),
+  ...managementAnswers.problems(500),
+});
+
+const requestObjectErrors = walletRouteErrors({
+  '400': 'flow_type missing or wrong, or the request has ended or expired (a retry is a new `POST /oidc4vp`).',
+  '404': 'No presentation request has this state.',
+});
+
+const formErrors = {
+  '413': 'The form is over the limit (64 KiB for a request form, 1 MiB for a response).',
+  '415': 'The body is not `application/x-www-form-urlencoded`.',
+};
+
+const FORM = 'application/x-www-form-urlencoded';
+
+export const verificationArea = (config: Pick<Config, 'presentationExpiresInMin' | 'presentationExpiresInMax' | 'presentationExpiresIn'>): Area => ({
+  tags: [
+    { name: 'verification', description: 'Presentation requests (OpenID4VP 1.0, HAIP): created by the integrator; the outcome arrives as a callback.' },
+    { name: 'wallet: verification', description: 'What the wallet calls to fetch a presentation request and answer it. Errors are OAuth-style.' },
+  ],
+  schemas,
+  management: {
+    '/oidc4vp': {
+      post: operation({
+        operationId: 'createPresentationRequest',
+        summary: 'Create a presentation request',
+        description: 'Records the request and answers the two `openid4vp://` URIs. The outcome (FULFILLED, REJECTED, EXPIRED, PROCESSING_ERROR, VERIFICATION_FAILED) is delivered once as a callback.',
+        tags: ['verification'],
+        security: apiKey('connector'),
+        requestBody: jsonBody(createBody(config), {
+          pid: {
+            dcql_query: { credentials: [{ id: 'pid', format: 'dc+sd-jwt', meta: { vct_values: ['urn:eudi:pid:1'] }, claims: [{ path: ['given_name'] }, { path: ['family_name'] }] }] },
+          },
+        }),
+        responses: {
+          '201': managementAnswers.answer('Created; nothing is sent to any wallet until one fetches the request URI.', { content: json(ref.schema('CreatedPresentationRequest')) }),
+          ...managementAnswers.problems(400, 401, 403, 413, 415, 500),
+        },
+      }),
+    },
+  },
+  public: {
+    '/oidc4vp/{state}/request': {
+      parameters: [state, flowType],
+      get: operation({
+        operationId: 'getRequestObject',
+        summary: 'The signed request object',
+        description: 'The first fetch of each flow type makes the request\'s nonce and encryption key; later fetches are the same request signed afresh (nothing is recorded).',
+        tags: ['wallet: verification'],
+        security: noAuthentication,
+        responses: { '200': requestObject('The request object.'), ...requestObjectErrors },
+      }),
+      head: operation({
+        operationId: 'headRequestObject',
+        summary: 'Status and headers of the request object',
+        description: 'What a GET would answer, from a read, without a body; records nothing.',
+        tags: ['wallet: verification'],
+        security: noAuthentication,
+        responses: { '200': requestObject('The request object would be served.'), ...requestObjectErrors },
+      }),
+      post: operation({
+        operationId: 'postRequestObject',
+        summary: 'The signed request object (request_uri_method=post)',
+        description: 'OpenID4VP 1.0 section 5.10: the form\'s `wallet_nonce` is echoed in the request object; `wallet_metadata` is accepted and not used.',
+        tags: ['wallet: verification'],
+        security: noAuthentication,
+        requestBody: {
+          required: false,
+          content: { [FORM]: { schema: object({}, { wallet_nonce: string(), wallet_metadata: string() }) } },
+        },
+        responses: {
+          '200': requestObject('The request object, with `wallet_nonce`.'),
+          ...walletRouteErrors({
+            '400': 'flow_type missing or wrong, a repeated wallet_nonce, or the request has ended or expired.',
+            '404': 'No presentation request has this state.',
+            ...formErrors,
+          }),
+        },
+      }),
+    },
+    '/oidc4vp/{state}/response': {
+      parameters: [state],
+      post: operation({
+        operationId: 'postAuthorizationResponse',
+        summary: 'The wallet\'s response (direct_post.jwt)',
+        description:
+          'Either `response`, a JWE (`ECDH-ES`, `A128GCM` or `A256GCM`) to the request\'s key holding `vp_token` and `state`, or an error response. ' +
+          'Whatever the answer, the session ends with exactly one outcome.',
+        tags: ['wallet: verification'],
+        security: noAuthentication,
+        requestBody: {
+          required: true,
+          content: {
+            [FORM]: {
+              schema: {
+                oneOf: [
+                  object({ response: string('The encrypted response (compact JWE).') }),
+                  object({ error: string('An OAuth 2.0 error code, e.g. `access_denied`.') }, { error_description: string(), state: string() }),
+                ],
+              },
+            },
+          },
+        },
+        responses: {
+          '200': managementAnswers.answer('Accepted: the presentation verified, or the wallet\'s error was recorded.', {
+            headers: noStore,
+            content: json(object({}, { redirect_uri: string('Same-device flow with a `redirect_uri`: where to send the browser, with `response_code`.', { format: 'uri' }) })),
+          }),
+          ...walletRouteErrors({
+            '400': 'A form that is neither a response nor an error, a session that has ended or expired, a response that cannot be processed or fails verification (the reason in `error_description`).',
+            '404': 'No presentation request has this state.',
+            ...formErrors,
+          }),
+        },
+      }),
+    },
+  },
+});
