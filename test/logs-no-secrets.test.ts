@@ -63,7 +63,8 @@ test('no state, nonce, code, token, key, secret or claim value reaches any log l
     t.is((await postResponse(h.endpoints, request, { response: jwe })).status, 400);
 
     // A session fetched and then left to expire.
-    const expiring = await h.request({ dcql_query: pidQuery(), expires_in: 1 });
+    // Long enough for the fetch to come first on a busy machine; the callback wait is bounded.
+    const expiring = await h.request({ dcql_query: pidQuery(), expires_in: 3 });
     keep('expired session state', expiring.state);
     keep('expired session nonce', (await fetchAuthorizationRequest(h.endpoints, expiring.cross_device_request_uri)).nonce);
     t.like(await h.callback(expiring.state), { status: 'EXPIRED' });
