@@ -6,6 +6,7 @@
 // Only chains already resolved to a trust anchor reach this module, so the URLs fetched come from
 // certificates a trusted CA signed, not from whoever sent the presentation.
 import { x509 } from '../crypto/x509.js';
+import { fetchBounded, FetchFailure } from './boundedFetch.js';
 import { describeCertificate } from './x509Chain.js';
 
 type Certificate = x509.X509Certificate;
@@ -46,47 +47,8 @@ export const crlDistributionPoints = (certificate: Certificate): string[] => {
   return urls;
 };
 
-class FetchFailure extends Error {}
-
-const readBounded = async (response: Response, maxBytes: number): Promise<Uint8Array> => {
-  const declared = Number(response.headers.get('content-length') ?? '0');
-  if (declared > maxBytes) throw new FetchFailure(`response larger than ${maxBytes} bytes`);
-  if (!response.body) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = response.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw new FetchFailure(`response larger than ${maxBytes} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
-};
-
 const download = async (url: string, timeoutMs: number, maxBytes: number): Promise<x509.X509Crl> => {
-  let response: Response;
-  try {
-    // No redirects: a CRL moves by reissuing certificates, and a redirect could lead anywhere.
-    response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
-  } catch (err) {
-    throw new FetchFailure((err as Error).name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : 'could not be fetched');
-  }
-  if (!response.ok) {
-    await response.body?.cancel();
-    throw new FetchFailure(`answered HTTP ${response.status}`);
-  }
-  let body: Uint8Array;
-  try {
-    body = await readBounded(response, maxBytes);
-  } catch (err) {
-    if (err instanceof FetchFailure) throw err;
-    throw new FetchFailure((err as Error).name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : 'could not be read');
-  }
+  const body = await fetchBounded(url, { timeoutMs, maxBytes });
   try {
     return new x509.X509Crl(body);
   } catch {

@@ -3,7 +3,7 @@ import { configVariableNames } from '../config.js';
 import { loadSigningIdentity, x509HashClientId } from '../crypto/certificates.js';
 import type { Feature, ServiceContext } from '../feature.js';
 import type { Periodic } from '../periodic.js';
-import { trustVerifierFromConfig } from '../trust/issuerTrust.js';
+import { trustResolutionFromConfig } from '../trust/trustResolution.js';
 import type { ExpiryBounds } from './createRequest.js';
 import { startPresentationExpiry } from './expiry.js';
 import type { Verifier } from './requestObject.js';
@@ -42,16 +42,18 @@ export const loadVerifier = async (context: ServiceContext): Promise<Verifier> =
 };
 
 export const verificationFeature = async (context: ServiceContext): Promise<Feature> => {
-  const trust = trustVerifierFromConfig(context.config);
+  const bounds = expiryBounds(context);
+  const trust = await trustResolutionFromConfig(context.config, context.store, context.log);
   const verify: PresentationVerifier = (presentation, requirements, presentationContext) =>
-    verifySdJwtVcPresentation(presentation, requirements, presentationContext, trust);
+    verifySdJwtVcPresentation(presentation, requirements, presentationContext, trust.verifier);
   const deps = {
     store: context.store,
     dataKeys: context.dataKeys,
     verifier: await loadVerifier(context),
     verify,
-    bounds: expiryBounds(context),
+    bounds,
     log: context.log,
+    trustListUrls: trust.trustListUrls,
   };
   let expiry: Periodic | undefined;
   return {
@@ -60,9 +62,10 @@ export const verificationFeature = async (context: ServiceContext): Promise<Feat
     publicRouters: [publicRouter(deps)],
     start() {
       expiry = startPresentationExpiry({ ...deps, readModels: context.runner.db }, context.config.presentationExpiryIntervalMs);
+      trust.start();
     },
     async stop() {
-      await expiry?.stop();
+      await Promise.all([expiry?.stop(), trust.stop()]);
     },
   };
 };
