@@ -242,10 +242,12 @@ export class TrustListStore {
     return true;
   }
 
-  /** Drops lists no LoTL points to any more. */
-  private prune(): void {
+  /** Drops lists no LoTL points to any more; true when one was dropped. */
+  private prune(): boolean {
     const wanted = new Set(this.targets().map((t) => t.url));
-    for (const url of this.held.keys()) if (!wanted.has(url)) this.held.delete(url);
+    const dropped = [...this.held.keys()].filter((url) => !wanted.has(url));
+    for (const url of dropped) this.held.delete(url);
+    return dropped.length > 0;
   }
 
   /** Starts from the recorded versions: the configured lists first, then those their LoTLs point to. */
@@ -258,15 +260,18 @@ export class TrustListStore {
     this.current = this.build();
   }
 
-  /** Fetches every list now; the snapshot is rebuilt when a version changed. */
+  /**
+   * Fetches every list now. The snapshot is rebuilt only when a version changed, so what the
+   * index learnt about returning issuers survives a refresh that found nothing new.
+   */
   async refresh(now: Date): Promise<void> {
-    await Promise.all(this.options.sources.map((source) => this.refreshOne(sourceTarget(source), now)));
-    this.prune();
+    const changes = await Promise.all(this.options.sources.map((source) => this.refreshOne(sourceTarget(source), now)));
+    changes.push(this.prune());
     const pointed = this.targets().filter((t) => t.parentUrl !== undefined);
     await forEachLimited(pointed, PARALLEL_FETCHES, async (target) => {
-      await this.refreshOne(target, now);
+      changes.push(await this.refreshOne(target, now));
     });
-    this.current = this.build();
+    if (changes.includes(true) || this.current.missing.length > 0) this.current = this.build();
   }
 
   /** Every list followed, as `ops trust-lists` shows it. */
