@@ -14,6 +14,7 @@ import { createApiKey, createTenant, deleteApiKey } from '../src/tenancy/command
 import { CERTIFICATES_USAGE, CertificatesUsageError, runCertificates } from './certificates.js';
 import { callbacksOptions, callbacksUsage, runCallbacksCommand } from './callbacks.js';
 import { printAll, printStream } from './replay.js';
+import { runTrustListsCommand, trustListsUsage } from './trustLists.js';
 
 const USAGE = `usage: npm run -s ops -- <command>
 
@@ -29,7 +30,7 @@ const USAGE = `usage: npm run -s ops -- <command>
       prints $all between two positions, both inclusive, as JSON lines
   projections rebuild
       drops the read models and rebuilds them from the event store (stop the service first)
-${CERTIFICATES_USAGE}${callbacksUsage}`;
+${CERTIFICATES_USAGE}${callbacksUsage}${trustListsUsage}`;
 
 class UsageError extends Error {}
 
@@ -83,6 +84,8 @@ const run = async (args: readonly string[], config: Config, store: EventStore): 
   const [command, sub, arg] = positionals;
   const callbacks = await runCallbacksCommand(`${command} ${sub ?? ''}`.trim(), values, config, store, out, (m) => new UsageError(m));
   if (callbacks !== undefined) return callbacks;
+  const trustLists = await runTrustListsCommand(`${command} ${sub ?? ''}`.trim(), config, store, out, (m) => new UsageError(m));
+  if (trustLists !== undefined) return trustLists;
   switch (`${command} ${sub ?? ''}`.trim()) {
     case 'tenant create': {
       if (!values.name) throw new UsageError('tenant create: --name is required');

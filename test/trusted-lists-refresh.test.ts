@@ -253,3 +253,25 @@ test('a list past its NextUpdate is flagged pastNextUpdate and fetched again at 
     await r.close();
   }
 });
+
+test('a version another writer recorded (ops, another instance) is adopted when this instance cannot fetch the list', async (t) => {
+  const r = await rig();
+  try {
+    const service = await r.lists();
+    const t0 = new Date();
+    await service.refresh(t0);
+    r.world.server.serve(r.world.paths.de, { status: 200, body: Buffer.from(await r.world.deXml(8)) });
+    const ops = await r.lists();
+    await ops.load();
+    await ops.refresh(new Date(t0.getTime() + HOUR));
+    const recorded = ops.snapshot().index.lists.find((l) => l.url === r.world.urls.de)!;
+    t.is(recorded.list.sequenceNumber, 8);
+    r.world.server.serve(r.world.paths.de, { status: 503, body: Buffer.from('down') });
+    await service.refresh(new Date(t0.getTime() + 2 * HOUR));
+    const adopted = service.snapshot().index.lists.find((l) => l.url === r.world.urls.de)!;
+    t.is(adopted.list.sequenceNumber, 8);
+    t.is(adopted.digest, recorded.digest);
+  } finally {
+    await r.close();
+  }
+});

@@ -180,21 +180,17 @@ export class TrustListStore {
     return right(list.right);
   }
 
-  /** Fetches, verifies and records one list; true when the version held changed. */
-  private async refreshOne(target: Target, now: Date): Promise<boolean> {
+  /** Fetches, verifies and records one list: the list and its version on record, or why not. */
+  private async fetchAndRecord(target: Target, now: Date): Promise<Either<string, { list: TrustList; version: TrustListVersion }>> {
     let document: Uint8Array;
     try {
       document = await fetchBounded(target.url, this.options.bounds);
     } catch (err) {
       if (!(err instanceof FetchFailure)) throw err;
-      this.reject(target, err.message, now);
-      return false;
+      return left(err.message);
     }
     const list = await this.verified(target, document);
-    if (list._tag === 'Left') {
-      this.reject(target, list.left, now);
-      return false;
-    }
+    if (list._tag === 'Left') return list;
     const recorded = await recordFetchedVersion(
       this.options,
       target.key,
@@ -216,16 +212,35 @@ export class TrustListStore {
       { actor: this.options.actor },
     );
     if (recorded._tag === 'Left') {
-      this.reject(target, `sequence number ${recorded.left.fetched} is lower than the recorded ${recorded.left.recorded}: refused as a rewind`, now);
-      return false;
+      return left(`sequence number ${recorded.left.fetched} is lower than the recorded ${recorded.left.recorded}: refused as a rewind`);
     }
-    const changed = this.held.get(target.url)?.version.digest !== recorded.right.digest;
-    this.hold(target, list.right, recorded.right);
+    return right({ list: list.right, version: recorded.right });
+  }
+
+  /**
+   * Refreshes one list; true when the version held changed. When the fetch fails, a newer
+   * version recorded meanwhile (by `ops trust-lists refresh` or another instance) is adopted.
+   */
+  private async refreshOne(target: Target, now: Date): Promise<boolean> {
+    const fetched = await this.fetchAndRecord(target, now);
+    if (fetched._tag === 'Left') {
+      this.reject(target, fetched.left, now);
+      return this.adoptRecorded(target);
+    }
+    const { list, version } = fetched.right;
+    const changed = this.held.get(target.url)?.version.digest !== version.digest;
+    this.hold(target, list, version);
     this.failures.delete(target.url);
     if (changed) {
-      this.options.log.info('trust list version accepted', { source: target.sourceId, url: target.url, sequenceNumber: recorded.right.sequenceNumber, digest: recorded.right.digest });
+      this.options.log.info('trust list version accepted', { source: target.sourceId, url: target.url, sequenceNumber: version.sequenceNumber, digest: version.digest });
     }
     return changed;
+  }
+
+  private async adoptRecorded(target: Target): Promise<boolean> {
+    const version = await recordedVersion(this.options.store, target.key);
+    if (version === undefined || version.digest === this.held.get(target.url)?.version.digest) return false;
+    return this.loadOne(target);
   }
 
   /** Reads one list back from the record; true when one was held. */

@@ -31,8 +31,11 @@ type TrustConfig = Pick<
   | 'dataDir'
 >;
 
-/** The store of trusted lists the configuration describes (lotl mode; also `ops trust-lists`). */
-export const trustListStoreFromConfig = async (config: TrustConfig, store: EventStore, log: Logger, actor: string): Promise<TrustListStore> =>
+/**
+ * The store of trusted lists the configuration describes (lotl mode; also `ops trust-lists`).
+ * `startedAt`: data fetched before it counts as served from the record.
+ */
+export const trustListStoreFromConfig = async (config: TrustConfig, store: EventStore, log: Logger, actor: string, startedAt = new Date()): Promise<TrustListStore> =>
   new TrustListStore({
     sources: config.x509TrustListSources ?? [],
     store,
@@ -41,7 +44,7 @@ export const trustListStoreFromConfig = async (config: TrustConfig, store: Event
     stalenessWindowMs: config.x509StalenessWindowMs,
     log,
     actor,
-    startedAt: new Date(),
+    startedAt,
   });
 
 export const categoryPolicies = (config: Pick<Config, 'x509TrustPolicy' | 'x509TrustPolicyPid' | 'x509TrustPolicyQeaa' | 'x509TrustPolicyPubEaa' | 'x509TrustPolicyNonQualifiedEaa'>): CategoryPolicies => ({
