@@ -10,9 +10,8 @@
 //   an issuer found nowhere while any list expected is unavailable (it may be in that one);
 // - among several matches: trusted before suspended before withdrawn.
 import type { x509 } from '../crypto/x509.js';
-import { categoryOf, meaningOf, type CredentialCategory, type StatusMeaning } from './serviceMapping.js';
-import type { ChainMatch, ListEntry, SnapshotIndex } from './snapshotIndex.js';
-import type { StatusPeriod } from './trustList.js';
+import type { CredentialCategory, StatusMeaning } from './serviceMapping.js';
+import type { ChainMatch, IndexedPeriod, ListEntry, SnapshotIndex } from './snapshotIndex.js';
 
 /** How current a list's data is, for the staleness flags. */
 export interface Freshness {
@@ -47,8 +46,8 @@ export interface Resolution {
   readonly trustedThrough: ReadonlySet<string>;
 }
 
-const statusAt = (statuses: readonly StatusPeriod[], now: Date): StatusPeriod | undefined =>
-  statuses.find((period) => period.from === undefined || period.from <= now);
+const meaningAt = (periods: readonly IndexedPeriod[], now: number): StatusMeaning | undefined =>
+  periods.find((period) => period.from <= now)?.meaning;
 
 const RANK: Readonly<Record<Outcome, number>> = { trusted: 0, suspended: 1, withdrawn: 2, unavailable: 3, not_found: 4 };
 
@@ -66,9 +65,9 @@ export const resolveIssuer = async (
 ): Promise<Resolution> => {
   const candidates: Candidate[] = [];
   for (const match of await snapshot.index.matches(chain, now)) {
-    const category = categoryOf(match.service.type);
+    const { category } = match;
     if (category === undefined || (credential.isPid && category !== 'PID')) continue;
-    const meaning = meaningOf(statusAt(match.service.statuses, now)?.status, match.list.format, match.list.statusMap);
+    const meaning = meaningAt(match.periods, now.getTime());
     if (meaning === undefined) continue;
     const usable = snapshot.lineage(match.list).every((list) => snapshot.freshness(list, now).usable);
     candidates.push({ match, category, outcome: usable ? meaning : 'unavailable' });

@@ -5,7 +5,7 @@
 // costs no signature check at all.
 import { createHash } from 'node:crypto';
 import { x509 } from '../crypto/x509.js';
-import type { StatusMap } from './serviceMapping.js';
+import { categoryOf, meaningOf, type CredentialCategory, type StatusMap, type StatusMeaning } from './serviceMapping.js';
 import type { ListFormat, TrustList, TrustService } from './trustList.js';
 
 type Certificate = x509.X509Certificate;
@@ -23,10 +23,20 @@ export interface ListEntry {
   readonly statusMap: StatusMap | undefined;
 }
 
+/** A status period with its meaning worked out once, when the snapshot is indexed. */
+export interface IndexedPeriod {
+  /** Epoch milliseconds; -Infinity when the list gives no starting time. */
+  readonly from: number;
+  readonly meaning: StatusMeaning | undefined;
+}
+
 export interface ServiceEntry {
   readonly list: ListEntry;
   readonly service: TrustService;
   readonly certificate: Certificate;
+  readonly category: CredentialCategory | undefined;
+  /** The service's statuses, current first (as in `service.statuses`). */
+  readonly periods: readonly IndexedPeriod[];
 }
 
 /** A service certificate that vouches for chain certificate `index`: it is that certificate, or issued it. */
@@ -74,8 +84,10 @@ export class SnapshotIndex {
   constructor(readonly lists: readonly ListEntry[]) {
     for (const list of lists) {
       for (const service of list.list.services) {
+        const category = categoryOf(service.type);
+        const periods = service.statuses.map((p) => ({ from: p.from?.getTime() ?? -Infinity, meaning: meaningOf(p.status, list.format, list.statusMap) }));
         for (const certificate of service.certificates) {
-          const entry = { list, service, certificate };
+          const entry = { list, service, certificate, category, periods };
           push(this.byDer, derDigest(certificate), entry);
           push(this.bySubject, certificate.subject, entry);
           const keyId = subjectKeyId(certificate);

@@ -48,6 +48,9 @@ interface Target {
 interface Held {
   readonly entry: ListEntry;
   readonly version: TrustListVersion;
+  /** The version's instants in epoch milliseconds, parsed once: freshness is asked per presentation. */
+  readonly fetchedAt: number;
+  readonly nextUpdate: number;
 }
 
 /** What `ops trust-lists` shows for one list. */
@@ -141,28 +144,26 @@ export class TrustListStore {
   }
 
   private freshness(lineage: readonly ListEntry[], now: Date): Freshness {
-    const versions = lineage.flatMap((list) => {
+    let fetchedAt = Infinity;
+    let cachedFallback = false;
+    let pastNextUpdate = false;
+    for (const list of lineage) {
       const held = this.held.get(list.url);
-      return held ? [held.version] : [];
-    });
-    if (versions.length === 0) return { usable: false, cachedFallback: false, pastNextUpdate: false, fetchedAt: new Date(0) };
-    const fetchedAt = new Date(Math.min(...versions.map((v) => Date.parse(v.fetchedAt))));
-    const servedFromRecord = (v: TrustListVersion): boolean => {
-      const failure = this.failures.get(v.url)?.at.getTime() ?? 0;
-      return Date.parse(v.fetchedAt) < Math.max(this.options.startedAt.getTime(), failure);
-    };
-    return {
-      usable: versions.length === lineage.length && now.getTime() - fetchedAt.getTime() <= this.options.stalenessWindowMs,
-      cachedFallback: versions.some(servedFromRecord),
-      pastNextUpdate: versions.some((v) => v.nextUpdate !== null && now.getTime() > Date.parse(v.nextUpdate)),
-      fetchedAt,
-    };
+      if (!held) return { usable: false, cachedFallback: false, pastNextUpdate: false, fetchedAt: new Date(0) };
+      fetchedAt = Math.min(fetchedAt, held.fetchedAt);
+      const failure = this.failures.get(list.url)?.at.getTime() ?? 0;
+      cachedFallback ||= held.fetchedAt < Math.max(this.options.startedAt.getTime(), failure);
+      pastNextUpdate ||= now.getTime() > held.nextUpdate;
+    }
+    return { usable: now.getTime() - fetchedAt <= this.options.stalenessWindowMs, cachedFallback, pastNextUpdate, fetchedAt: new Date(fetchedAt) };
   }
 
   private hold(target: Target, list: TrustList, version: TrustListVersion): void {
     this.held.set(target.url, {
       entry: { sourceId: target.sourceId, format: target.format, url: target.url, parentUrl: target.parentUrl, list, digest: version.digest, statusMap: target.statusMap },
       version,
+      fetchedAt: Date.parse(version.fetchedAt),
+      nextUpdate: version.nextUpdate === null ? Infinity : Date.parse(version.nextUpdate),
     });
   }
 
@@ -320,9 +321,7 @@ export class TrustListStore {
    * its next list is never polled in a tight loop.
    */
   nextRefreshDelay(now: Date, intervalMs: number): number {
-    const upcoming = [...this.held.values()]
-      .flatMap((h) => (h.version.nextUpdate === null ? [] : [Date.parse(h.version.nextUpdate) - now.getTime()]))
-      .filter((ms) => ms > 0);
+    const upcoming = [...this.held.values()].map((h) => h.nextUpdate - now.getTime()).filter((ms) => ms > 0 && ms !== Infinity);
     return Math.max(1000, Math.min(intervalMs, ...upcoming));
   }
 }
