@@ -122,6 +122,11 @@ export class TrustListStore {
     });
   }
 
+  /** Whether a version of every configured list is held (loaded from the record or fetched). */
+  holdsEverySource(): boolean {
+    return this.options.sources.every((source) => this.held.has(source.url));
+  }
+
   /** URLs a DCQL `etsi_tl` authority may name. */
   knownUrls(): ReadonlySet<string> {
     return new Set(this.targets().map((t) => t.url));

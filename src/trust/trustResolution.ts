@@ -1,7 +1,9 @@
 // How this instance decides issuer trust, as X509_TRUST_RESOLUTION_MODE says: `static` (the
 // trust anchors, exactly as before lists existed) or `lotl` (the trusted lists of
-// X509_TRUST_LIST_SOURCES, loaded from the record, refreshed once before the service listens, then
-// every X509_TRUST_STORE_REFRESH_INTERVAL and when a list reaches its NextUpdate).
+// X509_TRUST_LIST_SOURCES, loaded from the record, then refreshed every
+// X509_TRUST_STORE_REFRESH_INTERVAL and when a list reaches its NextUpdate). With every source on
+// record the first refresh runs once the service listens, so slow publishers cannot hold up a
+// restart; with nothing recorded there is nothing to serve yet, and the service waits for it.
 import type { Config } from '../config.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
@@ -55,21 +57,24 @@ export const categoryPolicies = (config: Pick<Config, 'x509TrustPolicy' | 'x509T
   NON_QUALIFIED_EAA: config.x509TrustPolicyNonQualifiedEaa ?? config.x509TrustPolicy,
 });
 
-/** Refreshes at the pace the lists ask for, never two at once; a failed run is logged, the next one still comes. */
-const refreshSchedule = (lists: TrustListStore, intervalMs: number, log: Logger): { stop(): Promise<void> } => {
+/**
+ * Refreshes at the pace the lists ask for (the first one at once when `now`), never two at once;
+ * a failed run is logged, the next one still comes.
+ */
+const refreshSchedule = (lists: TrustListStore, intervalMs: number, log: Logger, now: boolean): { stop(): Promise<void> } => {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
-  const schedule = (): void => {
+  const schedule = (delayMs: number): void => {
     if (stopped) return;
     timer = setTimeout(() => {
       running = lists
         .refresh(new Date())
         .catch((err: unknown) => log.error('trust list refresh failed', { err }))
-        .finally(schedule);
-    }, lists.nextRefreshDelay(new Date(), intervalMs));
+        .finally(() => schedule(lists.nextRefreshDelay(new Date(), intervalMs)));
+    }, delayMs);
   };
-  schedule();
+  schedule(now ? 0 : lists.nextRefreshDelay(new Date(), intervalMs));
   return {
     async stop() {
       stopped = true;
@@ -85,7 +90,8 @@ export const trustResolutionFromConfig = async (config: Config, store: EventStor
   }
   const lists = await trustListStoreFromConfig(config, store, log, 'service');
   await lists.load();
-  await lists.refresh(new Date());
+  const refreshAtStart = lists.holdsEverySource();
+  if (!refreshAtStart) await lists.refresh(new Date());
   const verifier = createLotlTrustVerifier({
     lists,
     staticAnchors: config.x509VerifyTrustAnchor ? trustAnchorCertificates(config.x509TrustAnchors) : undefined,
@@ -98,7 +104,7 @@ export const trustResolutionFromConfig = async (config: Config, store: EventStor
     verifier,
     trustListUrls: () => lists.knownUrls(),
     start() {
-      schedule = refreshSchedule(lists, config.x509TrustStoreRefreshIntervalMs, log);
+      schedule = refreshSchedule(lists, config.x509TrustStoreRefreshIntervalMs, log, refreshAtStart);
     },
     async stop() {
       await schedule?.stop();
