@@ -52,3 +52,32 @@ export const alternatingRounds = async (
   }
   return sides;
 };
+
+/**
+ * `rounds` rounds of `count` sequential runs a side, the sides taking turns every `block` runs
+ * within a round: for differences of a few percent, which load from outside the process (a
+ * shared machine) would otherwise swamp between one side's block and the other's.
+ */
+export const interleavedRounds = async (
+  rounds: number,
+  count: number,
+  block: number,
+  ours: () => Promise<unknown>,
+  reference: () => Promise<unknown>,
+): Promise<Pick<Sides, 'ours' | 'reference'>> => {
+  const sides = { ours: [] as number[], reference: [] as number[] };
+  for (let round = 0; round < rounds; round++) {
+    const elapsed = new Map<() => Promise<unknown>, number>([[ours, 0], [reference, 0]]);
+    for (let done = 0; done < count; done += block) {
+      const turn = (done / block) % 2 === 0 ? [ours, reference] : [reference, ours];
+      for (const work of turn) {
+        const started = performance.now();
+        for (let i = 0; i < Math.min(block, count - done); i++) await work();
+        elapsed.set(work, elapsed.get(work)! + performance.now() - started);
+      }
+    }
+    sides.ours.push(perSecond(count, elapsed.get(ours)!));
+    sides.reference.push(perSecond(count, elapsed.get(reference)!));
+  }
+  return sides;
+};

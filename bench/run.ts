@@ -15,7 +15,7 @@
 // append round, default 1.5), BENCH_REBUILD_EVENTS (default 30000), BENCH_SYNC (append figures
 // to run, default FULL,NORMAL), BENCH_STRICT=1 (exit 1 when a target is missed), BENCH_ONLY
 // (comma-separated groups: appends, rebuild, callbacks, verification, presentation-verification,
-// issuance).
+// trust-resolution, issuance, resources).
 import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
@@ -35,6 +35,7 @@ import { resourceFigures } from './resources.js';
 import { printJson, printTable, type Figure } from './report.js';
 import { verificationFigures } from './verification.js';
 import { presentationVerificationFigures } from './presentationVerification.js';
+import { trustResolutionFigures } from './trustResolution.js';
 import { perSecond } from './stats.js';
 import { stopCheckingAnswers } from '../test/support/openapi.js';
 
@@ -328,6 +329,7 @@ const main = async (): Promise<void> => {
       callbacks: () => callbackFigures(common),
       verification: () => verificationFigures(common),
       'presentation-verification': () => presentationVerificationFigures(common),
+      'trust-resolution': () => trustResolutionFigures(common),
       issuance: () => issuanceFigures(common),
       resources: () => resourceFigures(common),
     };

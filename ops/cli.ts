@@ -12,6 +12,7 @@ import { CERTIFICATES_USAGE, CertificatesUsageError, runCertificates } from './c
 import { callbacksOptions, callbacksUsage, runCallbacksCommand } from './callbacks.js';
 import { projectionsUsage, runProjectionsCommand } from './projections.js';
 import { printAll, printStream } from './replay.js';
+import { runTrustListsCommand, trustListsUsage } from './trustLists.js';
 
 const USAGE = `usage: npm run -s ops -- <command>
 
@@ -25,7 +26,7 @@ const USAGE = `usage: npm run -s ops -- <command>
       prints a stream as JSON lines (auditor replay)
   all [--from COMMIT/PREPARE] [--to COMMIT/PREPARE]
       prints $all between two positions, both inclusive, as JSON lines
-${projectionsUsage}${CERTIFICATES_USAGE}${callbacksUsage}`;
+${projectionsUsage}${CERTIFICATES_USAGE}${callbacksUsage}${trustListsUsage}`;
 
 class UsageError extends Error {}
 
@@ -81,6 +82,8 @@ const run = async (args: readonly string[], config: Config, store: EventStore): 
   if (callbacks !== undefined) return callbacks;
   const projections = command === 'projections' ? await runProjectionsCommand(positionals.slice(1), config, store, out, (m) => new UsageError(m)) : undefined;
   if (projections !== undefined) return projections;
+  const trustLists = await runTrustListsCommand(`${command} ${sub ?? ''}`.trim(), config, store, out, (m) => new UsageError(m));
+  if (trustLists !== undefined) return trustLists;
   switch (`${command} ${sub ?? ''}`.trim()) {
     case 'tenant create': {
       if (!values.name) throw new UsageError('tenant create: --name is required');

@@ -7,10 +7,11 @@ import { isIP } from 'node:net';
 import * as t from 'io-ts';
 import type { Either } from 'fp-ts/lib/Either.js';
 import { isLeft, left, right } from 'fp-ts/lib/Either.js';
-import { HttpBaseUrl, integerFromString, MillisecondsFromString, PortFromString, withMessage } from './http/codecs.js';
+import { durationFromString, HttpBaseUrl, integerFromString, MillisecondsFromString, PortFromString, withMessage } from './http/codecs.js';
 import { LOG_LEVELS } from './log.js';
 import type { LogLevel } from './log.js';
 import { TrustAnchorsFromString } from './trust/trustAnchors.js';
+import { TrustListSourcesFromString } from './trust/trustListSources.js';
 import { CallbackUrl } from './callbacks/url.js';
 import { DEFAULT_RETRY_SCHEDULE, RetryScheduleFromString } from './callbacks/schedule.js';
 import { WebhookSecret } from './callbacks/signature.js';
@@ -19,6 +20,8 @@ interface Variable<A> {
   readonly env: string;
   /** Secrets are never echoed in error messages, only their length. */
   readonly secret: boolean;
+  /** Long values (a JSON document) are not echoed either: the message says where the problem is. */
+  readonly long?: boolean;
   readonly read: (raw: string | undefined) => Either<string, A>;
 }
 
@@ -28,8 +31,8 @@ function withDefault<A>(env: string, codec: t.Decoder<unknown, A>, fallback: str
 }
 
 /** A variable that may be unset (undefined in Config). */
-function optional<A>(env: string, codec: t.Decoder<unknown, A>, opts: { secret?: boolean } = {}): Variable<A | undefined> {
-  return { env, secret: opts.secret ?? false, read: (raw) => (raw === undefined ? right(undefined) : decodeVar(codec, raw)) };
+function optional<A>(env: string, codec: t.Decoder<unknown, A>, opts: { secret?: boolean; long?: boolean } = {}): Variable<A | undefined> {
+  return { env, secret: opts.secret ?? false, long: opts.long ?? false, read: (raw) => (raw === undefined ? right(undefined) : decodeVar(codec, raw)) };
 }
 
 function decodeVar<A>(codec: t.Decoder<unknown, A>, raw: string): Either<string, A> {
@@ -105,6 +108,16 @@ const StatusListSize = withMessage(
   'expected a multiple of 8, 8-16777216',
 );
 
+const TrustPolicy = withMessage(t.keyof({ evaluate: null, enforce: null, disabled: null }), 'expected evaluate, enforce or disabled');
+
+// Up to 24 days: Node's timers cannot wait longer.
+const MAX_REFRESH_MS = 24 * 86_400_000;
+
+const VctList = withMessage(
+  t.refinement(t.string, (s) => s.split(',').every((v) => v.trim() !== '')),
+  'expected comma-separated vct values',
+);
+
 const variables = {
   dataDir: withDefault('DATA_DIR', NonEmptyText, './data'),
   /** Each instance's own read models; default DATA_DIR/readmodels.sqlite. */
@@ -140,11 +153,22 @@ const variables = {
   x509TrustAnchors: withDefault('X509_TRUST_ANCHORS', TrustAnchorsFromString, ''),
   x509CrlTimeoutSeconds: withDefault('X509_CRL_TIMEOUT_SECONDS', integerFromString(1, 300), '10'),
   /** The spec's trust verification policy, one for every credential category in static mode. */
-  x509TrustPolicy: withDefault(
-    'X509_TRUST_POLICY',
-    withMessage(t.keyof({ evaluate: null, enforce: null, disabled: null }), 'expected evaluate, enforce or disabled'),
-    'evaluate',
-  ),
+  x509TrustPolicy: withDefault('X509_TRUST_POLICY', TrustPolicy, 'evaluate'),
+  /** `static`: X509_TRUST_ANCHORS only, as before v1.3.0; `lotl`: the trusted lists of X509_TRUST_LIST_SOURCES. */
+  x509TrustResolutionMode: withDefault('X509_TRUST_RESOLUTION_MODE', withMessage(t.keyof({ static: null, lotl: null }), 'expected static or lotl'), 'static'),
+  x509TrustListSources: optional('X509_TRUST_LIST_SOURCES', TrustListSourcesFromString, { long: true }),
+  x509TrustStoreRefreshIntervalMs: withDefault('X509_TRUST_STORE_REFRESH_INTERVAL', durationFromString(1000, MAX_REFRESH_MS), '6h'),
+  /** How old the trusted list data in use may be after failed fetches before trust fails closed. */
+  x509StalenessWindowMs: withDefault('X509_STALENESS_WINDOW', durationFromString(1000, 365 * 86_400_000), '24h'),
+  x509LotlFetchTimeoutMs: withDefault('X509_LOTL_FETCH_TIMEOUT', durationFromString(1000, 300_000), '30s'),
+  x509MaxResponseBytes: withDefault('X509_MAX_RESPONSE_BYTES', integerFromString(1024, 1_073_741_824), '10485760'),
+  /** Per credential category (lotl mode); unset means X509_TRUST_POLICY. */
+  x509TrustPolicyPid: optional('X509_TRUST_POLICY_PID', TrustPolicy),
+  x509TrustPolicyQeaa: optional('X509_TRUST_POLICY_QEAA', TrustPolicy),
+  x509TrustPolicyPubEaa: optional('X509_TRUST_POLICY_PUB_EAA', TrustPolicy),
+  x509TrustPolicyNonQualifiedEaa: optional('X509_TRUST_POLICY_NON_QUALIFIED_EAA', TrustPolicy),
+  /** Credential types that are PIDs: trusted only through a PID provider's service. */
+  x509PidVctValues: withDefault('X509_PID_VCT_VALUES', VctList, 'urn:eudi:pid:1,urn:eu.europa.ec.eudi:pid:1'),
   /** Lifetime of a presentation request when `expires_in` is omitted, in seconds. */
   presentationExpiresIn: withDefault('PRESENTATION_EXPIRES_IN', integerFromString(1, 86_400), '300'),
   /** Bounds of `expires_in`, in seconds; values outside are refused with 400. */
@@ -227,8 +251,8 @@ export const configVariableNames: { readonly [K in keyof Config]: string } = Obj
   Object.entries(variables).map(([key, v]) => [key, v.env]),
 ) as { [K in keyof Config]: string };
 
-const describeValue = (raw: string, secret: boolean): string =>
-  secret ? `a ${raw.length}-character value` : JSON.stringify(raw);
+const describeValue = (raw: string, variable: Variable<unknown>): string =>
+  variable.secret || variable.long ? `a ${raw.length}-character value` : JSON.stringify(raw);
 
 /**
  * Read and validate the configuration. On failure, one message per bad variable, each starting
@@ -244,7 +268,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Either<string[], Config> {
     if (isLeft(result)) {
       errors.push(raw === undefined
         ? `${variable.env}: ${result.left}`
-        : `${variable.env}: ${result.left}, got ${describeValue(raw, variable.secret)}`);
+        : `${variable.env}: ${result.left}, got ${describeValue(raw, variable)}`);
     } else {
       values[key] = result.right;
     }
@@ -254,6 +278,13 @@ export function loadConfig(env: NodeJS.ProcessEnv): Either<string[], Config> {
   // Both listeners bind in the same process; a shared fixed port can only fail at listen time.
   if (config.publicPort !== 0 && config.publicPort === config.managementPort) {
     return left([`PUBLIC_PORT: must differ from MANAGEMENT_PORT, both are ${config.publicPort}`]);
+  }
+  // Lists configured but not used would look like trust the connector does not apply.
+  if (config.x509TrustResolutionMode === 'lotl' && config.x509TrustListSources === undefined) {
+    return left(['X509_TRUST_LIST_SOURCES: required when X509_TRUST_RESOLUTION_MODE is lotl']);
+  }
+  if (config.x509TrustResolutionMode === 'static' && config.x509TrustListSources !== undefined) {
+    return left(['X509_TRUST_LIST_SOURCES: set, but X509_TRUST_RESOLUTION_MODE is static (set it to lotl to use the lists)']);
   }
   return right(config);
 }

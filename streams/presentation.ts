@@ -67,9 +67,18 @@ export const PresentationRequestFetched = eventCodec(
 const terminal = <Type extends string, Data extends t.Props>(type: Type, data: Data) =>
   eventCodec(type, t.type({ state: t.string, at: t.string, callback: CallbackRequest, ...data }));
 
+/**
+ * lotl mode: the SHA-256 of each trusted list version the outcome was decided with (each one a
+ * `trustList-` stream's recorded document), so an auditor can tell which list decided it.
+ */
+const decidedBy = t.partial({ trustListDigests: t.readonlyArray(t.string) });
+
+const decidedTerminal = <Type extends string, Data extends t.Props>(type: Type, data: Data) =>
+  eventCodec(type, t.intersection([t.type({ state: t.string, at: t.string, callback: CallbackRequest, ...data }), decidedBy]));
+
 const ResponseCode = t.union([t.string, t.null]);
 
-export const PresentationFulfilled = terminal('PresentationFulfilled', {
+export const PresentationFulfilled = decidedTerminal('PresentationFulfilled', {
   kid: t.string,
   flowType: FlowType,
   responseCode: ResponseCode,
@@ -80,7 +89,7 @@ export const PresentationRejected = terminal('PresentationRejected', {
 });
 export const PresentationExpired = terminal('PresentationExpired', {});
 export const PresentationProcessingFailed = terminal('PresentationProcessingFailed', { errorDetails: t.string });
-export const PresentationVerificationFailed = terminal('PresentationVerificationFailed', {
+export const PresentationVerificationFailed = decidedTerminal('PresentationVerificationFailed', {
   kid: t.string,
   flowType: FlowType,
   errorDetails: t.string,

@@ -131,3 +131,20 @@ function normaliseBaseUrl(raw: string): string | undefined {
   if (url.username !== '' || url.password !== '') return undefined;
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
+
+const DURATION_UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** A duration written `30s`, `15m`, `6h` or `1d`, in milliseconds within [minMs, maxMs]. */
+export const durationFromString = (minMs: number, maxMs: number): t.Type<number, string, unknown> =>
+  new t.Type<number, string, unknown>(
+    'DurationFromString',
+    (u): u is number => typeof u === 'number' && u >= minMs && u <= maxMs,
+    (u, c) => {
+      const message = `expected a duration such as 30s, 15m, 6h or 1d, from ${minMs / 1000} s to ${maxMs / 86_400_000} days`;
+      const m = typeof u === 'string' ? /^([1-9]\d{0,6})([smhd])$/.exec(u) : null;
+      if (!m) return t.failure(u, c, message);
+      const ms = Number(m[1]) * DURATION_UNIT_MS[m[2] as keyof typeof DURATION_UNIT_MS];
+      return ms >= minMs && ms <= maxMs ? t.success(ms) : t.failure(u, c, message);
+    },
+    (ms) => `${Math.round(ms / 1000)}s`,
+  );

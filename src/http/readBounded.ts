@@ -1,5 +1,5 @@
-// Reading a response body from a server we do not control (CRL distribution points, status list
-// endpoints) without letting it exhaust memory: a declared or streamed size over the limit
+// Reading a response body from a server we do not control (CRL distribution points, trusted lists,
+// status list endpoints) without letting it exhaust memory: a declared or streamed size over the limit
 // abandons the body.
 
 /** Why a fetch of someone else's document failed; the message completes "<url> ...". */
@@ -7,7 +7,10 @@ export class FetchFailure extends Error {}
 
 export const readBounded = async (response: Response, maxBytes: number): Promise<Uint8Array> => {
   const declared = Number(response.headers.get('content-length') ?? '0');
-  if (declared > maxBytes) throw new FetchFailure(`response larger than ${maxBytes} bytes`);
+  if (declared > maxBytes) {
+    await response.body?.cancel();
+    throw new FetchFailure(`response larger than ${maxBytes} bytes`);
+  }
   if (!response.body) return new Uint8Array();
   const chunks: Uint8Array[] = [];
   let total = 0;

@@ -6,6 +6,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
 import { mkdir, open, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Config } from '../config.js';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
@@ -49,6 +50,9 @@ export interface BlobStore {
   put(source: Readable, maxBytes: number): Promise<StoredBlob>;
   read(digestMultibase: string): ReadStream;
 }
+
+/** BLOB_DIR, else DATA_DIR/blobs: one directory for every writer of one deployment. */
+export const blobDirectory = (config: Pick<Config, 'blobDir' | 'dataDir'>): string => config.blobDir ?? join(config.dataDir, 'blobs');
 
 export const directoryBlobStore = async (dir: string): Promise<BlobStore> => {
   await mkdir(dir, { recursive: true, mode: 0o700 });

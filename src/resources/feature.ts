@@ -1,9 +1,8 @@
 // The platform resource API (spec/resource-api.md) on the management listener.
-import { join } from 'node:path';
 import Router from '@koa/router';
 import type { Feature, ServiceContext } from '../feature.js';
 import { apiKeyRoutes } from './apiKeys.js';
-import { directoryBlobStore } from './blobStore.js';
+import { blobDirectory, directoryBlobStore } from './blobStore.js';
 import { credentialRoutes } from './credentials.js';
 import { didcommRoutes } from './didcommMessages.js';
 import { draftRoutes } from './drafts.js';
@@ -22,7 +21,7 @@ import type { Periodic } from '../periodic.js';
 export const resourcesFeature = async (service: ServiceContext): Promise<Feature> => {
   const now = (): Date => new Date();
   const deps: ResourcesContext = { ...service, now, idempotent: idempotentWrites(service, now) };
-  const blobs = await directoryBlobStore(service.config.blobDir ?? join(service.config.dataDir, 'blobs'));
+  const blobs = await directoryBlobStore(blobDirectory(service.config));
   const blobUploads = uploads(deps, service.kek, blobs);
   const router = new Router();
   router.use(rateLimit(service.config.resourceRateLimit, service.config.resourceRateWindowSeconds, now), requireKnownApiLine);

@@ -6,7 +6,8 @@
 // Only chains already resolved to a trust anchor reach this module, so the URLs fetched come from
 // certificates a trusted CA signed, not from whoever sent the presentation.
 import { x509 } from '../crypto/x509.js';
-import { FetchFailure, readBounded } from '../http/readBounded.js';
+import { FetchFailure } from '../http/readBounded.js';
+import { fetchBounded } from './boundedFetch.js';
 import { describeCertificate } from './x509Chain.js';
 
 type Certificate = x509.X509Certificate;
@@ -48,24 +49,7 @@ export const crlDistributionPoints = (certificate: Certificate): string[] => {
 };
 
 const download = async (url: string, timeoutMs: number, maxBytes: number): Promise<x509.X509Crl> => {
-  let response: Response;
-  try {
-    // No redirects: a CRL moves by reissuing certificates, and a redirect could lead anywhere.
-    response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
-  } catch (err) {
-    throw new FetchFailure((err as Error).name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : 'could not be fetched');
-  }
-  if (!response.ok) {
-    await response.body?.cancel();
-    throw new FetchFailure(`answered HTTP ${response.status}`);
-  }
-  let body: Uint8Array;
-  try {
-    body = await readBounded(response, maxBytes);
-  } catch (err) {
-    if (err instanceof FetchFailure) throw err;
-    throw new FetchFailure((err as Error).name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : 'could not be read');
-  }
+  const body = await fetchBounded(url, { timeoutMs, maxBytes });
   try {
     return new x509.X509Crl(body);
   } catch {

@@ -17,7 +17,8 @@ import type { Either } from 'fp-ts/lib/Either.js';
 import { isLeft, left, right } from 'fp-ts/lib/Either.js';
 import type { Config } from '../config.js';
 import type { x509 } from '../crypto/x509.js';
-import { createCrlChecker, type CrlChecker } from './crl.js';
+import { createCrlChecker, type CrlChecker, type RevocationStatus } from './crl.js';
+import type { CredentialCategory, TrustFailureReason } from './serviceMapping.js';
 import { trustAnchorCertificates } from './trustAnchors.js';
 import { findTrustAnchor, sameCertificate, validateChain } from './x509Chain.js';
 
@@ -30,12 +31,25 @@ export interface VerificationFailure {
   readonly reason: string;
   /** True when only the trust policy (anchor, revocation) refused it, not the credential's own checks. */
   readonly trustEnforcement: boolean;
+  /** lotl mode: SHA-256 of each trusted list version the decision rests on. */
+  readonly trustListDigests?: readonly string[];
+}
+
+/** The spec's enriched trust fields, only in lotl mode (`src/trust/lotlTrust.ts`). */
+export interface EnrichedTrustFields {
+  readonly credentialCategory?: CredentialCategory;
+  readonly trustSource: 'lotl' | 'static' | 'untrusted';
+  readonly supervisoryMemberState?: string;
+  readonly qualifiedStatus: boolean;
+  readonly trustDataTimestamp?: string;
+  readonly trustFailureReason?: TrustFailureReason;
+  readonly staleTrustData?: { readonly cachedFallback: boolean; readonly pastNextUpdate: boolean };
 }
 
 /** The credential object's trust fields: `isTrusted` and `isCertificateRevoked` only when anchoring is on. */
 export type TrustFields =
   | { readonly supportTrustAnchor: false }
-  | { readonly supportTrustAnchor: true; readonly isTrusted: boolean; readonly isCertificateRevoked: boolean };
+  | ({ readonly supportTrustAnchor: true; readonly isTrusted: boolean; readonly isCertificateRevoked: boolean } & Partial<EnrichedTrustFields>);
 
 export interface TrustedChain {
   /** Leaf first, as sent. */
@@ -43,12 +57,45 @@ export interface TrustedChain {
   readonly trust: TrustFields;
   /** The trust anchor the chain resolved to, when anchoring is on and it did. */
   readonly anchor?: Certificate;
+  /** lotl mode: URLs of the lists through which a trusted service vouches for the issuer (DCQL `etsi_tl`). */
+  readonly trustedThrough?: ReadonlySet<string>;
+  /** lotl mode: SHA-256 of each trusted list version the decision rests on. */
+  readonly trustListDigests?: readonly string[];
+}
+
+/** What the verifier knows of the credential beyond its chain: its type decides whether it is a PID. */
+export interface PresentedCredential {
+  readonly vct?: unknown;
 }
 
 export interface TrustVerifier {
   /** `chain` is the decoded `x5c` (`parseX5c`), leaf first. */
-  verify(chain: readonly Certificate[], now: Date): Promise<Either<VerificationFailure, TrustedChain>>;
+  verify(chain: readonly Certificate[], now: Date, credential?: PresentedCredential): Promise<Either<VerificationFailure, TrustedChain>>;
 }
+
+/**
+ * Revocation of the certificates an anchor vouches for, `issued` leaf first, the last one issued
+ * by `anchor` (which is trusted by configuration, not by a CRL). The first unknown status ends
+ * the check; so does the first revocation when `stopAtRevoked` (enforce: nothing else matters).
+ */
+export const revocationBelow = async (
+  issued: readonly Certificate[],
+  anchor: Certificate,
+  crl: CrlChecker,
+  now: Date,
+  stopAtRevoked: boolean,
+): Promise<RevocationStatus> => {
+  let revoked: RevocationStatus | undefined;
+  for (const [index, certificate] of issued.entries()) {
+    const status = await crl.check(certificate, index, issued[index + 1] ?? anchor, now);
+    if (status.status === 'unknown') return status;
+    if (status.status === 'revoked') {
+      if (stopAtRevoked) return status;
+      revoked ??= status;
+    }
+  }
+  return revoked ?? { status: 'good' };
+};
 
 export interface TrustVerifierOptions {
   readonly verifyTrustAnchor: boolean;
@@ -72,20 +119,9 @@ export const createTrustVerifier = (options: TrustVerifierOptions): TrustVerifie
         if (enforce) return failure('issuer chain does not resolve to a configured trust anchor', true);
         return right({ chain, trust: { supportTrustAnchor: true, isTrusted: false, isCertificateRevoked: false } });
       }
-      // Every certificate the anchor vouches for, each with its issuer; the anchor itself is
-      // trusted by configuration, not by a CRL.
-      const issued = chain.filter((c) => !sameCertificate(c, anchor));
-      let revoked = false;
-      for (const [index, certificate] of issued.entries()) {
-        const issuer = issued[index + 1] ?? anchor;
-        const status = await options.crl.check(certificate, index, issuer, now);
-        if (status.status === 'unknown') return failure(status.reason, true);
-        if (status.status === 'revoked') {
-          if (enforce) return failure(status.reason, true);
-          revoked = true;
-        }
-      }
-      return right({ chain, trust: { supportTrustAnchor: true, isTrusted: true, isCertificateRevoked: revoked }, anchor });
+      const revocation = await revocationBelow(chain.filter((c) => !sameCertificate(c, anchor)), anchor, options.crl, now, enforce);
+      if (revocation.status === 'unknown' || (revocation.status === 'revoked' && enforce)) return failure(revocation.reason, true);
+      return right({ chain, trust: { supportTrustAnchor: true, isTrusted: true, isCertificateRevoked: revocation.status === 'revoked' }, anchor });
     },
   };
 };

@@ -65,8 +65,9 @@ const transactionDataProblems = (body: CreatePresentationBody, location: string)
     }),
   );
 
-export const validatePresentationBody = (body: CreatePresentationBody): FieldError[] => [
-  ...dcqlProblems(body.dcql_query, 'body.dcql_query'),
+/** `trustListUrls`: the trusted lists a DCQL `etsi_tl` may name; undefined in static mode. */
+export const validatePresentationBody = (body: CreatePresentationBody, trustListUrls?: ReadonlySet<string>): FieldError[] => [
+  ...dcqlProblems(body.dcql_query, 'body.dcql_query', trustListUrls),
   ...transactionDataProblems(body, 'body.transaction_data'),
 ];
 

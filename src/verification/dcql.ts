@@ -43,10 +43,11 @@ export type ClaimsQuery = t.TypeOf<typeof ClaimsQuery>;
 
 export const TrustedAuthority = object(
   {
-    // etsi_tl and openid_federation need trusted-list or federation resolution, which this
-    // connector does not do: refusing them beats accepting a constraint it would not enforce.
-    type: withMessage(t.keyof({ aki: null }), 'expected aki (etsi_tl and openid_federation are not supported by this connector)'),
-    values: nonEmptyArray(withMessage(t.refinement(t.string, (s) => /^[A-Za-z0-9_-]+$/.test(s)), 'expected a base64url KeyIdentifier')),
+    // openid_federation needs federation resolution, which this connector does not do: refusing
+    // it beats accepting a constraint it would not enforce. etsi_tl needs lotl mode (`dcqlProblems`).
+    type: withMessage(t.keyof({ aki: null, etsi_tl: null }), 'expected aki or etsi_tl (openid_federation is not supported by this connector)'),
+    // Checked per type in `dcqlProblems`: base64url key identifiers for aki, list URLs for etsi_tl.
+    values: nonEmptyArray(withMessage(t.string, 'expected a string')),
   },
   {},
   'TrustedAuthority',
@@ -91,13 +92,36 @@ const duplicates = (values: readonly string[]): Set<string> => {
   return repeated;
 };
 
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * `trusted_authorities` values: aki values are base64url KeyIdentifiers; etsi_tl values are URLs
+ * of the trusted lists this instance follows (`trustListUrls`; undefined in static mode, where
+ * etsi_tl cannot be resolved at all).
+ */
+const trustedAuthorityProblems = (credential: CredentialQuery, at: string, trustListUrls: ReadonlySet<string> | undefined): FieldError[] =>
+  (credential.trusted_authorities ?? []).flatMap((authority, j): FieldError[] => {
+    const where = `${at}.trusted_authorities[${j}]`;
+    if (authority.type === 'etsi_tl' && trustListUrls === undefined) {
+      return [{ location: `${where}.type`, message: 'etsi_tl needs X509_TRUST_RESOLUTION_MODE=lotl; this instance follows no trusted lists', value: authority.type }];
+    }
+    return authority.values.flatMap((value, k): FieldError[] => {
+      if (authority.type === 'aki' && !BASE64URL.test(value)) return [{ location: `${where}.values[${k}]`, message: 'expected a base64url KeyIdentifier', value }];
+      if (authority.type === 'etsi_tl' && !trustListUrls!.has(value)) {
+        return [{ location: `${where}.values[${k}]`, message: 'is not the URL of a trusted list this instance follows', value }];
+      }
+      return [];
+    });
+  });
+
 /** What the codecs cannot see: unique ids and that every reference names something that exists. */
-export const dcqlProblems = (query: DcqlQuery, location: string): FieldError[] => {
+export const dcqlProblems = (query: DcqlQuery, location: string, trustListUrls?: ReadonlySet<string>): FieldError[] => {
   const errors: FieldError[] = [];
   const ids = query.credentials.map((c) => c.id);
   const repeatedIds = duplicates(ids);
   query.credentials.forEach((credential, i) => {
     const at = `${location}.credentials[${i}]`;
+    errors.push(...trustedAuthorityProblems(credential, at, trustListUrls));
     if (repeatedIds.has(credential.id)) {
       errors.push({ location: `${at}.id`, message: 'credential query ids must be unique', value: credential.id });
     }

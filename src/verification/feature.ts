@@ -4,7 +4,7 @@ import { hostSubjectAltName, loadSigningIdentity, x509HashClientId } from '../cr
 import type { Feature, ServiceContext } from '../feature.js';
 import type { Periodic } from '../periodic.js';
 import { credentialStatusCheckerFromConfig } from '../status/statusCheck.js';
-import { trustVerifierFromConfig } from '../trust/issuerTrust.js';
+import { trustResolutionFromConfig } from '../trust/trustResolution.js';
 import type { ExpiryBounds } from './createRequest.js';
 import { startPresentationExpiry } from './expiry.js';
 import type { Verifier } from './requestObject.js';
@@ -44,18 +44,20 @@ export const loadVerifier = async (context: ServiceContext): Promise<Verifier> =
 };
 
 export const verificationFeature = async (context: ServiceContext): Promise<Feature> => {
-  const trust = trustVerifierFromConfig(context.config);
-  const status = credentialStatusCheckerFromConfig(context.config, trust);
+  const bounds = expiryBounds(context);
+  const trust = await trustResolutionFromConfig(context.config, context.store, context.log);
+  const status = credentialStatusCheckerFromConfig(context.config, trust.verifier);
   const verify: PresentationVerifier = (presentation, requirements, presentationContext) =>
-    verifySdJwtVcPresentation(presentation, requirements, presentationContext, trust, status);
+    verifySdJwtVcPresentation(presentation, requirements, presentationContext, trust.verifier, status);
   const deps = {
     store: context.store,
     dataKeys: context.dataKeys,
     verifier: await loadVerifier(context),
     verify,
-    bounds: expiryBounds(context),
+    bounds,
     defaultRedirectUri: context.config.defaultRedirectUri,
     log: context.log,
+    trustListUrls: trust.trustListUrls,
   };
   let expiry: Periodic | undefined;
   return {
@@ -64,9 +66,10 @@ export const verificationFeature = async (context: ServiceContext): Promise<Feat
     publicRouters: [publicRouter(deps)],
     start() {
       expiry = startPresentationExpiry({ ...deps, readModels: context.runner.db }, context.config.presentationExpiryIntervalMs);
+      trust.start();
     },
     async stop() {
-      await expiry?.stop();
+      await Promise.all([expiry?.stop(), trust.stop()]);
     },
   };
 };

@@ -46,7 +46,8 @@ export const fulfilled = (
   key: DataKey,
 ): PresentationTerminalEvent => {
   const responseCode = answered.flowType === 'same-device' ? newResponseCode() : null;
-  const value = key.seal(verified as unknown as Json, purposes.credentials);
+  const { trustListDigests, ...callbackFields } = verified;
+  const value = key.seal(callbackFields as unknown as Json, purposes.credentials);
   return {
     type: 'PresentationFulfilled',
     data: {
@@ -54,6 +55,7 @@ export const fulfilled = (
       at: base.at.toISOString(),
       ...answered,
       responseCode,
+      ...(trustListDigests ? { trustListDigests } : {}),
       callback: callback(
         base,
         'FULFILLED',
@@ -75,6 +77,7 @@ export const verificationFailed = (base: Base, answered: Answered, failure: Veri
       ...answered,
       errorDetails: failure.reason,
       responseCode,
+      ...(failure.trustListDigests ? { trustListDigests: failure.trustListDigests } : {}),
       callback: callback(base, 'VERIFICATION_FAILED', {
         errorDetails: failure.reason,
         ...(responseCode === null ? {} : { responseCode }),

@@ -36,6 +36,8 @@ export interface VerificationDeps {
   /** DEFAULT_REDIRECT_URI: the same-device redirect of requests created without `redirect_uri`. */
   readonly defaultRedirectUri: string | undefined;
   readonly log: Logger;
+  /** The trusted lists a DCQL `etsi_tl` may name now; undefined in static mode. */
+  readonly trustListUrls: () => ReadonlySet<string> | undefined;
 }
 
 const JSON_LIMIT = 256 * 1024;
@@ -49,7 +51,7 @@ export const managementRouter = (deps: VerificationDeps): Router => {
   router.post('/oidc4vp', requireScope('connector'), async (ctx) => {
     const principal = principalOf(ctx);
     const request = decode(body, await readJson(ctx, { limitBytes: JSON_LIMIT }), 'body');
-    const problems = validatePresentationBody(request);
+    const problems = validatePresentationBody(request, deps.trustListUrls());
     if (problems.length > 0) {
       throw new HttpError(invalidRequest(problems.length === 1 ? `Invalid ${problems[0]!.location}.` : `${problems.length} values are invalid.`, problems));
     }

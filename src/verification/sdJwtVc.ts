@@ -8,7 +8,7 @@ import { isLeft, left, right } from 'fp-ts/lib/Either.js';
 import { compactVerify, decodeProtectedHeader } from 'jose';
 import type { x509 } from '../crypto/x509.js';
 import type { CredentialStatusChecker } from '../status/statusCheck.js';
-import type { TrustVerifier, VerificationFailure } from '../trust/issuerTrust.js';
+import type { TrustedChain, TrustVerifier, VerificationFailure } from '../trust/issuerTrust.js';
 import { chainHasAuthorityKeyId, parseX5c } from '../trust/x509Chain.js';
 import { isRequested, selectsAValue, type ClaimPathPointer } from './claimPaths.js';
 import { applyDisclosures, describePath, parseDisclosure, type Disclosure } from './disclosures.js';
@@ -23,8 +23,10 @@ export interface CredentialRequirements {
   /** DCQL `claims[].path`: each must be disclosed, and nothing else selectively disclosable may be. */
   readonly claimPaths: readonly ClaimPathPointer[];
   readonly requireHolderBinding: boolean;
-  /** DCQL `trusted_authorities` of type `aki`: the issuer chain must carry one of these AuthorityKeyIdentifiers. */
+  /** DCQL `trusted_authorities` of type `aki`: the issuer chain must carry one of these AuthorityKeyIdentifiers... */
   readonly trustedAuthorityKeyIds?: readonly string[];
+  /** ...or, of type `etsi_tl`, a trusted service of one of these lists (or lists reached through them) must vouch for it. */
+  readonly trustedListUrls?: readonly string[];
 }
 
 export interface PresentationContext {
@@ -49,6 +51,13 @@ export interface CredentialObject {
   readonly supportTrustAnchor: boolean;
   readonly isTrusted?: boolean;
   readonly isCertificateRevoked?: boolean;
+  readonly credentialCategory?: string;
+  readonly trustSource?: string;
+  readonly supervisoryMemberState?: string;
+  readonly qualifiedStatus?: boolean;
+  readonly trustDataTimestamp?: string;
+  readonly trustFailureReason?: string;
+  readonly staleTrustData?: { readonly cachedFallback: boolean; readonly pastNextUpdate: boolean };
   readonly kbKeyId?: string;
   readonly kbSignatureIsValid?: boolean;
   readonly transactionDataHashes?: readonly string[];
@@ -69,6 +78,8 @@ export interface RawCredentialObject {
 export interface VerifiedCredential {
   readonly credential: CredentialObject;
   readonly raw: RawCredentialObject;
+  /** lotl mode: SHA-256 of each trusted list version its trust decision rests on. */
+  readonly trustListDigests?: readonly string[];
 }
 
 // SD-JWT VC: these carry the credential's mechanics and must be visible to every verifier; a
@@ -122,6 +133,20 @@ const verifyIssuerJwt = async (jwt: string): Promise<Either<string, { chain: rea
   return isRecord(payload) ? right({ chain: chain.right, payload }) : left('issuer-signed JWT payload is not a JSON object');
 };
 
+/**
+ * DCQL `trusted_authorities` (OpenID4VP 1.0, 6.1.1): the credential satisfies them when one
+ * authority vouches for its issuer. Returns why not, when it does not.
+ */
+const unmetTrustedAuthorities = (requirements: CredentialRequirements, trusted: TrustedChain): string | undefined => {
+  const { trustedAuthorityKeyIds: keyIds, trustedListUrls: listUrls } = requirements;
+  if (keyIds === undefined && listUrls === undefined) return undefined;
+  if (keyIds && chainHasAuthorityKeyId(trusted.chain, keyIds)) return undefined;
+  if (listUrls && listUrls.some((url) => trusted.trustedThrough?.has(url))) return undefined;
+  return listUrls === undefined
+    ? 'issuer chain has none of the AuthorityKeyIdentifiers in the query\'s trusted_authorities'
+    : 'issuer is vouched for by none of the query\'s trusted_authorities (no trusted service of the etsi_tl lists, no aki match)';
+};
+
 const parseDisclosures = (encoded: readonly string[]): Either<string, Disclosure[]> => {
   const out: Disclosure[] = [];
   for (const [index, text] of encoded.entries()) {
@@ -143,12 +168,11 @@ export const verifySdJwtVcPresentation = async (
   if (isLeft(parts)) return fail(parts.left);
   const issued = await verifyIssuerJwt(parts.right.issuerJwt);
   if (isLeft(issued)) return fail(issued.left);
-  const trusted = await trust.verify(issued.right.chain, context.now);
+  const trusted = await trust.verify(issued.right.chain, context.now, { vct: issued.right.payload['vct'] });
   if (isLeft(trusted)) return trusted;
-  const keyIds = requirements.trustedAuthorityKeyIds;
-  if (keyIds && !chainHasAuthorityKeyId(issued.right.chain, keyIds)) {
-    return fail('issuer chain has none of the AuthorityKeyIdentifiers in the query\'s trusted_authorities');
-  }
+  const decidedBy = trusted.right.trustListDigests ? { trustListDigests: trusted.right.trustListDigests } : {};
+  const unmet = unmetTrustedAuthorities(requirements, trusted.right);
+  if (unmet !== undefined) return left({ reason: unmet, trustEnforcement: false, ...decidedBy });
 
   const disclosures = parseDisclosures(parts.right.disclosures);
   if (isLeft(disclosures)) return fail(disclosures.left);
@@ -225,5 +249,5 @@ export const verifySdJwtVcPresentation = async (
     ...kb,
     ...hashes,
   };
-  return right({ credential, raw });
+  return right({ credential, raw, ...decidedBy });
 };

@@ -3,7 +3,7 @@
 // (OpenID4VP 1.0 section 8.1). Each presentation is checked by the SD-JWT VC verifier.
 import { isRight, left, right, type Either } from 'fp-ts/lib/Either.js';
 import type { SealedRequest } from './createRequest.js';
-import { claimAlternatives, claimWithoutRequestedValue, requiresHolderBinding, unsatisfiedCredentialSets } from './dcql.js';
+import { claimAlternatives, claimWithoutRequestedValue, requiresHolderBinding, unsatisfiedCredentialSets, type CredentialQuery } from './dcql.js';
 import { describePath } from './disclosures.js';
 import type { CredentialRequirements, PresentationContext, VerificationFailure, VerifiedCredential } from './sdJwtVc.js';
 
@@ -17,6 +17,8 @@ export type PresentationVerifier = (
 export interface VerifiedPresentation {
   readonly credentials: Record<string, VerifiedCredential['credential'][]>;
   readonly credentialsRaw: Record<string, VerifiedCredential['raw'][]>;
+  /** lotl mode: SHA-256 of each trusted list version the credentials' trust rests on; not part of the callback. */
+  readonly trustListDigests?: readonly string[];
 }
 
 const mismatch = (reason: string): VerificationFailure => ({ reason, trustEnforcement: false });
@@ -49,6 +51,7 @@ export const verifyVpToken = async (
 
   const credentials: VerifiedPresentation['credentials'] = {};
   const credentialsRaw: VerifiedPresentation['credentialsRaw'] = {};
+  const digests = new Set<string>();
   for (const [id, presentations] of presented) {
     const query = dcqlQuery.credentials.find((c) => c.id === id)!;
     for (const presentation of presentations) {
@@ -62,7 +65,7 @@ export const verifyVpToken = async (
             vctValues: query.meta.vct_values,
             claimPaths: claims.map((c) => c.path),
             requireHolderBinding: requiresHolderBinding(query),
-            ...(query.trusted_authorities ? { trustedAuthorityKeyIds: query.trusted_authorities.flatMap((a) => a.values) } : {}),
+            ...trustedAuthoritiesOf(query),
           },
           { ...context, transactionData, credentialId: id },
         );
@@ -76,9 +79,20 @@ export const verifyVpToken = async (
       if (verified === undefined) return left(first!);
       (credentials[id] ??= []).push(verified.credential);
       (credentialsRaw[id] ??= []).push(verified.raw);
+      for (const digest of verified.trustListDigests ?? []) digests.add(digest);
     }
   }
-  return right({ credentials, credentialsRaw });
+  return right({ credentials, credentialsRaw, ...(digests.size > 0 ? { trustListDigests: [...digests] } : {}) });
+};
+
+/** The query's `trusted_authorities` by type: aki key identifiers and etsi_tl list URLs. */
+const trustedAuthoritiesOf = (query: CredentialQuery): Pick<CredentialRequirements, 'trustedAuthorityKeyIds' | 'trustedListUrls'> => {
+  const authorities = query.trusted_authorities;
+  if (authorities === undefined) return {};
+  const values = (type: string) => authorities.filter((a) => a.type === type).flatMap((a) => a.values);
+  const keyIds = values('aki');
+  const listUrls = values('etsi_tl');
+  return { ...(keyIds.length > 0 ? { trustedAuthorityKeyIds: keyIds } : {}), ...(listUrls.length > 0 ? { trustedListUrls: listUrls } : {}) };
 };
 
 /** The credential ids of a transaction data object the connector encoded itself. */

@@ -29,8 +29,13 @@ const schemas: Readonly<Record<string, Schema>> = {
     { id: Identifier, values: nonEmpty({ type: ['string', 'integer', 'boolean'] }, 'Satisfied only when a value the path selects is one of these.') },
   ),
   TrustedAuthority: object({
-    type: { const: 'aki', description: 'AuthorityKeyIdentifier (OpenID4VP 1.0 section 6.1.1). `etsi_tl` and `openid_federation` are refused (400): this connector does not resolve them.' },
-    values: nonEmpty(string('A base64url KeyIdentifier.', { pattern: '^[A-Za-z0-9_-]+$' })),
+    type: {
+      enum: ['aki', 'etsi_tl'],
+      description:
+        '`aki`: AuthorityKeyIdentifier of a CA in the issuer\'s chain (OpenID4VP 1.0 section 6.1.1). `etsi_tl`: the URL of a trusted list this instance follows ' +
+        '(X509_TRUST_RESOLUTION_MODE=lotl; otherwise 400). `openid_federation` is refused (400).',
+    },
+    values: nonEmpty(string('A base64url KeyIdentifier (`aki`) or a trusted list URL (`etsi_tl`).', { minLength: 1 })),
   }),
   CredentialQuery: object(
     {

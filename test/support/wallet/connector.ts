@@ -55,7 +55,7 @@ const bodies = (receiver: Receiver, state: string): Record<string, unknown>[] =>
 
 export const startVerificationHarness = async (
   env: Record<string, string> = {},
-  options: { readonly log?: Logger } = {},
+  options: { readonly log?: Logger; readonly dataDir?: string } = {},
 ): Promise<VerificationHarness> => {
   const receiver = await startReceiver();
   const service = await startTestService({
