@@ -20,20 +20,11 @@ import { acknowledgeQuarantine, listQuarantine } from '../src/quarantine.js';
 import { createTenant } from '../src/tenancy/commands.js';
 import { bounded } from './support/bounded.js';
 import { appendPoisonRevision } from './support/poison.js';
-import { openStore } from './support/readmodels.js';
+import { openStore, withStoreDir } from './support/readmodels.js';
 
 const BOUND_MS = 60_000;
 
-const withDir = async (body: (dir: string, store: EventStore) => Promise<void>): Promise<void> => {
-  const dir = await mkdtemp(join(tmpdir(), 'quarantine-'));
-  const store = await openStore(dir);
-  try {
-    await body(dir, store);
-  } finally {
-    await store.close();
-    await rm(dir, { recursive: true, force: true });
-  }
-};
+const withDir = (body: (dir: string, store: EventStore) => Promise<void>): Promise<void> => withStoreDir('quarantine-', body);
 
 /** A runner whose log lines are kept. */
 const openLoggedRunner = async (store: EventStore, file: string, projections: readonly Projection[] = allProjections) => {

@@ -1,26 +1,16 @@
 // The projection runner: checkpoint with the changes, resume, rebuild, read-your-writes.
 import test from 'ava';
+import { rm } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isRight } from 'fp-ts/lib/Either.js';
 import { change, type Projection } from '../projections/projection.js';
 import { countTenants, findTenant } from '../projections/tenants.js';
 import { START, comparePositions, type EventStore } from '../src/eventstore/port.js';
 import { createTenant } from '../src/tenancy/commands.js';
-import { dumpReadModels, openRunner, openStore } from './support/readmodels.js';
+import { dumpReadModels, openRunner, withStoreDir } from './support/readmodels.js';
 
-const withDir = async (body: (dir: string, store: EventStore) => Promise<void>): Promise<void> => {
-  const dir = await mkdtemp(join(tmpdir(), 'runner-'));
-  const store = await openStore(dir);
-  try {
-    await body(dir, store);
-  } finally {
-    await store.close();
-    await rm(dir, { recursive: true, force: true });
-  }
-};
+const withDir = (body: (dir: string, store: EventStore) => Promise<void>): Promise<void> => withStoreDir('runner-', body);
 
 const addTenants = async (store: EventStore, count: number) => {
   const created = [];

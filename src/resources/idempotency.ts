@@ -55,6 +55,9 @@ const decide = (state: IdempotencyState, expected: ExpectedRevision, fingerprint
   throw inProgress();
 };
 
+/** Claims lost to other writers before the request is told another one holds the key. */
+const CLAIM_ATTEMPTS = 3;
+
 const inProgress = (): HttpError => new HttpError(conflict('A request with this Idempotency-Key is still being processed; retry later.'));
 
 /**
@@ -86,31 +89,35 @@ export const idempotentWrites = (deps: ServiceContext, now: () => Date) => {
       throw new HttpError(invalidRequest('Idempotency-Key must be 32-256 characters of a-z, A-Z, 0-9 and -.', [{ location: 'header.idempotency-key', message: 'expected [a-zA-Z0-9-]{32,256}', value: key }]));
     }
     const stream = idempotencyStream(keyHashOf(principalOf(ctx).tenantId, key));
-    const loaded = await loadStream(deps.store, idempotency, stream);
-    if (isLeft(loaded)) throw new Error(`idempotency stream unreadable: ${loaded.left._tag}`);
     const fingerprint = fingerprintOf(ctx.method, ctx.url, ctx.get('If-Match'), request);
     const at = now();
-    let decision = decide(loaded.right.state, loaded.right.expectedRevision, fingerprint, at.getTime());
-    if (decision._tag === 'replay') {
-      const dataKey = await deps.dataKeys.find(replyOwner(decision.state.claimId));
-      if (dataKey) {
-        ctx.set('Idempotent-Replayed', 'true');
-        return sendReply(ctx, decodeReply(dataKey.open(decision.state.reply, PURPOSE)));
-      }
-      // Shredded by an instance whose clock is ahead of ours: for it the key has expired.
-      decision = { _tag: 'claim', expected: loaded.right.expectedRevision };
-    }
-    if (decision.shred) await deps.dataKeys.destroy(replyOwner(decision.shred));
     const claimId = randomUUID();
     const append = (events: readonly IdempotencyEvent[], expected: ExpectedRevision) =>
       appendEvents(deps.store, stream, events, expected);
-    const claimed = await append(
-      [{ type: 'IdempotencyKeyClaimed', data: { claimId, fingerprint, claimedAt: at.toISOString(), expiresAt: new Date(at.getTime() + lifetimeMs).toISOString() } }],
-      decision.expected,
-    );
-    // Another request claimed the key between our read and our append: it is the first.
-    if (isLeft(claimed)) throw inProgress();
-    const claimRevision = claimed.right.nextExpectedRevision;
+    let claimRevision: number | undefined;
+    // A lost claim is decided again on what beat it: another request's claim is a 409, but the
+    // expiry scheduler recording a shred only freed the key further.
+    for (let attempt = 0; attempt < CLAIM_ATTEMPTS && claimRevision === undefined; attempt++) {
+      const loaded = await loadStream(deps.store, idempotency, stream);
+      if (isLeft(loaded)) throw new Error(`idempotency stream unreadable: ${loaded.left._tag}`);
+      let decision = decide(loaded.right.state, loaded.right.expectedRevision, fingerprint, at.getTime());
+      if (decision._tag === 'replay') {
+        const dataKey = await deps.dataKeys.find(replyOwner(decision.state.claimId));
+        if (dataKey) {
+          ctx.set('Idempotent-Replayed', 'true');
+          return sendReply(ctx, decodeReply(dataKey.open(decision.state.reply, PURPOSE)));
+        }
+        // Shredded by an instance whose clock is ahead of ours: for it the key has expired.
+        decision = { _tag: 'claim', expected: loaded.right.expectedRevision };
+      }
+      if (decision.shred) await deps.dataKeys.destroy(replyOwner(decision.shred));
+      const claimed = await append(
+        [{ type: 'IdempotencyKeyClaimed', data: { claimId, fingerprint, claimedAt: at.toISOString(), expiresAt: new Date(at.getTime() + lifetimeMs).toISOString() } }],
+        decision.expected,
+      );
+      if (!isLeft(claimed)) claimRevision = claimed.right.nextExpectedRevision;
+    }
+    if (claimRevision === undefined) throw inProgress();
 
     let reply: Reply;
     try {

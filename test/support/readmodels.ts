@@ -1,4 +1,6 @@
 // Opens a store and a projection runner over a directory, and dumps read models for comparison.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { allProjections } from '../../projections/index.js';
 import type { Projection } from '../../projections/projection.js';
@@ -10,6 +12,18 @@ import type { Sqlite } from '../../src/sqlite.js';
 
 export const openStore = (dir: string): Promise<EventStore> =>
   openSqliteEventStore({ file: join(dir, 'events.sqlite'), pollIntervalMs: 20 });
+
+/** Runs `body` with an embedded store in a fresh directory (named `prefix`...), then removes both. */
+export const withStoreDir = async (prefix: string, body: (dir: string, store: EventStore) => Promise<void>): Promise<void> => {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  const store = await openStore(dir);
+  try {
+    await body(dir, store);
+  } finally {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+};
 
 export const openRunner = (store: EventStore, file: string, projections: readonly Projection[] = allProjections) =>
   ProjectionRunner.open({ store, file, projections, log: silentLogger });
