@@ -3,7 +3,7 @@
 // API keys are also the `api-keys` kind of the resource API: every event is one revision of the
 // key's resource envelope (streams/resource.ts).
 import * as t from 'io-ts';
-import { streamName } from '../src/eventstore/port.js';
+import { streamName } from './kernel.js';
 import { eventCodec, type StreamContract } from './event.js';
 import { applyChange, StringMap, type Envelope, type ResourceChange } from './resource.js';
 

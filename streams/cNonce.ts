@@ -3,7 +3,7 @@
 // first key proof that uses it creates this stream with expected revision `no_stream`, so a
 // second use, on any instance, loses the append and is refused.
 import * as t from 'io-ts';
-import { streamName } from '../src/eventstore/port.js';
+import { streamName } from './kernel.js';
 import { eventCodec, type StreamContract } from './event.js';
 
 export const category = 'cnonce';

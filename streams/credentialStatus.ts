@@ -14,7 +14,7 @@
 // Pure: the time, the change's id and the allocated entries come in the command.
 import * as t from 'io-ts';
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
-import { streamName } from '../src/eventstore/port.js';
+import { streamName } from './kernel.js';
 import { CallbackRequest } from './callback.js';
 import { eventCodec, type StreamContract } from './event.js';
 

@@ -3,7 +3,7 @@
 // replay detection per key). Created with expected revision `no_stream`: a replayed proof loses
 // the append on any instance. The `jti` itself is wallet-chosen text and never recorded.
 import * as t from 'io-ts';
-import { streamName } from '../src/eventstore/port.js';
+import { streamName } from './kernel.js';
 import { eventCodec, type StreamContract } from './event.js';
 
 export const category = 'dpopproof';

@@ -2,8 +2,7 @@
 // through its category's io-ts codec, and `evolve` folds a stream into state.
 import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
-import type { RecordedEvent } from '../src/eventstore/port.js';
-import { streamRef } from '../src/logRef.js';
+import { streamRef, type RecordedEvent } from './kernel.js';
 
 export interface Event<Type extends string = string, Data = unknown> {
   readonly type: Type;

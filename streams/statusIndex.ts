@@ -9,7 +9,7 @@
 // the command.
 import * as t from 'io-ts';
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
-import { streamName } from '../src/eventstore/port.js';
+import { streamName } from './kernel.js';
 import { eventCodec, type StreamContract } from './event.js';
 
 export const category = 'statusindex';

@@ -1,6 +1,6 @@
 // Stream category `tenant`: one stream per tenant, `tenant-<tenant id>`.
 import * as t from 'io-ts';
-import { streamName } from '../src/eventstore/port.js';
+import { streamName } from './kernel.js';
 import { Sealed } from './dataKey.js';
 import { eventCodec, type StreamContract } from './event.js';
 

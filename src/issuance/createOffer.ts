@@ -14,7 +14,7 @@ import { NonEmptyString, withMessage } from '../http/codecs.js';
 import { HttpError, invalidRequest, notFound, problem } from '../http/problem.js';
 import { decode } from '../http/validate.js';
 import { requestIdOf } from '../log.js';
-import { logRef, streamRef } from '../logRef.js';
+import { logRef, streamRef } from '../../streams/kernel.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { validateClaims } from './claims.js';
 import { txCodeHash } from './codes.js';

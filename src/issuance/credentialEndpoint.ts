@@ -13,7 +13,7 @@ import { handleCommand, loadStream, type EventMetadata } from '../eventstore/han
 import type { Json } from '../eventstore/port.js';
 import { readJson } from '../http/body.js';
 import { requestIdOf } from '../log.js';
-import { logRef } from '../logRef.js';
+import { logRef } from '../../streams/kernel.js';
 import { parseAccessToken } from './codes.js';
 import { endpointUrl, PATHS, type IssuanceContext } from './context.js';
 import { verifyDpopProof } from './dpop.js';

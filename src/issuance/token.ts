@@ -8,7 +8,7 @@ import { issuanceCallback, offer, offerStream, type OfferEvent, type OfferState 
 import { handleCommand } from '../eventstore/handle.js';
 import { readForm } from '../http/body.js';
 import { requestIdOf } from '../log.js';
-import { logRef } from '../logRef.js';
+import { logRef } from '../../streams/kernel.js';
 import { newAccessToken, offerOfPreAuthorizedCode, txCodeMatches } from './codes.js';
 import { endpointUrl, PATHS, PRE_AUTHORIZED_CODE_GRANT, type IssuanceContext } from './context.js';
 import { verifyDpopProof } from './dpop.js';

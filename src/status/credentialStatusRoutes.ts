@@ -19,7 +19,7 @@ import { conflict, HttpError, notFound, preconditionFailed } from '../http/probl
 import { decode } from '../http/validate.js';
 import type { IssuanceContext } from '../issuance/context.js';
 import { requestIdOf } from '../log.js';
-import { logRef, streamRef } from '../logRef.js';
+import { logRef, streamRef } from '../../streams/kernel.js';
 import { ifMatch } from '../resources/conditional.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 

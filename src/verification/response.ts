@@ -20,7 +20,7 @@ import type { EventStore } from '../eventstore/port.js';
 import type { FormFields } from '../http/body.js';
 import { parseBoundedJson } from '../http/boundedJson.js';
 import type { Logger } from '../log.js';
-import { streamRef } from '../logRef.js';
+import { streamRef } from '../../streams/kernel.js';
 import type { SealedRequest } from './createRequest.js';
 import { expired, fulfilled, processingFailed, rejected, verificationFailed } from './outcome.js';
 import { RESPONSE_ENCRYPTION, type Verifier } from './requestObject.js';
