@@ -6,7 +6,7 @@ import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import type { Sealed } from '../../streams/dataKey.js';
 import { tenant, tenantStream, type TenantEvent } from '../../streams/tenant.js';
 import { open, seal } from '../crypto/seal.js';
-import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
+import { handleInlineDecision, type EventMetadata } from '../eventstore/handle.js';
 import type { AppendError, EventStore, Position } from '../eventstore/port.js';
 import { generateWebhookSecret } from './signature.js';
 
@@ -44,7 +44,7 @@ export const configureTenantCallback = async (
   const { tenantId, url } = request;
   for (let attempt = 1; ; attempt++) {
     let generatedSecret: string | undefined;
-    const result = await handleCommand(
+    const result = await handleInlineDecision(
       store,
       tenant,
       tenantStream(tenantId),

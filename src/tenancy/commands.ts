@@ -5,7 +5,7 @@ import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { apiKey, apiKeyResourceChange, apiKeyStream, type ApiKeyEvent, type Scope } from '../../streams/apiKey.js';
 import { applyChange, type Envelope } from '../../streams/resource.js';
 import { tenant, tenantStream } from '../../streams/tenant.js';
-import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
+import { handleInlineDecision, type EventMetadata } from '../eventstore/handle.js';
 import type { AppendError, EventStore, Position } from '../eventstore/port.js';
 import { generateSecret, hashSecret } from './secrets.js';
 
@@ -46,7 +46,7 @@ export const createTenant = async (
   metadata: EventMetadata,
 ): Promise<Either<TenancyError, { tenantId: string; position: Position }>> => {
   const tenantId = request.tenantId ?? randomUUID();
-  const result = await handleCommand(
+  const result = await handleInlineDecision(
     store,
     tenant,
     tenantStream(tenantId),
@@ -83,7 +83,7 @@ export const createApiKey = async (
       ...(request.labels ? { labels: { ...request.labels } } : {}),
     },
   };
-  const result = await handleCommand(
+  const result = await handleInlineDecision(
     store,
     apiKey,
     apiKeyStream(keyId),
@@ -101,7 +101,7 @@ export const deleteApiKey = async (
   keyId: string,
   metadata: EventMetadata,
 ): Promise<Either<TenancyError, { position: Position | undefined }>> => {
-  const result = await handleCommand(
+  const result = await handleInlineDecision(
     store,
     apiKey,
     apiKeyStream(keyId),
