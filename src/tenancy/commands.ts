@@ -4,15 +4,14 @@ import { randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { apiKey, apiKeyResourceChange, apiKeyStream, type ApiKeyEvent, type Scope } from '../../streams/apiKey.js';
 import { applyChange, type Envelope } from '../../streams/resource.js';
-import { tenant, tenantStream } from '../../streams/tenant.js';
-import { handleInlineDecision, type EventMetadata } from '../eventstore/handle.js';
+import { tenant, tenantStream, type Command as TenantCommand, type DomainError as TenantError } from '../../streams/tenant.js';
+import { handleCommand, handleInlineDecision, type EventMetadata } from '../eventstore/handle.js';
 import type { AppendError, EventStore, Position } from '../eventstore/port.js';
 import { generateSecret, hashSecret } from './secrets.js';
 
 export type TenancyError =
   | AppendError
-  | { readonly _tag: 'TenantExists'; readonly tenantId: string }
-  | { readonly _tag: 'TenantNotFound'; readonly tenantId: string }
+  | TenantError
   | { readonly _tag: 'ApiKeyExists'; readonly keyId: string }
   | { readonly _tag: 'ApiKeyNotFound'; readonly keyId: string };
 
@@ -46,16 +45,8 @@ export const createTenant = async (
   metadata: EventMetadata,
 ): Promise<Either<TenancyError, { tenantId: string; position: Position }>> => {
   const tenantId = request.tenantId ?? randomUUID();
-  const result = await handleInlineDecision(
-    store,
-    tenant,
-    tenantStream(tenantId),
-    (state) =>
-      state.status === 'none'
-        ? right([{ type: 'TenantCreated' as const, data: { tenantId, name: request.name, createdAt: new Date().toISOString() } }])
-        : left({ _tag: 'TenantExists' as const, tenantId }),
-    metadata,
-  );
+  const command: TenantCommand = { type: 'CreateTenant', data: { tenantId, name: request.name, at: new Date().toISOString() } };
+  const result = await handleCommand(store, tenant, tenantStream(tenantId), command, { commandId: randomUUID(), metadata });
   if (isLeft(result)) return result;
   return right({ tenantId, position: result.right.position! });
 };
