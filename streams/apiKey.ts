@@ -1,10 +1,16 @@
 // Stream category `apikey`: one stream per API key, `apikey-<key id>`. Only the SHA-256 of the
 // secret is ever recorded; the secret itself is shown once, when the key is created.
 // API keys are also the `api-keys` kind of the resource API: every event is one revision of the
-// key's resource envelope (streams/resource.ts).
+// key's resource envelope (streams/resource.ts). As a decider:
+//
+//   none --CreateApiKey--> active --DeleteApiKey--> deleted (deleting it again records nothing)
+//
+// Pure: the ids, the secret's hash and the time come in the command. The resource API's shared
+// changes (annotations, labels, restore) are decided in src/resources/update.ts.
 import * as t from 'io-ts';
-import { streamName } from '../src/eventstore/port.js';
-import { eventCodec, type StreamContract } from './event.js';
+import { left, right, type Either } from 'fp-ts/lib/Either.js';
+import { streamName } from './kernel.js';
+import { eventCodec, type Decider } from './event.js';
 import { applyChange, StringMap, type Envelope, type ResourceChange } from './resource.js';
 
 export const category = 'apikey';
@@ -81,12 +87,34 @@ export type ApiKeyState =
   | { readonly status: 'none' }
   | { readonly status: 'active' | 'deleted'; readonly keyId: string; readonly tenantId: string; readonly resource: Envelope };
 
-export const apiKey: StreamContract<ApiKeyState, ApiKeyEvent> = {
-  category,
-  codec: ApiKeyEvent,
-  initialState: { status: 'none' },
-  evolve: (state, event) => {
-    const resource = applyChange(state.status === 'none' ? undefined : state.resource, apiKeyResourceChange(event));
-    return { status: resource.deletedAt === null ? 'active' : 'deleted', keyId: resource.id, tenantId: resource.tenantId, resource };
-  },
+type Created = Extract<ApiKeyEvent, { type: 'ApiKeyCreated' }>['data'];
+
+export type Command =
+  | { readonly type: 'CreateApiKey'; readonly data: Omit<Created, 'createdAt'> & { readonly at: string } }
+  | { readonly type: 'DeleteApiKey'; readonly data: { readonly keyId: string; readonly at: string } };
+
+export type DomainError = { readonly _tag: 'ApiKeyExists'; readonly keyId: string } | { readonly _tag: 'ApiKeyNotFound'; readonly keyId: string };
+
+export const initialState: ApiKeyState = { status: 'none' };
+
+export const evolve = (state: ApiKeyState, event: ApiKeyEvent): ApiKeyState => {
+  const resource = applyChange(state.status === 'none' ? undefined : state.resource, apiKeyResourceChange(event));
+  return { status: resource.deletedAt === null ? 'active' : 'deleted', keyId: resource.id, tenantId: resource.tenantId, resource };
 };
+
+export const decide = (command: Command, state: ApiKeyState): Either<DomainError, ApiKeyEvent[]> => {
+  const { keyId } = command.data;
+  switch (command.type) {
+    case 'CreateApiKey': {
+      if (state.status !== 'none') return left({ _tag: 'ApiKeyExists', keyId });
+      const { at, ...created } = command.data;
+      return right([{ type: 'ApiKeyCreated', data: { ...created, createdAt: at } }]);
+    }
+    case 'DeleteApiKey':
+      if (state.status === 'none') return left({ _tag: 'ApiKeyNotFound', keyId });
+      if (state.status === 'deleted') return right([]);
+      return right([{ type: 'ApiKeyDeleted', data: { keyId, deletedAt: command.data.at } }]);
+  }
+};
+
+export const apiKey: Decider<Command, ApiKeyState, ApiKeyEvent, DomainError> = { category, codec: ApiKeyEvent, initialState, evolve, decide };

@@ -2,7 +2,7 @@
 // here but in the blob store, named by their digest; the stream records who may upload, until
 // when, what arrived, and which resource took it (a blob makes exactly one resource).
 import * as t from 'io-ts';
-import { streamName } from '../src/eventstore/port.js';
+import { streamName } from './kernel.js';
 import { eventCodec, type StreamContract } from './event.js';
 
 export const category = 'blob';

@@ -3,7 +3,7 @@
 // (streams/resource.ts). The credential itself (its claims) is not here but in the blob store
 // under `digest_multibase`; the events hold what describes it: types, validity, proof type, links.
 import * as t from 'io-ts';
-import { streamName } from '../src/eventstore/port.js';
+import { streamName } from './kernel.js';
 import { eventCodec, type StreamContract } from './event.js';
 import { applyChange, StringMap, type Envelope, type ResourceChange } from './resource.js';
 

@@ -14,9 +14,9 @@
 // Pure: the time, the change's id and the allocated entries come in the command.
 import * as t from 'io-ts';
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
-import { streamName } from '../src/eventstore/port.js';
+import { streamName } from './kernel.js';
 import { CallbackRequest } from './callback.js';
-import { eventCodec, type StreamContract } from './event.js';
+import { eventCodec, type Decider } from './event.js';
 
 export const category = 'credentialstatus';
 export const credentialStatusStream = (offerId: string): string => streamName(category, offerId);
@@ -130,4 +130,4 @@ export const evolve = (state: State, event: Event): State => {
   }
 };
 
-export const credentialStatus: StreamContract<State, Event> = { category, codec: CredentialStatusEvent, initialState, evolve };
+export const credentialStatus: Decider<Command, State, Event, DomainError> = { category, codec: CredentialStatusEvent, initialState, evolve, decide };

@@ -2,7 +2,7 @@
 // `datakey-<owner id>`. It holds the flow's data key, wrapped by the key-encryption key kept
 // outside the store. Destroying the key tombstones the stream: the data sealed with it is gone.
 import * as t from 'io-ts';
-import { streamName } from '../src/eventstore/port.js';
+import { streamName } from './kernel.js';
 import { eventCodec, type StreamContract } from './event.js';
 
 export const category = 'datakey';

@@ -4,7 +4,7 @@
 // it (personal data only sealed), every claim and attempt, and how the delivery ended.
 import { createHash } from 'node:crypto';
 import * as t from 'io-ts';
-import { streamName } from '../src/eventstore/port.js';
+import { streamName } from './kernel.js';
 import { CallbackRequest } from './callback.js';
 import { eventCodec, type StreamContract } from './event.js';
 

@@ -4,7 +4,7 @@
 // data key (owner `didcomm.<message id>`). The embedded resources are the tenant's credentials
 // and files as they were when the message was sent (their envelopes, which carry no claims).
 import * as t from 'io-ts';
-import { streamName } from '../src/eventstore/port.js';
+import { streamName } from './kernel.js';
 import { Sealed } from './dataKey.js';
 import { eventCodec, type StreamContract } from './event.js';
 import { applyChange, JsonObject, StringMap, type Envelope, type ResourceChange } from './resource.js';

@@ -1,10 +1,11 @@
 // Stream category `dpopproof`: one stream per DPoP proof accepted, `dpopproof-<id>`, where the id
 // is the SHA-256 of the proof key's thumbprint and the proof's `jti` (RFC 9449, section 11.1:
 // replay detection per key). Created with expected revision `no_stream`: a replayed proof loses
-// the append on any instance. The `jti` itself is wallet-chosen text and never recorded.
+// the append on any instance (streams/singleUse.ts). The `jti` itself is wallet-chosen text and never recorded.
 import * as t from 'io-ts';
-import { streamName } from '../src/eventstore/port.js';
-import { eventCodec, type StreamContract } from './event.js';
+import { streamName } from './kernel.js';
+import { eventCodec } from './event.js';
+import { singleUse } from './singleUse.js';
 
 export const category = 'dpopproof';
 export const dpopProofStream = (proofId: string): string => streamName(category, proofId);
@@ -15,9 +16,4 @@ export const DpopProofUsed = eventCodec('DpopProofUsed', t.type({ usedAt: t.stri
 export const DpopProofEvent = DpopProofUsed;
 export type DpopProofEvent = t.TypeOf<typeof DpopProofEvent>;
 
-export const dpopProof: StreamContract<{ readonly used: boolean }, DpopProofEvent> = {
-  category,
-  codec: DpopProofEvent,
-  initialState: { used: false },
-  evolve: () => ({ used: true }),
-};
+export const dpopProof = singleUse<DpopProofEvent>(category, DpopProofEvent, 'DpopProofUsed');

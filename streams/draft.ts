@@ -3,7 +3,7 @@
 // claim values and the credential subject are personal data: they are sealed with the draft's
 // data key (owner `draft.<draft id>`) and appear in events and read models only as `sealed`.
 import * as t from 'io-ts';
-import { streamName } from '../src/eventstore/port.js';
+import { streamName } from './kernel.js';
 import { Sealed } from './dataKey.js';
 import { eventCodec, type StreamContract } from './event.js';
 import { applyChange, JsonObject, StringMap, type Envelope, type ResourceChange } from './resource.js';

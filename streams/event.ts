@@ -1,9 +1,8 @@
 // What every stream module shares: an event is a typed `{ type, data }` pair, read back only
 // through its category's io-ts codec, and `evolve` folds a stream into state.
 import * as t from 'io-ts';
-import { isLeft } from 'fp-ts/lib/Either.js';
-import type { RecordedEvent } from '../src/eventstore/port.js';
-import { streamRef } from '../src/logRef.js';
+import { isLeft, type Either } from 'fp-ts/lib/Either.js';
+import { streamRef, type RecordedEvent } from './kernel.js';
 
 export interface Event<Type extends string = string, Data = unknown> {
   readonly type: Type;
@@ -20,6 +19,15 @@ export interface StreamContract<State, E extends Event> {
   readonly codec: t.Decoder<unknown, E>;
   readonly initialState: State;
   readonly evolve: (state: State, event: E) => State;
+}
+
+/**
+ * A stream category's rules: its contract plus a pure `decide` from a command and the folded state
+ * to the events that record it, or the typed reason it is refused. Time, ids and keys come in the
+ * command, so the same command on the same state always decides the same events.
+ */
+export interface Decider<Command, State, E extends Event, DomainError> extends StreamContract<State, E> {
+  readonly decide: (command: Command, state: State) => Either<DomainError, readonly E[]>;
 }
 
 /** A stored event that does not decode: a broken contract, not bad input. */

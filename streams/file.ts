@@ -2,7 +2,7 @@
 // Every event is one revision of the file's envelope (streams/resource.ts). The bytes live in the
 // blob store under `digest_multibase`; the file's content never changes after creation.
 import * as t from 'io-ts';
-import { streamName } from '../src/eventstore/port.js';
+import { streamName } from './kernel.js';
 import { eventCodec, type StreamContract } from './event.js';
 import { applyChange, StringMap, type Envelope, type ResourceChange } from './resource.js';
 

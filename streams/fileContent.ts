@@ -6,7 +6,7 @@
 // `filecontent-<hex sha256>`, so neither appears in a stream name.
 import { createHash } from 'node:crypto';
 import * as t from 'io-ts';
-import { streamName } from '../src/eventstore/port.js';
+import { streamName } from './kernel.js';
 import { eventCodec, type StreamContract } from './event.js';
 
 export const category = 'filecontent';

@@ -6,7 +6,7 @@
 // key's) or personal data, so the key is destroyed once the generation expires (by the expiry
 // scheduler, or by the next claim, whichever comes first).
 import * as t from 'io-ts';
-import { streamName } from '../src/eventstore/port.js';
+import { streamName } from './kernel.js';
 import { Sealed } from './dataKey.js';
 import { eventCodec, type StreamContract } from './event.js';
 

@@ -4,7 +4,7 @@
 // offer's data key is destroyed. The claims are only ever here sealed with that key; the
 // pre-authorized code, transaction code and access token only as keyed hashes.
 import * as t from 'io-ts';
-import { streamName } from '../src/eventstore/port.js';
+import { streamName } from './kernel.js';
 import { CallbackRequest } from './callback.js';
 import { Sealed } from './dataKey.js';
 import { eventCodec, type StreamContract } from './event.js';

@@ -10,7 +10,7 @@
 // credentials in the callback. Destroying that key after the callback leaves a stream that still
 // replays every transition.
 import * as t from 'io-ts';
-import { streamName } from '../src/eventstore/port.js';
+import { streamName } from './kernel.js';
 import { CallbackRequest } from './callback.js';
 import { Sealed } from './dataKey.js';
 import { eventCodec, type StreamContract } from './event.js';

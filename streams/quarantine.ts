@@ -3,7 +3,7 @@
 // acknowledgment is recorded here, in the store, so that every instance, a rebuild and an instance
 // started later all see it, and an auditor sees who accepted read models without which event.
 import * as t from 'io-ts';
-import { streamName } from '../src/eventstore/port.js';
+import { streamName } from './kernel.js';
 import { eventCodec } from './event.js';
 
 export const category = 'quarantine';

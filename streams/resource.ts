@@ -5,7 +5,7 @@
 // Every event of a kind's stream is one revision: revision = stream revision + 1.
 import { createHash } from 'node:crypto';
 import * as t from 'io-ts';
-import type { Json } from '../src/eventstore/port.js';
+import type { Json } from './kernel.js';
 
 export const MAX_REVISION = 999_999;
 

@@ -2,7 +2,7 @@
 // `schema-<schema id>`. Every event is one revision of its envelope (streams/resource.ts).
 // Publishing makes the schema public at a URL and immutable: nothing follows `SchemaPublished`.
 import * as t from 'io-ts';
-import { streamName } from '../src/eventstore/port.js';
+import { streamName } from './kernel.js';
 import { eventCodec, type StreamContract } from './event.js';
 import { applyChange, JsonObject, StringMap, type Envelope, type ResourceChange } from './resource.js';
 

@@ -9,8 +9,8 @@
 // the command.
 import * as t from 'io-ts';
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
-import { streamName } from '../src/eventstore/port.js';
-import { eventCodec, type StreamContract } from './event.js';
+import { streamName } from './kernel.js';
+import { eventCodec, type Decider } from './event.js';
 
 export const category = 'statusindex';
 export const statusIndexStream = (listId: number, idx: number): string => streamName(category, `${listId}.${idx}`);
@@ -53,4 +53,4 @@ export const decide = (command: Command, state: State): Either<DomainError, Even
 
 export const evolve = (_state: State, event: Event): State => ({ status: 'taken', offerId: event.data.offerId });
 
-export const statusIndex: StreamContract<State, Event> = { category, codec: StatusIndexEvent, initialState, evolve };
+export const statusIndex: Decider<Command, State, Event, DomainError> = { category, codec: StatusIndexEvent, initialState, evolve, decide };

@@ -3,7 +3,7 @@
 // deletion, a rectification), so the message is sealed with the request's own data key
 // (owner `supportrequest.<request id>`); destroying that key erases it.
 import * as t from 'io-ts';
-import { streamName } from '../src/eventstore/port.js';
+import { streamName } from './kernel.js';
 import { Sealed } from './dataKey.js';
 import { eventCodec, type StreamContract } from './event.js';
 

@@ -1,8 +1,14 @@
-// Stream category `tenant`: one stream per tenant, `tenant-<tenant id>`.
+// Stream category `tenant`: one stream per tenant, `tenant-<tenant id>`, as a decider.
+//
+//   none --CreateTenant--> active --ConfigureTenantCallback--> active (with a callback)
+//
+// Pure: the time, the tenant's id, a freshly generated webhook secret and the key that seals
+// secrets (as a SecretBox) come in the command.
 import * as t from 'io-ts';
-import { streamName } from '../src/eventstore/port.js';
+import { left, right, type Either } from 'fp-ts/lib/Either.js';
+import { streamName } from './kernel.js';
 import { Sealed } from './dataKey.js';
-import { eventCodec, type StreamContract } from './event.js';
+import { eventCodec, type Decider } from './event.js';
 
 export const category = 'tenant';
 export const tenantStream = (tenantId: string): string => streamName(category, tenantId);
@@ -31,16 +37,57 @@ export type TenantState =
   | { readonly status: 'none' }
   | { readonly status: 'active'; readonly tenantId: string; readonly name: string; readonly callback: TenantCallback | null };
 
-export const tenant: StreamContract<TenantState, TenantEvent> = {
-  category,
-  codec: TenantEvent,
-  initialState: { status: 'none' },
-  evolve: (state, event) => {
-    switch (event.type) {
-      case 'TenantCreated':
-        return { status: 'active', tenantId: event.data.tenantId, name: event.data.name, callback: null };
-      case 'TenantCallbackConfigured':
-        return state.status === 'none' ? state : { ...state, callback: { url: event.data.url, secret: event.data.secret } };
-    }
-  },
+/** Seals and opens a tenant's webhook secret with the key-encryption key (src/callbacks/tenantCallback.ts). */
+export interface SecretBox {
+  readonly seal: (secret: string) => Sealed;
+  readonly open: (sealed: Sealed) => string;
+}
+
+export type Command =
+  | { readonly type: 'CreateTenant'; readonly data: { readonly tenantId: string; readonly name: string; readonly at: string } }
+  | {
+      readonly type: 'ConfigureTenantCallback';
+      readonly data: {
+        readonly tenantId: string;
+        readonly url: string;
+        /** The secret asked for; without one the current secret stays, or `generated` is used. */
+        readonly secret: string | undefined;
+        readonly generated: string;
+        readonly box: SecretBox;
+        readonly at: string;
+      };
+    };
+
+export type DomainError = { readonly _tag: 'TenantExists'; readonly tenantId: string } | { readonly _tag: 'TenantNotFound'; readonly tenantId: string };
+
+export const initialState: TenantState = { status: 'none' };
+
+export const evolve = (state: TenantState, event: TenantEvent): TenantState => {
+  switch (event.type) {
+    case 'TenantCreated':
+      return { status: 'active', tenantId: event.data.tenantId, name: event.data.name, callback: null };
+    case 'TenantCallbackConfigured':
+      return state.status === 'none' ? state : { ...state, callback: { url: event.data.url, secret: event.data.secret } };
+  }
 };
+
+export const decide = (command: Command, state: TenantState): Either<DomainError, TenantEvent[]> => {
+  switch (command.type) {
+    case 'CreateTenant': {
+      const { tenantId, name, at } = command.data;
+      if (state.status !== 'none') return left({ _tag: 'TenantExists', tenantId });
+      return right([{ type: 'TenantCreated', data: { tenantId, name, createdAt: at } }]);
+    }
+    case 'ConfigureTenantCallback': {
+      const { tenantId, url, box, at } = command.data;
+      if (state.status === 'none') return left({ _tag: 'TenantNotFound', tenantId });
+      const current = state.callback ? box.open(state.callback.secret) : undefined;
+      const secret = command.data.secret ?? current ?? command.data.generated;
+      // Setting what is already set appends nothing, so instances applying CALLBACK_URL at start agree.
+      if (state.callback?.url === url && current === secret) return right([]);
+      return right([{ type: 'TenantCallbackConfigured', data: { tenantId, url, secret: box.seal(secret), configuredAt: at } }]);
+    }
+  }
+};
+
+export const tenant: Decider<Command, TenantState, TenantEvent, DomainError> = { category, codec: TenantEvent, initialState, evolve, decide };

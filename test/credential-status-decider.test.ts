@@ -146,11 +146,11 @@ const metadata = { actor: 'test' };
 test('concurrent revoke and suspend decided on one revision: exactly one is appended there, the other loses the race', async (t) => {
   await withStore(async (store) => {
     const stream = credentialStatusStream(OFFER);
-    rightOf(await handleCommand(store, credentialStatus, stream, (s) => decide(allocate, s), metadata));
+    rightOf(await handleCommand(store, credentialStatus, stream, allocate, { commandId: 'allocate', metadata }));
     const loaded = rightOf(await loadStream(store, credentialStatus, stream));
     const [revoke, suspend] = await Promise.all([
-      handleCommand(store, credentialStatus, stream, (s) => decide(set('revoked', 'r'), s), metadata, loaded),
-      handleCommand(store, credentialStatus, stream, (s) => decide(set('suspended', 's'), s), metadata, loaded),
+      handleCommand(store, credentialStatus, stream, set('revoked', 'r'), { commandId: 'r', metadata, loaded }),
+      handleCommand(store, credentialStatus, stream, set('suspended', 's'), { commandId: 's', metadata, loaded }),
     ]);
     const outcomes = [revoke, suspend];
     t.is(outcomes.filter((o) => !isLeft(o)).length, 1);
@@ -164,11 +164,10 @@ test('concurrent revoke and suspend decided on one revision: exactly one is appe
     // The loser, decided again on the stream as it now is: after a revoke it is refused for good;
     // after a suspend the revoke wins the next revision.
     const winner = read.events[1]!.type;
-    const retried = await handleCommand(
-      store, credentialStatus, stream,
-      (s) => decide(winner === 'CredentialRevoked' ? set('suspended', 's') : set('revoked', 'r'), s),
+    const retried = await handleCommand(store, credentialStatus, stream, winner === 'CredentialRevoked' ? set('suspended', 's') : set('revoked', 'r'), {
+      commandId: winner === 'CredentialRevoked' ? 's' : 'r',
       metadata,
-    );
+    });
     if (winner === 'CredentialRevoked') t.deepEqual(retried, left({ _tag: 'RevocationIsFinal' }));
     else t.like(rightOf(retried), { revision: 2, events: [{ type: 'CredentialRevoked' }] });
   });
@@ -179,7 +178,7 @@ test('two allocations of one status index at once: exactly one takes it', async 
     const stream = statusIndex.statusIndexStream(1, 3);
     const attempts = await Promise.all(
       ['offer-a', 'offer-b', 'offer-c'].map((offerId) =>
-        handleCommand(store, statusIndex.statusIndex, stream, (s) => statusIndex.decide({ ...allocateIndex(3), data: { ...allocateIndex(3).data, offerId } }, s), metadata),
+        handleCommand(store, statusIndex.statusIndex, stream, { ...allocateIndex(3), data: { ...allocateIndex(3).data, offerId } }, { commandId: offerId, metadata }),
       ),
     );
     t.is(attempts.filter((a) => !isLeft(a)).length, 1);

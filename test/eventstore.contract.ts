@@ -3,7 +3,10 @@
 // Stream names and event types are unique per test so the suite can share one real server.
 import test, { type ExecutionContext } from 'ava';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { isLeft, isRight } from 'fp-ts/lib/Either.js';
+import * as io from 'io-ts';
+import { isLeft, isRight, right } from 'fp-ts/lib/Either.js';
+import { eventCodec, type Decider } from '../streams/event.js';
+import { handleCommand, loadStream } from '../src/eventstore/handle.js';
 import {
   START,
   comparePositions,
@@ -45,6 +48,33 @@ const take = async (
 
 const eventsOf = (messages: readonly SubscriptionMessage[]): RecordedEvent[] =>
   messages.flatMap((m) => (m.kind === 'event' ? [m.event] : []));
+
+/** A counter as the smallest decider: `Add` records what it adds. */
+const Added = eventCodec('Added', io.type({ n: io.number }));
+type Added = io.TypeOf<typeof Added>;
+const counter: Decider<{ readonly add: number }, number, Added, never> = {
+  category: 'counter',
+  codec: Added,
+  initialState: 0,
+  evolve: (total, e) => total + e.data.n,
+  decide: (command) => right([{ type: 'Added', data: { n: command.add } }]),
+};
+
+/** The store, with the acknowledgement of its next append lost: the append happens, the caller hears an error. */
+const losingNextAcknowledgement = (store: EventStore): EventStore => {
+  let lose = true;
+  return {
+    ...store,
+    append: async (...args) => {
+      const result = await store.append(...args);
+      if (lose) {
+        lose = false;
+        throw new Error('connection lost before the acknowledgement');
+      }
+      return result;
+    },
+  };
+};
 
 export function eventStoreContract(name: string, open: () => Promise<OpenedStore>): void {
   const withStore = (title: string, body: (store: EventStore, t: ExecutionContext) => Promise<void>) =>
@@ -271,5 +301,31 @@ export function eventStoreContract(name: string, open: () => Promise<OpenedStore
     t.deepEqual(events.map((e) => e.revision), [...Array(writers * perWriter).keys()]);
     t.deepEqual(new Set(events.map((e) => e.id)), new Set(written));
     t.is(written.length, writers * perWriter);
+  });
+
+  withStore('a command run again after its acknowledgement was lost appends nothing twice', async (store, t) => {
+    const stream = `${unique()}-1`;
+    rightOf(await handleCommand(store, counter, stream, { add: 1 }, { commandId: 'first', metadata: { actor: 'contract' } }));
+    const loaded = rightOf(await loadStream(store, counter, stream));
+    const command = { commandId: randomUUID(), metadata: { actor: 'contract' }, loaded };
+    const flaky = losingNextAcknowledgement(store);
+    await t.throwsAsync(handleCommand(flaky, counter, stream, { add: 2 }, command));
+    const again = rightOf(await handleCommand(flaky, counter, stream, { add: 2 }, command));
+    t.is(again.revision, 1);
+    t.deepEqual((await found(store, stream)).map((e) => e.data), [{ n: 1 }, { n: 2 }]);
+    t.is(rightOf(await loadStream(store, counter, stream)).state, 3);
+  });
+
+  withStore('a command allowed to retry decides again after a lost race; one that is not reports it', async (store, t) => {
+    const stream = `${unique()}-1`;
+    const metadata = { actor: 'contract' };
+    rightOf(await handleCommand(store, counter, stream, { add: 1 }, { commandId: randomUUID(), metadata }));
+    const stale = rightOf(await loadStream(store, counter, stream));
+    rightOf(await handleCommand(store, counter, stream, { add: 10 }, { commandId: randomUUID(), metadata }));
+    const refused = leftOf(await handleCommand(store, counter, stream, { add: 100 }, { commandId: randomUUID(), metadata, loaded: stale }));
+    t.like(refused, { _tag: 'WrongExpectedRevision', expected: 0, actual: 1 });
+    const retried = rightOf(await handleCommand(store, counter, stream, { add: 100 }, { commandId: randomUUID(), metadata, loaded: stale, retries: 1 }));
+    t.is(retried.revision, 2);
+    t.is(retried.state, 111);
   });
 }

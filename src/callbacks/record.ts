@@ -20,7 +20,7 @@ import {
   type Subscription,
 } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
-import { streamRef } from '../logRef.js';
+import { streamRef } from '../../streams/kernel.js';
 import { appendEvents } from '../eventstore/handle.js';
 
 export const sourceFilter = { streamNamePrefixes: callbackSourceCategories.map((c) => `${c}-`) };

@@ -4,7 +4,7 @@
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { delivery, deliveryStream, type DeliveryEvent } from '../../streams/delivery.js';
 import type { DataKeys } from '../crypto/dataKeys.js';
-import { handleCommand, loadStream, type EventMetadata } from '../eventstore/handle.js';
+import { handleInlineDecision, loadStream, type EventMetadata } from '../eventstore/handle.js';
 import type { AppendError, EventStore } from '../eventstore/port.js';
 
 export type ResendError =
@@ -25,7 +25,7 @@ export const resendDelivery = async (
   if (isLeft(loaded)) return loaded;
   const sealed = loaded.right.state.status === 'none' ? undefined : loaded.right.state.callback.sealed;
   const dataExists = !sealed || (await dataKeys.find(sealed.ownerId)) !== undefined;
-  const result = await handleCommand(
+  const result = await handleInlineDecision(
     store,
     delivery,
     deliveryStream(deliveryId),

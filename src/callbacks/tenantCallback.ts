@@ -2,9 +2,10 @@
 // credential, not personal data, so it is sealed with the key-encryption key itself (bound to the
 // tenant by the associated data) rather than with a data key: nothing needs shredding, and the
 // deliverer opens it without another read of the store.
+import { randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import type { Sealed } from '../../streams/dataKey.js';
-import { tenant, tenantStream, type TenantEvent } from '../../streams/tenant.js';
+import { tenant, tenantStream, type Command, type DomainError } from '../../streams/tenant.js';
 import { open, seal } from '../crypto/seal.js';
 import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
 import type { AppendError, EventStore, Position } from '../eventstore/port.js';
@@ -16,7 +17,7 @@ export const sealSecret = (kek: Buffer, tenantId: string, secret: string): Seale
 
 export const openSecret = (kek: Buffer, tenantId: string, sealed: Sealed): string => open(kek, sealed, aad(tenantId)).toString('utf8');
 
-export type ConfigureError = AppendError | { readonly _tag: 'TenantNotFound'; readonly tenantId: string };
+export type ConfigureError = AppendError | DomainError;
 
 export interface CallbackConfigured {
   readonly tenantId: string;
@@ -27,13 +28,12 @@ export interface CallbackConfigured {
   readonly position: Position | undefined;
 }
 
-/** How often a configuration is retried after losing a race with a concurrent writer. */
-const RACE_RETRIES = 3;
+/** Lost races decided again: several instances may apply CALLBACK_URL at once. */
+const RACE_RETRIES = 2;
 
 /**
  * Sets where a tenant's callbacks go. Without `secret`, the current secret stays, or one is
- * generated for a tenant that has none. Setting what is already set appends nothing, so several
- * instances applying CALLBACK_URL at start agree without duplicates.
+ * generated for a tenant that has none (streams/tenant.ts decides).
  */
 export const configureTenantCallback = async (
   store: EventStore,
@@ -42,26 +42,13 @@ export const configureTenantCallback = async (
   metadata: EventMetadata,
 ): Promise<Either<ConfigureError, CallbackConfigured>> => {
   const { tenantId, url } = request;
-  for (let attempt = 1; ; attempt++) {
-    let generatedSecret: string | undefined;
-    const result = await handleCommand(
-      store,
-      tenant,
-      tenantStream(tenantId),
-      (state): Either<ConfigureError, TenantEvent[]> => {
-        if (state.status === 'none') return left({ _tag: 'TenantNotFound', tenantId });
-        const current = state.callback ? openSecret(kek, tenantId, state.callback.secret) : undefined;
-        const secret = request.secret ?? current ?? (generatedSecret = generateWebhookSecret());
-        if (state.callback?.url === url && current === secret) return right([]);
-        const configuredAt = new Date().toISOString();
-        return right([{ type: 'TenantCallbackConfigured', data: { tenantId, url, secret: sealSecret(kek, tenantId, secret), configuredAt } }]);
-      },
-      metadata,
-    );
-    if (isLeft(result)) {
-      if (result.left._tag === 'WrongExpectedRevision' && attempt < RACE_RETRIES) continue;
-      return result;
-    }
-    return right({ tenantId, url, generatedSecret, position: result.right.position });
-  }
+  const box = { seal: (secret: string) => sealSecret(kek, tenantId, secret), open: (sealed: Sealed) => openSecret(kek, tenantId, sealed) };
+  const generated = generateWebhookSecret();
+  const command: Command = { type: 'ConfigureTenantCallback', data: { tenantId, url, secret: request.secret, generated, box, at: new Date().toISOString() } };
+  const result = await handleCommand(store, tenant, tenantStream(tenantId), command, { commandId: randomUUID(), metadata, retries: RACE_RETRIES });
+  if (isLeft(result)) return result;
+  const configured = result.right.events.find((e) => e.type === 'TenantCallbackConfigured');
+  const recorded = configured?.type === 'TenantCallbackConfigured' ? configured.data.secret : undefined;
+  const generatedSecret = request.secret === undefined && recorded && box.open(recorded) === generated ? generated : undefined;
+  return right({ tenantId, url, generatedSecret, position: result.right.position });
 };

@@ -12,7 +12,7 @@ import { dataKey, dataKeyStream, type Sealed } from '../../streams/dataKey.js';
 import { appendEvents, loadStream } from '../eventstore/handle.js';
 import type { AppendError, EventStore, Json } from '../eventstore/port.js';
 import { KEY_BYTES, open, seal } from './seal.js';
-import { logRef } from '../logRef.js';
+import { logRef } from '../../streams/kernel.js';
 
 /** A flow's data key, usable until it is destroyed. */
 export interface DataKey {

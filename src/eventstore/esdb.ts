@@ -65,7 +65,7 @@ import {
   type SubscriptionFilter,
   type SubscriptionMessage,
 } from './port.js';
-import { streamRef } from '../logRef.js';
+import { streamRef } from '../../streams/kernel.js';
 
 /** How many events a subscription holds between the socket and its reader; the rest waits upstream. */
 const SUBSCRIPTION_BUFFER = 32;

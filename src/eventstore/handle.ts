@@ -1,8 +1,9 @@
 // The write side's one loop: load a stream, fold it, decide, append at the revision read.
-// A concurrent writer makes the append fail with WrongExpectedRevision; it is never silent.
-import { randomUUID } from 'node:crypto';
+// A concurrent writer makes the append fail with WrongExpectedRevision; it is never silent. Where a
+// command says deciding again is safe, a lost race is decided again on the stream as it now is.
+import { createHash, randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { decodeRecorded, type Event, type StreamContract } from '../../streams/event.js';
+import { decodeRecorded, type Decider, type Event, type StreamContract } from '../../streams/event.js';
 import type { AppendError, AppendResult, EventStore, ExpectedRevision, Json, Position } from './port.js';
 
 /** Who caused a write and in answer to what; never personal data. */
@@ -16,8 +17,10 @@ export interface Loaded<State> {
   readonly expectedRevision: ExpectedRevision;
 }
 
-export interface Handled<E> {
+export interface Handled<State, E> {
   readonly events: readonly E[];
+  /** The stream's state once the events are applied. */
+  readonly state: State;
   readonly position: Position | undefined;
   readonly revision: number;
 }
@@ -33,6 +36,21 @@ export const loadStream = async <State, E extends Event>(
   let state = contract.initialState;
   for (const recorded of read.events) state = contract.evolve(state, decodeRecorded(contract.codec, recorded));
   return right({ state, expectedRevision: read.events[read.events.length - 1]!.revision });
+};
+
+// A fixed namespace for name-based (RFC 4122 version 5) event ids.
+const EVENT_ID_NAMESPACE = Buffer.from('5b0c1f0e6a2d4c4e9d7f3a8e2b1c0d9f', 'hex');
+
+/**
+ * The id of the `index`th event a command appends to a stream: a version-5 UUID of the three, so
+ * the same command appended again at the same revision is recognised by the store and written once.
+ */
+export const eventIdOf = (commandId: string, streamId: string, index: number): string => {
+  const hash = createHash('sha1').update(EVENT_ID_NAMESPACE).update(`${streamId}\n${commandId}\n${index}`, 'utf8').digest();
+  hash[6] = (hash[6]! & 0x0f) | 0x50;
+  hash[8] = (hash[8]! & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 };
 
 /**
@@ -52,28 +70,72 @@ export const appendEvents = (
     expectedRevision,
   );
 
+export interface CommandOptions<State> {
+  /** Names this command: its events' ids derive from it (see eventIdOf). */
+  readonly commandId: string;
+  readonly metadata: EventMetadata;
+  /** What the caller has just loaded; if the stream has moved on since, the append loses the race. */
+  readonly loaded?: Loaded<State>;
+  /**
+   * Lost races decided again on the stream as it now is, for commands whose decision stays right
+   * whoever got in first (not under If-Match, whose answer to a lost race is 412). Default 0.
+   */
+  readonly retries?: number;
+}
+
 /**
- * Runs `decide` on the stream's current state and appends what it returns. Returns the domain
- * error, the store's error (a lost race or a deleted stream), or what was written. A caller that
- * has just loaded the stream passes what it loaded; if the stream has moved on since, the append
- * loses the race like any other.
+ * Runs the decider's `decide` on the stream's current state and appends what it returns, at the
+ * revision read. Returns the domain error, the store's error (a race lost more often than the
+ * command may retry, or a deleted stream), or what was written and the state it leaves.
  */
-export const handleCommand = async <State, E extends Event, DomainError>(
+export const handleCommand = async <Command, State, E extends Event, DomainError>(
+  store: EventStore,
+  decider: Decider<Command, State, E, DomainError>,
+  streamId: string,
+  command: Command,
+  options: CommandOptions<State>,
+): Promise<Either<DomainError | AppendError, Handled<State, E>>> => {
+  let given = options.loaded;
+  for (let attempt = 0; ; attempt++) {
+    const loaded = given ? right(given) : await loadStream(store, decider, streamId);
+    given = undefined;
+    if (isLeft(loaded)) return loaded;
+    const { state, expectedRevision } = loaded.right;
+    const decision = decider.decide(command, state);
+    if (isLeft(decision)) return decision;
+    const events = decision.right;
+    const after = events.reduce(decider.evolve, state);
+    if (events.length === 0) {
+      return right({ events, state: after, position: undefined, revision: expectedRevision === 'no_stream' ? -1 : Number(expectedRevision) });
+    }
+    const metadata = { ...options.metadata };
+    const appended = await store.append(
+      streamId,
+      events.map((e, index) => ({ id: eventIdOf(options.commandId, streamId, index), type: e.type, data: e.data as Json, metadata })),
+      expectedRevision,
+    );
+    if (isLeft(appended)) {
+      if (appended.left._tag === 'WrongExpectedRevision' && attempt < (options.retries ?? 0)) continue;
+      return appended;
+    }
+    return right({ events, state: after, position: appended.right.position, revision: appended.right.nextExpectedRevision });
+  }
+};
+
+/**
+ * The transition's adapter: runs a decision written inline at its call site as a one-off decider.
+ * Goes when every category is a decider.
+ */
+export const handleInlineDecision = <State, E extends Event, DomainError>(
   store: EventStore,
   contract: StreamContract<State, E>,
   streamId: string,
   decide: (state: State) => Either<DomainError, readonly E[]>,
   metadata: EventMetadata,
-  alreadyLoaded?: Loaded<State>,
-): Promise<Either<DomainError | AppendError, Handled<E>>> => {
-  const loaded = alreadyLoaded ? right(alreadyLoaded) : await loadStream(store, contract, streamId);
-  if (isLeft(loaded)) return loaded;
-  const decision = decide(loaded.right.state);
-  if (isLeft(decision)) return decision;
-  const events = decision.right;
-  const current = loaded.right.expectedRevision;
-  if (events.length === 0) return right({ events, position: undefined, revision: current === 'no_stream' ? -1 : Number(current) });
-  const appended = await appendEvents(store, streamId, events, current, metadata);
-  if (isLeft(appended)) return appended;
-  return right({ events, position: appended.right.position, revision: appended.right.nextExpectedRevision });
-};
+  loaded?: Loaded<State>,
+): Promise<Either<DomainError | AppendError, Handled<State, E>>> =>
+  handleCommand(store, { ...contract, decide: (_: undefined, state: State) => decide(state) }, streamId, undefined, {
+    commandId: randomUUID(),
+    metadata,
+    ...(loaded ? { loaded } : {}),
+  });

@@ -2,18 +2,11 @@
 // EventStoreDB's semantics, so no caller can tell which one it has. The contract suite in
 // test/eventstore.contract.ts is the definition of "correct".
 import type { Either } from 'fp-ts/lib/Either.js';
+import type { EventData, Position, RecordedEvent } from '../../streams/kernel.js';
 
-/** A JSON value as it travels in event data and metadata. */
-export type Json = null | boolean | number | string | readonly Json[] | { readonly [key: string]: Json | undefined };
-
-/**
- * A place in `$all`. EventStoreDB positions are a (commit, prepare) pair of log offsets; the
- * embedded store uses its global sequence for both. Compare with `comparePositions`.
- */
-export interface Position {
-  readonly commit: bigint;
-  readonly prepare: bigint;
-}
+// The store-facing types the write side shares live in the kernel; the port is their home for
+// everything in `src/`.
+export { streamName, type EventData, type Json, type Position, type RecordedEvent } from '../../streams/kernel.js';
 
 export const START: Position = { commit: 0n, prepare: 0n };
 
@@ -27,30 +20,6 @@ export const parsePosition = (text: string): Position | undefined => {
   const m = /^(\d{1,20})\/(\d{1,20})$/.exec(text);
   return m ? { commit: BigInt(m[1]!), prepare: BigInt(m[2]!) } : undefined;
 };
-
-/**
- * An event to append. `id` is a UUID chosen by the writer: it makes a retried append idempotent.
- * With an exact or `no_stream` expectation that always holds; with `any`, EventStoreDB only
- * remembers recent ids, so writers that must not duplicate use an exact expectation.
- */
-export interface EventData {
-  readonly id: string;
-  readonly type: string;
-  readonly data: Json;
-  readonly metadata?: Json;
-}
-
-/** An event as recorded. Stream revisions count from 0. */
-export interface RecordedEvent {
-  readonly streamId: string;
-  readonly id: string;
-  readonly type: string;
-  readonly revision: number;
-  readonly position: Position;
-  readonly data: Json;
-  readonly metadata: Json;
-  readonly created: Date;
-}
 
 /** What the writer believes about the stream before its append. */
 export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | number;
@@ -146,10 +115,4 @@ export const matchesFilter = (filter: SubscriptionFilter | undefined, streamId: 
   const [subject, prefixes] =
     'streamNamePrefixes' in filter ? [streamId, filter.streamNamePrefixes] : [type, filter.eventTypePrefixes];
   return prefixes.some((p) => subject.startsWith(p));
-};
-
-/** The stream name convention shared with EventStoreDB's `$ce-` projections: `category-id`. */
-export const streamName = (category: string, id: string): string => {
-  if (!/^[a-z][a-zA-Z0-9_]*$/.test(category)) throw new Error(`invalid stream category ${category}`);
-  return `${category}-${id}`;
 };

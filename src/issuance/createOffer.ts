@@ -7,14 +7,14 @@ import * as t from 'io-ts';
 import { isLeft, left, right } from 'fp-ts/lib/Either.js';
 import { findOffer } from '../../projections/offers.js';
 import { issuanceCallback, offer, offerStream, type OfferEvent } from '../../streams/offer.js';
-import { handleCommand } from '../eventstore/handle.js';
+import { handleInlineDecision } from '../eventstore/handle.js';
 import type { Json } from '../eventstore/port.js';
 import { readJson } from '../http/body.js';
 import { NonEmptyString, withMessage } from '../http/codecs.js';
 import { HttpError, invalidRequest, notFound, problem } from '../http/problem.js';
 import { decode } from '../http/validate.js';
 import { requestIdOf } from '../log.js';
-import { logRef, streamRef } from '../logRef.js';
+import { logRef, streamRef } from '../../streams/kernel.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { validateClaims } from './claims.js';
 import { txCodeHash } from './codes.js';
@@ -92,7 +92,7 @@ export const offersRouter = (ctx: IssuanceContext): Router => {
         callback: issuanceCallback(principal.tenantId, offerId, 'OFFER_CREATED'),
       },
     };
-    const result = await handleCommand(
+    const result = await handleInlineDecision(
       ctx.store,
       offer,
       offerStream(offerId),

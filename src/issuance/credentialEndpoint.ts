@@ -9,11 +9,11 @@ import type { Context } from 'koa';
 import * as t from 'io-ts';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { issuanceCallback, offer, offerStream, type OfferEvent, type OfferState, type OpenOffer } from '../../streams/offer.js';
-import { handleCommand, loadStream, type EventMetadata } from '../eventstore/handle.js';
+import { handleInlineDecision, loadStream, type EventMetadata } from '../eventstore/handle.js';
 import type { Json } from '../eventstore/port.js';
 import { readJson } from '../http/body.js';
 import { requestIdOf } from '../log.js';
-import { logRef } from '../logRef.js';
+import { logRef } from '../../streams/kernel.js';
 import { parseAccessToken } from './codes.js';
 import { endpointUrl, PATHS, type IssuanceContext } from './context.js';
 import { verifyDpopProof } from './dpop.js';
@@ -44,7 +44,7 @@ const authorise = (state: OfferState, matches: (hash: string) => boolean, now: D
 
 const failOffer = async (ctx: IssuanceContext, offerId: string, errorDetails: string, metadata: EventMetadata): Promise<void> => {
   const now = ctx.now();
-  const failed = await handleCommand(
+  const failed = await handleInlineDecision(
     ctx.store,
     offer,
     offerStream(offerId),
@@ -136,7 +136,7 @@ export const credentialEndpoint = (ctx: IssuanceContext) => async (http: Context
     throw new OAuthError(500, 'server_error', 'The credential could not be issued; the offer has failed.');
   }
 
-  const issued = await handleCommand(
+  const issued = await handleInlineDecision(
     ctx.store,
     offer,
     offerStream(offerId),

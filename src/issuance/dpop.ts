@@ -4,7 +4,7 @@
 // replay record matters.
 import { createHash } from 'node:crypto';
 import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify, type JWK } from 'jose';
-import { dpopProofStream } from '../../streams/dpopProof.js';
+import { dpopProof, dpopProofStream } from '../../streams/dpopProof.js';
 import type { EventStore } from '../eventstore/port.js';
 import { spendOnce } from './singleUse.js';
 
@@ -61,7 +61,7 @@ export const verifyDpopProof = async (store: EventStore, check: DpopCheck): Prom
   }
   if (check.accessToken !== undefined && ath !== sha256(check.accessToken)) return fail("The DPoP proof's ath does not match the access token.");
   const jkt = await calculateJwkThumbprint(header.jwk!, 'sha256');
-  const spent = await spendOnce(store, dpopProofStream(sha256(`${jkt}.${jti}`)), 'DpopProofUsed', {
+  const spent = await spendOnce(store, dpopProof, dpopProofStream(sha256(`${jkt}.${jti}`)), {
     usedAt: check.now.toISOString(),
     htm: check.htm,
     htu: check.htu,

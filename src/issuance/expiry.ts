@@ -3,7 +3,7 @@
 // same moment and the timer cannot both win. It also finishes purges an ended flow left undone
 // (a crash between an offer's end and the destruction of its data key).
 import { offersPastExpiry, offersToPurge } from '../../projections/offers.js';
-import { logRef } from '../logRef.js';
+import { logRef } from '../../streams/kernel.js';
 import { startPeriodic, type Periodic } from '../periodic.js';
 import type { IssuanceContext } from './context.js';
 import { expireOffer, purgeClaims } from './offerEnd.js';

@@ -2,7 +2,7 @@
 // is `<id>.<expiry>.<mac>`, so it is unforgeable and carries its own lifetime. Spending it in a
 // key proof records `cnonce-<id>` with `no_stream`, so each nonce is accepted once.
 import type { Context } from 'koa';
-import { cNonceStream } from '../../streams/cNonce.js';
+import { cNonce, cNonceStream } from '../../streams/cNonce.js';
 import type { EventStore } from '../eventstore/port.js';
 import { randomToken, type IssuanceSecrets } from './secrets.js';
 import { spendOnce } from './singleUse.js';
@@ -27,7 +27,7 @@ export const spendCNonce = async (
   if (!m || !secrets.verify('c_nonce', `${m[1]}.${m[2]}`, m[3]!)) return 'unknown';
   const expiresAt = Number(m[2]) * 1000;
   if (expiresAt <= now.getTime()) return 'expired';
-  const spent = await spendOnce(store, cNonceStream(m[1]!), 'CNonceUsed', {
+  const spent = await spendOnce(store, cNonce, cNonceStream(m[1]!), {
     usedAt: now.toISOString(),
     expiresAt: new Date(expiresAt).toISOString(),
   });

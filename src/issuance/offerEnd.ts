@@ -3,14 +3,14 @@
 // appended at that revision, so of a wallet and the expiry timer only one can end an offer.
 import { isLeft, right } from 'fp-ts/lib/Either.js';
 import { issuanceCallback, offer, offerStream, type OfferEvent } from '../../streams/offer.js';
-import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
+import { handleInlineDecision, type EventMetadata } from '../eventstore/handle.js';
 import type { IssuanceContext } from './context.js';
 
 /** Destroys the offer's data key and records it; idempotent, safe to race. */
 export const purgeClaims = async (ctx: Pick<IssuanceContext, 'store' | 'dataKeys' | 'now'>, offerId: string, metadata: EventMetadata): Promise<void> => {
   await ctx.dataKeys.destroy(offerId);
   // A concurrent purge may win the append; either way the key is gone and recorded once.
-  await handleCommand(
+  await handleInlineDecision(
     ctx.store,
     offer,
     offerStream(offerId),
@@ -28,7 +28,7 @@ export const purgeClaims = async (ctx: Pick<IssuanceContext, 'store' | 'dataKeys
 export const expireOffer = async (ctx: Pick<IssuanceContext, 'store' | 'dataKeys' | 'now'>, offerId: string): Promise<boolean> => {
   const metadata = { actor: 'scheduler' };
   const now = ctx.now();
-  const result = await handleCommand(
+  const result = await handleInlineDecision(
     ctx.store,
     offer,
     offerStream(offerId),

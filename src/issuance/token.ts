@@ -5,10 +5,10 @@
 import type { Context } from 'koa';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { issuanceCallback, offer, offerStream, type OfferEvent, type OfferState } from '../../streams/offer.js';
-import { handleCommand } from '../eventstore/handle.js';
+import { handleInlineDecision } from '../eventstore/handle.js';
 import { readForm } from '../http/body.js';
 import { requestIdOf } from '../log.js';
-import { logRef } from '../logRef.js';
+import { logRef } from '../../streams/kernel.js';
 import { newAccessToken, offerOfPreAuthorizedCode, txCodeMatches } from './codes.js';
 import { endpointUrl, PATHS, PRE_AUTHORIZED_CODE_GRANT, type IssuanceContext } from './context.js';
 import { verifyDpopProof } from './dpop.js';
@@ -94,7 +94,7 @@ export const tokenEndpoint = (ctx: IssuanceContext) => async (http: Context): Pr
   if (offerId === undefined) throw invalidGrant('The pre-authorized code is unknown.');
   const access = newAccessToken(offerId);
   const metadata = { actor: 'wallet', requestId: requestIdOf(http) };
-  const result = await handleCommand(
+  const result = await handleInlineDecision(
     ctx.store,
     offer,
     offerStream(offerId),

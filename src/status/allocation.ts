@@ -4,7 +4,7 @@
 // The index is taken by creating its `statusindex-` stream (never reused, on any instance); the
 // offer's `credentialstatus-` stream then records which entries its credential carries. A list
 // whose random picks keep landing on taken indices is treated as full and the next one started.
-import { randomInt } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { latestStatusList } from '../../projections/statusLists.js';
 import * as credentialStatus from '../../streams/credentialStatus.js';
@@ -56,7 +56,8 @@ export const createStatusAllocator = (options: StatusAllocatorOptions): StatusAl
           type: 'AllocateStatusIndex',
           data: { listId: list.listId, idx, listSize: list.size, offerId, at: now.toISOString() },
         };
-        const taken = await handleCommand(options.store, statusIndex.statusIndex, statusIndex.statusIndexStream(list.listId, idx), (s) => statusIndex.decide(command, s), metadata);
+        const stream = statusIndex.statusIndexStream(list.listId, idx);
+        const taken = await handleCommand(options.store, statusIndex.statusIndex, stream, command, { commandId: randomUUID(), metadata });
         // Left: taken already, or by a concurrent allocation of the same index; pick again.
         if (!isLeft(taken)) return { listId: list.listId, idx };
       }
@@ -80,7 +81,7 @@ export const createStatusAllocator = (options: StatusAllocatorOptions): StatusAl
         type: 'AllocateCredentialStatus',
         data: { offerId, tenantId, references: [reference], at: now.toISOString() },
       };
-      const allocated = await handleCommand(options.store, credentialStatus.credentialStatus, stream, (s) => credentialStatus.decide(command, s), metadata, loaded.right);
+      const allocated = await handleCommand(options.store, credentialStatus.credentialStatus, stream, command, { commandId: randomUUID(), metadata, loaded: loaded.right });
       if (!isLeft(allocated)) return right(reference);
       // A concurrent request for the same offer allocated first: use its entry (only one of the
       // two can end in CredentialIssued); the index taken here stays unused, VALID like any other.

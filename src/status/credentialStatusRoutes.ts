@@ -19,13 +19,13 @@ import { conflict, HttpError, notFound, preconditionFailed } from '../http/probl
 import { decode } from '../http/validate.js';
 import type { IssuanceContext } from '../issuance/context.js';
 import { requestIdOf } from '../log.js';
-import { logRef, streamRef } from '../logRef.js';
+import { logRef, streamRef } from '../../streams/kernel.js';
 import { ifMatch } from '../resources/conditional.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 
 const PATH = '/offers/:offer_id/credential-status';
 const BODY_LIMIT = 4 * 1024;
-/** Lost races decided again before giving up; each loss means another change got in first. */
+/** Tries before giving up on lost races; each loss means another change got in first. */
 const ATTEMPTS = 5;
 
 const SetStatusBody = t.type({ status: withMessage(credentialStatus.CredentialStatus, 'expected "revoked", "suspended" or "valid"') });
@@ -82,38 +82,36 @@ export const credentialStatusRouter = (deps: Deps): Router => {
       data: { status: body.status, changeId: randomUUID(), at: deps.now().toISOString() },
     };
     const metadata = { actor: `apikey:${principalOf(http).keyId}`, requestId: requestIdOf(http) };
-    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const loaded = await load(offerId);
-      const { state, expectedRevision } = loaded;
-      if (state.status === 'none' || typeof expectedRevision !== 'number') throw refusal({ _tag: 'NothingIssued' });
-      if (matches && !matches(etagOf(expectedRevision))) throw new HttpError(preconditionFailed());
-      const handled = await handleCommand(
-        deps.store,
-        credentialStatus.credentialStatus,
-        credentialStatus.credentialStatusStream(offerId),
-        (current) => credentialStatus.decide(command, current),
-        metadata,
-        loaded,
-      );
-      if (isLeft(handled)) {
-        const error = handled.left;
-        if (error._tag === 'WrongExpectedRevision') {
-          if (matches) throw new HttpError(preconditionFailed());
-          continue;
-        }
-        if (error._tag === 'StreamDeleted') throw new Error(`${streamRef(credentialStatus.credentialStatusStream(offerId))} is deleted`);
-        throw refusal(error);
-      }
-      const { events, position, revision } = handled.right;
-      if (position) {
-        // So that the served status list, and a GET, show the change once this answer is out.
-        await deps.runner.waitFor(position, deps.config.readYourWritesTimeoutMs);
-        deps.log.info('credential status changed', { offerRef: logRef(offerId), status: body.status });
-      }
-      reply(http, events.reduce(credentialStatus.evolve, state) as Allocated, revision);
-      return;
+    const stream = credentialStatus.credentialStatusStream(offerId);
+    // Under If-Match the client's view decides: the revision it names is checked against the one
+    // loaded, and a race lost after that is a 412, never decided again.
+    let loaded: Loaded<credentialStatus.State> | undefined;
+    if (matches) {
+      loaded = await load(offerId);
+      if (loaded.state.status === 'none' || typeof loaded.expectedRevision !== 'number') throw refusal({ _tag: 'NothingIssued' });
+      if (!matches(etagOf(loaded.expectedRevision))) throw new HttpError(preconditionFailed());
     }
-    throw new Error(`${streamRef(credentialStatus.credentialStatusStream(offerId))}: kept losing to concurrent changes`);
+    const handled = await handleCommand(deps.store, credentialStatus.credentialStatus, stream, command, {
+      commandId: command.data.changeId,
+      metadata,
+      ...(loaded ? { loaded } : { retries: ATTEMPTS - 1 }),
+    });
+    if (isLeft(handled)) {
+      const error = handled.left;
+      if (error._tag === 'WrongExpectedRevision') {
+        if (matches) throw new HttpError(preconditionFailed());
+        throw new Error(`${streamRef(stream)}: kept losing to concurrent changes`);
+      }
+      if (error._tag === 'StreamDeleted') throw new Error(`${streamRef(stream)} is deleted`);
+      throw refusal(error);
+    }
+    const { state, position, revision } = handled.right;
+    if (position) {
+      // So that the served status list, and a GET, show the change once this answer is out.
+      await deps.runner.waitFor(position, deps.config.readYourWritesTimeoutMs);
+      deps.log.info('credential status changed', { offerRef: logRef(offerId), status: body.status });
+    }
+    reply(http, state as Allocated, revision);
   });
   return router;
 };

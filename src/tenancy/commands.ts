@@ -1,20 +1,18 @@
-// Commands on tenants and API keys. Each is a decision on the stream's state, appended at the
-// revision read (src/eventstore/handle.ts).
+// Commands on tenants and API keys: the ids, secrets and time they need, then the category's
+// decider (streams/tenant.ts, streams/apiKey.ts) run by the command handler.
 import { randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { apiKey, apiKeyResourceChange, apiKeyStream, type ApiKeyEvent, type Scope } from '../../streams/apiKey.js';
-import { applyChange, type Envelope } from '../../streams/resource.js';
-import { tenant, tenantStream } from '../../streams/tenant.js';
+import { apiKey, apiKeyStream, type Command as ApiKeyCommand, type DomainError as ApiKeyError, type Scope } from '../../streams/apiKey.js';
+import type { Envelope } from '../../streams/resource.js';
+import { tenant, tenantStream, type Command as TenantCommand, type DomainError as TenantError } from '../../streams/tenant.js';
 import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
 import type { AppendError, EventStore, Position } from '../eventstore/port.js';
 import { generateSecret, hashSecret } from './secrets.js';
 
 export type TenancyError =
   | AppendError
-  | { readonly _tag: 'TenantExists'; readonly tenantId: string }
-  | { readonly _tag: 'TenantNotFound'; readonly tenantId: string }
-  | { readonly _tag: 'ApiKeyExists'; readonly keyId: string }
-  | { readonly _tag: 'ApiKeyNotFound'; readonly keyId: string };
+  | TenantError
+  | ApiKeyError;
 
 export interface NewApiKey {
   readonly tenantId: string;
@@ -46,16 +44,8 @@ export const createTenant = async (
   metadata: EventMetadata,
 ): Promise<Either<TenancyError, { tenantId: string; position: Position }>> => {
   const tenantId = request.tenantId ?? randomUUID();
-  const result = await handleCommand(
-    store,
-    tenant,
-    tenantStream(tenantId),
-    (state) =>
-      state.status === 'none'
-        ? right([{ type: 'TenantCreated' as const, data: { tenantId, name: request.name, createdAt: new Date().toISOString() } }])
-        : left({ _tag: 'TenantExists' as const, tenantId }),
-    metadata,
-  );
+  const command: TenantCommand = { type: 'CreateTenant', data: { tenantId, name: request.name, at: new Date().toISOString() } };
+  const result = await handleCommand(store, tenant, tenantStream(tenantId), command, { commandId: randomUUID(), metadata });
   if (isLeft(result)) return result;
   return right({ tenantId, position: result.right.position! });
 };
@@ -69,8 +59,8 @@ export const createApiKey = async (
   if (owner._tag !== 'Found') return left({ _tag: 'TenantNotFound', tenantId: request.tenantId });
   const keyId = request.keyId ?? randomUUID();
   const secret = request.secret ?? generateSecret();
-  const created: ApiKeyEvent = {
-    type: 'ApiKeyCreated',
+  const command: ApiKeyCommand = {
+    type: 'CreateApiKey',
     data: {
       keyId,
       tenantId: request.tenantId,
@@ -78,21 +68,16 @@ export const createApiKey = async (
       secretHash: hashSecret(secret),
       scopes: [...request.scopes],
       expiration: request.expiration,
-      createdAt: new Date().toISOString(),
+      at: new Date().toISOString(),
       ...(request.annotations ? { annotations: { ...request.annotations } } : {}),
       ...(request.labels ? { labels: { ...request.labels } } : {}),
     },
   };
-  const result = await handleCommand(
-    store,
-    apiKey,
-    apiKeyStream(keyId),
-    (state) => (state.status === 'none' ? right([created]) : left({ _tag: 'ApiKeyExists' as const, keyId })),
-    metadata,
-  );
+  const result = await handleCommand(store, apiKey, apiKeyStream(keyId), command, { commandId: randomUUID(), metadata });
   if (isLeft(result)) return result;
   const { scopes, expiration } = request;
-  const resource = applyChange(undefined, apiKeyResourceChange(created));
+  const resource = result.right.state.status === 'none' ? undefined : result.right.state.resource;
+  if (!resource) throw new Error('an API key without its envelope after its creation');
   return right({ tenantId: request.tenantId, resource, keyId, secret, scopes, expiration, position: result.right.position! });
 };
 
@@ -101,16 +86,7 @@ export const deleteApiKey = async (
   keyId: string,
   metadata: EventMetadata,
 ): Promise<Either<TenancyError, { position: Position | undefined }>> => {
-  const result = await handleCommand(
-    store,
-    apiKey,
-    apiKeyStream(keyId),
-    (state): Either<TenancyError, ApiKeyEvent[]> => {
-      if (state.status === 'none') return left({ _tag: 'ApiKeyNotFound', keyId });
-      if (state.status === 'deleted') return right([]);
-      return right([{ type: 'ApiKeyDeleted', data: { keyId, deletedAt: new Date().toISOString() } }]);
-    },
-    metadata,
-  );
+  const command: ApiKeyCommand = { type: 'DeleteApiKey', data: { keyId, at: new Date().toISOString() } };
+  const result = await handleCommand(store, apiKey, apiKeyStream(keyId), command, { commandId: randomUUID(), metadata });
   return isLeft(result) ? result : right({ position: result.right.position });
 };

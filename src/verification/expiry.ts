@@ -5,7 +5,7 @@ import { findExpiredPresentations } from '../../projections/presentations.js';
 import type { DataKeys } from '../crypto/dataKeys.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
-import { logRef } from '../logRef.js';
+import { logRef } from '../../streams/kernel.js';
 import { startPeriodic, type Periodic } from '../periodic.js';
 import type { Sqlite } from '../sqlite.js';
 import { expirePresentation } from './response.js';

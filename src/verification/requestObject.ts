@@ -21,7 +21,7 @@ import type { SigningIdentity } from '../crypto/certificates.js';
 import type { DataKey, DataKeys } from '../crypto/dataKeys.js';
 import { appendEvents, loadStream, type EventMetadata } from '../eventstore/handle.js';
 import type { EventStore, Json } from '../eventstore/port.js';
-import { streamRef } from '../logRef.js';
+import { streamRef } from '../../streams/kernel.js';
 import { openSession, unavailable, type LoadedSession, type SessionUnavailable } from './session.js';
 
 export const REQUEST_OBJECT_TYPE = 'oauth-authz-req+jwt';

@@ -15,12 +15,12 @@ import {
   type PresentationTerminalEvent,
 } from '../../streams/presentation.js';
 import type { DataKey, DataKeys } from '../crypto/dataKeys.js';
-import { handleCommand, type EventMetadata, type Loaded } from '../eventstore/handle.js';
+import { handleInlineDecision, type EventMetadata, type Loaded } from '../eventstore/handle.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { FormFields } from '../http/body.js';
 import { parseBoundedJson } from '../http/boundedJson.js';
 import type { Logger } from '../log.js';
-import { streamRef } from '../logRef.js';
+import { streamRef } from '../../streams/kernel.js';
 import type { SealedRequest } from './createRequest.js';
 import { expired, fulfilled, processingFailed, rejected, verificationFailed } from './outcome.js';
 import { RESPONSE_ENCRYPTION, type Verifier } from './requestObject.js';
@@ -229,7 +229,7 @@ const finish = async (
   loaded?: Loaded<PresentationState>,
 ): Promise<Either<SessionUnavailable, PresentationTerminalEvent>> => {
   for (let attempt = 0; attempt < 5; attempt++) {
-    const result = await handleCommand(
+    const result = await handleInlineDecision(
       store,
       presentation,
       presentationStream(state),

@@ -13,7 +13,7 @@ import { HttpError, invalidRequest } from '../http/problem.js';
 import { decode } from '../http/validate.js';
 import type { Logger } from '../log.js';
 import { requestIdOf } from '../log.js';
-import { logRef } from '../logRef.js';
+import { logRef } from '../../streams/kernel.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import {
   createPresentation,

@@ -5,7 +5,7 @@ import { presentation, presentationStream, purposes, type PresentationState } fr
 import type { DataKey, DataKeys } from '../crypto/dataKeys.js';
 import { loadStream, type Loaded } from '../eventstore/handle.js';
 import type { EventStore } from '../eventstore/port.js';
-import { streamRef } from '../logRef.js';
+import { streamRef } from '../../streams/kernel.js';
 import { SealedRequest } from './createRequest.js';
 
 export type SessionUnavailable =
