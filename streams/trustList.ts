@@ -17,7 +17,7 @@ import * as t from 'io-ts';
 import type { Either } from 'fp-ts/lib/Either.js';
 import { left, right } from 'fp-ts/lib/Either.js';
 import { streamName } from '../src/eventstore/port.js';
-import { eventCodec, type StreamContract } from './event.js';
+import { eventCodec, type Decider } from './event.js';
 
 export const category = 'trustList';
 export const trustListStream = (key: string): string => streamName(category, key);
@@ -95,9 +95,10 @@ export const decide = (command: TrustListCommand, state: TrustListState): Either
   return right([{ type: 'TrustListVersionAccepted', data: version }]);
 };
 
-export const trustList: StreamContract<TrustListState, TrustListEvent> = {
+export const trustList: Decider<TrustListCommand, TrustListState, TrustListEvent, TrustListError> = {
   category,
   codec: TrustListEvent,
   initialState,
   evolve,
+  decide,
 };

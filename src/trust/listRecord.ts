@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Either } from 'fp-ts/lib/Either.js';
 import { isLeft, left, right } from 'fp-ts/lib/Either.js';
-import { decide, trustList, trustListStream, type TrustListError, type TrustListVersion } from '../../streams/trustList.js';
+import { trustList, trustListStream, type TrustListError, type TrustListVersion } from '../../streams/trustList.js';
 import { handleCommand, loadStream, type EventMetadata } from '../eventstore/handle.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { BlobStore } from '../resources/blobStore.js';
@@ -51,7 +51,9 @@ export const recordFetchedVersion = async (
       ? { digestMultibase: current.version.blob, size: current.version.size }
       : await deps.blobs.put(Readable.from([Buffer.from(document)]), document.byteLength);
     const command = { type: 'RecordFetchedVersion', version: { ...version, blob: stored.digestMultibase, size: stored.size } } as const;
-    const result = await handleCommand(deps.store, trustList, stream, (state) => decide(command, state), metadata, loaded.right);
+    // Named by what was fetched: recording the same fetch again appends nothing twice.
+    const commandId = `${version.digest}@${version.fetchedAt}`;
+    const result = await handleCommand(deps.store, trustList, stream, command, { commandId, metadata, loaded: loaded.right });
     if (isLeft(result)) {
       if (result.left._tag === 'WrongExpectedRevision') continue;
       if (result.left._tag === 'StreamDeleted') throw new Error(`trust list stream ${stream} was deleted`);
