@@ -13,5 +13,11 @@ export interface WalletResponse<T = Record<string, unknown>> {
 export const fetchJson = async <T>(fetch: Fetch, url: string, init?: RequestInit): Promise<WalletResponse<T>> => {
   const response = await fetch(url, init);
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: (text === '' ? {} : JSON.parse(text)) as T };
+  let body: unknown = {};
+  try {
+    if (text !== '') body = JSON.parse(text);
+  } catch {
+    throw new Error(`${url} answered ${response.status} with a body that is not JSON`);
+  }
+  return { status: response.status, headers: response.headers, body: body as T };
 };

@@ -136,7 +136,8 @@ export class IssuanceWallet {
   async redeem(offer: CredentialOffer, options: { txCode?: string; step?: (done: string) => void } = {}): Promise<string> {
     const step = options.step ?? (() => {});
     if (offer.credential_issuer !== this.issuer) throw new Error(`the offer is from ${offer.credential_issuer}, not ${this.issuer}`);
-    const grant = offer.grants[PRE_AUTHORIZED];
+    const grant = offer.grants?.[PRE_AUTHORIZED];
+    if (grant === undefined) throw new Error('the offer has no pre-authorized code grant');
     const token = await this.token(grant['pre-authorized_code'], options.txCode === undefined ? {} : { txCode: options.txCode });
     if (token.status !== 200) throw new Error(`token: ${token.status} ${JSON.stringify(token.body)}`);
     step(`token endpoint: a ${String(token.body['token_type'])}-bound access token, valid ${String(token.body['expires_in'])} s`);

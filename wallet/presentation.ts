@@ -142,6 +142,11 @@ export interface Holding {
   readonly keyBinding?: Partial<KeyBindingOptions>;
 }
 
+/** The disclosures the wallet shows for `query`: exactly what its claims ask for. */
+export const disclosedFor = (query: CredentialQuery, credential: HeldCredential): string[] => [
+  ...new Set(query.claims.flatMap((c) => disclosuresFor(credential, c.path))),
+];
+
 /** The `vp_token`: for each credential query the wallet holds something for, one presentation. */
 export const buildVpToken = async (
   request: AuthorizationRequest,
@@ -150,7 +155,7 @@ export const buildVpToken = async (
   const vpToken: Record<string, string[]> = {};
   for (const [id, holding] of Object.entries(holdings)) {
     const query = request.credentialQueries.find((q) => q.id === id);
-    const disclose = holding.disclose ?? [...new Set(query?.claims.flatMap((c) => disclosuresFor(holding.credential, c.path)) ?? [])];
+    const disclose = holding.disclose ?? (query === undefined ? [] : disclosedFor(query, holding.credential));
     const transactionData = request.transactionData.filter((encoded) => {
       const item = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')) as { credential_ids: string[] };
       return item.credential_ids.includes(id);
