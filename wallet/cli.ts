@@ -23,7 +23,8 @@ const run = async (work: (file: string) => Promise<unknown>): Promise<void> => {
   try {
     await work(resolve(program.opts<{ wallet: string }>().wallet));
   } catch (err) {
-    program.error(`wallet: ${(err as Error).message}`, { exitCode: 1 });
+    process.stderr.write(`wallet: ${(err as Error).message}\n`);
+    process.exitCode = 1;
   }
 };
 
