@@ -4,7 +4,7 @@
 // wallet talks to one credential issuer (the connector's PUBLIC_URL), at that issuer's endpoints.
 import { SignJWT, type JWK } from 'jose';
 import { fetchJson, type Fetch, type WalletResponse } from './http.js';
-import { dpopProof, newWalletKey, type WalletKey } from './keys.js';
+import { dpopProof, type WalletKey } from './keys.js';
 import { checkIssuedCredential } from './sdJwt.js';
 
 export interface TxCode {
@@ -36,7 +36,7 @@ export interface KeyProofOptions {
 export const PRE_AUTHORIZED = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
 
 /** The offer URL inside an `openid-credential-offer://` URI. */
-export const offerUrl = (credentialOfferUri: string): string => {
+const offerUrl = (credentialOfferUri: string): string => {
   const url = new URL(credentialOfferUri);
   if (url.protocol !== 'openid-credential-offer:') throw new Error('not an openid-credential-offer:// URI');
   const inner = url.searchParams.get('credential_offer_uri');
@@ -54,8 +54,6 @@ export interface IssuanceKeys {
   /** The key the credential is bound to. */
   readonly holder: WalletKey;
 }
-
-export const newIssuanceKeys = async (): Promise<IssuanceKeys> => ({ dpop: await newWalletKey(), holder: await newWalletKey() });
 
 export class IssuanceWallet {
   readonly dpopKey: WalletKey;

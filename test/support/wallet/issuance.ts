@@ -1,6 +1,7 @@
 // The wallet's issuance half (wallet/issuance.ts) as the tests drive it: made from the service's
 // PUBLIC_URL and the address it really listens on (transport.ts).
-import { IssuanceWallet as Wallet, newIssuanceKeys, type IssuanceKeys } from '../../../wallet/issuance.js';
+import { IssuanceWallet as Wallet, type IssuanceKeys } from '../../../wallet/issuance.js';
+import { newWalletKey } from '../../../wallet/keys.js';
 import { walletFetch } from './transport.js';
 
 export class IssuanceWallet extends Wallet {
@@ -9,7 +10,7 @@ export class IssuanceWallet extends Wallet {
   }
 
   static async create(publicUrl: string, listenUrl: string): Promise<IssuanceWallet> {
-    return new IssuanceWallet(publicUrl, listenUrl, await newIssuanceKeys());
+    return new IssuanceWallet(publicUrl, listenUrl, { dpop: await newWalletKey(), holder: await newWalletKey() });
   }
 
   /** The same wallet (same keys) talking to another instance or a restarted service. */
