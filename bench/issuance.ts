@@ -15,7 +15,7 @@ import { signSdJwtVc } from '../src/issuance/sdJwtVc.js';
 import { startTestService } from '../test/support/service.js';
 import { IssuanceWallet } from '../test/support/wallet/issuance.js';
 import { createOffer, PID_CLAIMS } from '../test/support/wallet/issuanceChecks.js';
-import { dpopProof } from '../test/support/wallet/keys.js';
+import { dpopProof } from '../wallet/keys.js';
 import type { Figure } from './report.js';
 import { flowCeiling } from './exchange.js';
 import { alternatingRounds, runInFlight } from './load.js';

@@ -5,13 +5,13 @@
 // national lists and a PID providers LoTE of our own, all fetched over loopback HTTP and recorded
 // in a SQLite store as the service does; the credential's issuer is a PID provider of the LoTE.
 // Both sides end trusted. The target is the issue's: trust resolution costs less than 5%.
-import { createCredentialStatusChecker } from '../src/status/statusCheck.js';
-import { createStatusListClient } from '../src/status/statusListClient.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { openSqliteEventStore } from '../src/eventstore/sqlite.js';
 import { silentLogger } from '../src/log.js';
+import { createCredentialStatusChecker } from '../src/status/statusCheck.js';
+import { createStatusListClient } from '../src/status/statusListClient.js';
 import { directoryBlobStore } from '../src/resources/blobStore.js';
 import { createCrlChecker } from '../src/trust/crl.js';
 import { createTrustVerifier } from '../src/trust/issuerTrust.js';
@@ -22,7 +22,8 @@ import { parseTrustListSources, type TrustListSource } from '../src/trust/trustL
 import { parseTrustedListXml } from '../src/trust/trustedListXml.js';
 import { parseXml, xmlText } from '../src/trust/xmlSignature.js';
 import { verifySdJwtVcPresentation, type CredentialRequirements, type PresentationContext } from '../src/verification/sdJwtVc.js';
-import { createHolder, present, sd } from '../test/support/credentials.js';
+import { createHolder, sd } from '../test/support/credentials.js';
+import { present } from '../wallet/sdJwt.js';
 import { startTrustWorld } from '../test/support/trustListWorld.js';
 import { interleavedRounds } from './load.js';
 import type { Figure } from './report.js';

@@ -15,9 +15,11 @@ import { credentialStatusCheckerFromConfig, type CredentialStatusChecker } from 
 import { trustVerifierFromConfig, type TrustVerifier } from '../src/trust/issuerTrust.js';
 import { signRequestObject, type Verifier } from '../src/verification/requestObject.js';
 import { verifySdJwtVcPresentation } from '../src/verification/sdJwtVc.js';
-import { createHolder, createTestIssuer, present, sd, type Holder, type IssuedCredential } from '../test/support/credentials.js';
+import { createHolder, createTestIssuer, sd, type Holder, type IssuedCredential } from '../test/support/credentials.js';
+import { present } from '../wallet/sdJwt.js';
 import { startTestService, type TestService } from '../test/support/service.js';
-import { answer, encryptResponse, fetchAuthorizationRequest, type AuthorizationRequest } from '../test/support/wallet/presentation.js';
+import { answer, fetchAuthorizationRequest } from '../test/support/wallet/presentation.js';
+import { encryptResponse, type AuthorizationRequest } from '../wallet/presentation.js';
 import type { Figure } from './report.js';
 import { flowCeiling } from './exchange.js';
 import { alternatingRounds, runInFlight } from './load.js';

@@ -12,8 +12,9 @@ import { CallbackRequest } from '../streams/callback.js';
 import { Sealed } from '../streams/dataKey.js';
 import { offer, offerStream } from '../streams/offer.js';
 import { startTestService, type TestService } from './support/service.js';
-import { IssuanceWallet, PRE_AUTHORIZED } from './support/wallet/issuance.js';
-import { thumbprint } from './support/wallet/keys.js';
+import { IssuanceWallet } from './support/wallet/issuance.js';
+import { PRE_AUTHORIZED } from '../wallet/issuance.js';
+import { thumbprint } from '../wallet/keys.js';
 import { createOffer, PID_CLAIMS, verifyIssuedCredential, waitForOffer } from './support/wallet/issuanceChecks.js';
 
 let service: TestService;

@@ -12,7 +12,8 @@ import { expireOffer } from '../src/issuance/offerEnd.js';
 import { offer, offerStream } from '../streams/offer.js';
 import { mainScript, runScript } from './support/processes.js';
 import { startTestService } from './support/service.js';
-import { IssuanceWallet, PRE_AUTHORIZED } from './support/wallet/issuance.js';
+import { IssuanceWallet } from './support/wallet/issuance.js';
+import { PRE_AUTHORIZED } from '../wallet/issuance.js';
 import { createOffer, PID_CLAIMS, verifyIssuedCredential, waitForOffer } from './support/wallet/issuanceChecks.js';
 
 test('an offer past OFFER_TTL_SECONDS expires: EXPIRED callback, claims purged, a late wallet refused', async (t) => {

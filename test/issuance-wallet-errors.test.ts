@@ -2,9 +2,10 @@
 // changes nothing it should not: a refused request leaves the offer usable by the genuine wallet.
 import test from 'ava';
 import { startTestService, type TestService } from './support/service.js';
-import { IssuanceWallet, PRE_AUTHORIZED } from './support/wallet/issuance.js';
+import { IssuanceWallet } from './support/wallet/issuance.js';
+import { PRE_AUTHORIZED } from '../wallet/issuance.js';
 import { createOffer, PID_CLAIMS, waitForOffer, type CreatedOffer } from './support/wallet/issuanceChecks.js';
-import { dpopProof, newWalletKey } from './support/wallet/keys.js';
+import { dpopProof, newWalletKey } from '../wallet/keys.js';
 
 let service: TestService;
 

@@ -8,10 +8,12 @@ import { createLogger } from '../src/log.js';
 import { TEST_WEBHOOK_SECRET } from './support/receiver.js';
 import { BOOTSTRAP_KEY } from './support/service.js';
 import { pidQuery, startVerificationHarness } from './support/wallet/connector.js';
-import { IssuanceWallet, PRE_AUTHORIZED } from './support/wallet/issuance.js';
+import { IssuanceWallet } from './support/wallet/issuance.js';
+import { PRE_AUTHORIZED } from '../wallet/issuance.js';
 import { createOffer, PID_CLAIMS } from './support/wallet/issuanceChecks.js';
-import { dpopProof } from './support/wallet/keys.js';
-import { buildVpToken, encryptResponse, fetchAuthorizationRequest, postResponse } from './support/wallet/presentation.js';
+import { dpopProof } from '../wallet/keys.js';
+import { fetchAuthorizationRequest, postResponse } from './support/wallet/presentation.js';
+import { buildVpToken, encryptResponse } from '../wallet/presentation.js';
 
 /** The forms a value could take in a log line: as is, URL-encoded, base64(url), JSON-escaped. */
 const formsOf = (value: string): string[] => {

@@ -6,7 +6,8 @@ import { createApiKey } from '../src/tenancy/commands.js';
 import { BOOTSTRAP_TENANT_ID } from '../src/tenancy/bootstrap.js';
 import { sd } from './support/credentials.js';
 import { pidQuery, PID_VCT, startVerificationHarness, type VerificationHarness } from './support/wallet/connector.js';
-import { answer, buildVpToken, encryptResponse, postResponse } from './support/wallet/presentation.js';
+import { answer, postResponse } from './support/wallet/presentation.js';
+import { buildVpToken, encryptResponse } from '../wallet/presentation.js';
 
 let h: VerificationHarness;
 

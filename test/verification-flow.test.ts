@@ -5,7 +5,8 @@ import { createHash, generateKeyPairSync } from 'node:crypto';
 import { decodeJwt, type JWK } from 'jose';
 import { presentationStream } from '../streams/presentation.js';
 import { startVerificationHarness, pidQuery, type VerificationHarness } from './support/wallet/connector.js';
-import { answer, buildVpToken, encryptResponse, fetchAuthorizationRequest, parseRequestUri, postResponse } from './support/wallet/presentation.js';
+import { answer, fetchAuthorizationRequest, postResponse } from './support/wallet/presentation.js';
+import { buildVpToken, encryptResponse, parseRequestUri } from '../wallet/presentation.js';
 
 let h: VerificationHarness;
 

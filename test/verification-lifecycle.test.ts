@@ -19,7 +19,8 @@ import { silentLogger } from '../src/log.js';
 import { TEST_WEBHOOK_SECRET } from './support/receiver.js';
 import { startTestService } from './support/service.js';
 import { pidQuery, startVerificationHarness } from './support/wallet/connector.js';
-import { answer, buildVpToken, encryptResponse, fetchAuthorizationRequest, postResponse } from './support/wallet/presentation.js';
+import { answer, fetchAuthorizationRequest, postResponse } from './support/wallet/presentation.js';
+import { buildVpToken, encryptResponse } from '../wallet/presentation.js';
 
 const eventTypes = async (store: EventStore, state: string): Promise<string[]> => {
   const read = await store.readStream(presentationStream(state));

@@ -4,7 +4,8 @@ import test, { type ExecutionContext } from 'ava';
 import { createHolder } from './support/credentials.js';
 import { generateP256KeyPair } from '../src/crypto/certificates.js';
 import { pidQuery, PID_VCT, startVerificationHarness, type VerificationHarness } from './support/wallet/connector.js';
-import { answer, type Holding } from './support/wallet/presentation.js';
+import { answer } from './support/wallet/presentation.js';
+import type { Holding } from '../wallet/presentation.js';
 
 let h: VerificationHarness;
 

@@ -25,13 +25,12 @@ import {
   disclosureDigest,
   encodeTransactionData,
   forgedDisclosure,
-  present,
   sd,
-  transactionDataHash,
   type Holder,
   type IssuedCredential,
   type TestIssuer,
 } from './support/credentials.js';
+import { present, transactionDataHash } from '../wallet/sdJwt.js';
 import { startCrlServer } from './support/crlServer.js';
 import { leftOf, rightOf } from './support/either.js';
 

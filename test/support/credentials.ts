@@ -1,6 +1,7 @@
-// A TEST SD-JWT VC issuer and holder, for verifier tests and the test wallet. It builds its SD-JWT
-// itself (jose for JWS, node:crypto for digests) and shares no code with src/verification, so a
-// bug there cannot hide behind the same bug here. Certificates come from src/crypto/certificates.
+// A TEST SD-JWT VC issuer and holder keys, for verifier tests; the wallet (wallet/) presents what
+// it issues. It builds its SD-JWT itself (jose for JWS, node:crypto for digests) and
+// shares no code with src/verification, so a bug there cannot hide behind the same bug here.
+// Certificates come from src/crypto/certificates.
 //
 //   const issuer = await createTestIssuer();                        // CA -> leaf, x5c = [leaf]
 //   const holder = await createHolder();                            // P-256 wallet key
@@ -10,14 +11,14 @@
 //               nationalities: [sd('DE'), 'FR'] },                  // sd() marks a property or array element disclosable
 //     holder,                                                       // cnf.jwk
 //   });
-//   const vp = await present(credential, {
+//   const vp = await present(credential, {                         // the wallet's, wallet/sdJwt.ts
 //     disclose: ['given_name', 'address', 'address.street'],       // disclosure names: dotted paths, [i] for array elements
 //     keyBinding: { holder, aud: clientId, nonce, transactionData: [encoded] },
 //   });
 //
-// Tampering options: IssueOptions.typ / signingKey / x5c / nbf / exp, and KeyBindingOptions.typ /
-// signingKey / aud / nonce / iat / sdHash / transactionDataHashes; PresentOptions.extraDisclosures
-// adds disclosures the credential never committed to.
+// Tampering options: IssueOptions.typ / signingKey / x5c / nbf / exp; on the wallet's side
+// KeyBindingOptions and PresentOptions.extraDisclosures (disclosures the credential never
+// committed to, e.g. forgedDisclosure).
 import { createHash, randomBytes } from 'node:crypto';
 import { exportJWK, SignJWT, type JWK } from 'jose';
 import {
@@ -30,6 +31,7 @@ import {
   type CryptoKey,
   type CryptoKeyPair,
 } from '../../src/crypto/certificates.js';
+import type { HeldCredential } from '../../wallet/sdJwt.js';
 
 const SD_MARK = Symbol('selectively disclosable');
 
@@ -45,9 +47,6 @@ const isSd = (value: unknown): value is SelectivelyDisclosable => typeof value =
 
 const b64url = (bytes: Buffer | Uint8Array): string => Buffer.from(bytes).toString('base64url');
 const sha256 = (text: string): string => b64url(createHash('sha256').update(text).digest());
-
-/** base64url(SHA-256(the exact base64url string sent)): what a KB-JWT's transaction_data_hashes hold. */
-export const transactionDataHash = (encoded: string): string => sha256(encoded);
 
 /** The digest an issuer puts in `_sd` for a disclosure. */
 export const disclosureDigest = (encoded: string): string => sha256(encoded);
@@ -84,12 +83,8 @@ export interface IssueOptions {
   readonly x5c?: readonly string[];
 }
 
-export interface IssuedCredential {
-  /** The issuer-signed JWT. */
-  readonly jwt: string;
-  /** Every disclosure, by name: dotted path for properties, `[i]` suffix for array elements. */
-  readonly disclosures: Readonly<Record<string, string>>;
-}
+/** The issuer-signed JWT and every disclosure, by name: the wallet's form of a credential it holds. */
+export type IssuedCredential = HeldCredential;
 
 // Own properties even for `__proto__`, which plain assignment would turn into a prototype change.
 const setOwn = (object: Record<string, unknown>, name: string, value: unknown): void => {
@@ -183,55 +178,6 @@ export const createTestIssuer = async (options: TestIssuerOptions = {}): Promise
       return { jwt, disclosures };
     },
   };
-};
-
-export interface KeyBindingOptions {
-  readonly holder: Holder;
-  readonly aud: string;
-  readonly nonce: string;
-  /** Default now. */
-  readonly iat?: Date;
-  /** The exact base64url strings whose hashes go in transaction_data_hashes. */
-  readonly transactionData?: readonly string[];
-  /** Replaces the computed transaction_data_hashes. */
-  readonly transactionDataHashes?: readonly string[];
-  /** Replaces the computed sd_hash. */
-  readonly sdHash?: string;
-  /** Default `kb+jwt`. */
-  readonly typ?: string;
-  /** Sign with another key than the holder's. */
-  readonly signingKey?: CryptoKey;
-}
-
-export interface PresentOptions {
-  /** Names of the disclosures to include (keys of IssuedCredential.disclosures). */
-  readonly disclose: readonly string[];
-  /** Encoded disclosures to append after the chosen ones. */
-  readonly extraDisclosures?: readonly string[];
-  readonly keyBinding?: KeyBindingOptions;
-}
-
-/** The holder's presentation: `<jwt>~<disclosure>~...~[<KB-JWT>]`. */
-export const present = async (credential: IssuedCredential, options: PresentOptions): Promise<string> => {
-  const chosen = options.disclose.map((name) => {
-    const encoded = Object.hasOwn(credential.disclosures, name) ? credential.disclosures[name] : undefined;
-    if (encoded === undefined) throw new Error(`test credential has no disclosure named ${name}`);
-    return encoded;
-  });
-  const sdJwt = [credential.jwt, ...chosen, ...(options.extraDisclosures ?? [])].join('~') + '~';
-  const kb = options.keyBinding;
-  if (!kb) return sdJwt;
-  const hashes = kb.transactionDataHashes ?? kb.transactionData?.map(transactionDataHash);
-  const kbJwt = await new SignJWT({
-    aud: kb.aud,
-    nonce: kb.nonce,
-    iat: Math.floor((kb.iat ?? new Date()).getTime() / 1000),
-    sd_hash: kb.sdHash ?? sha256(sdJwt),
-    ...(hashes ? { transaction_data_hashes: [...hashes], transaction_data_hashes_alg: 'sha-256' } : {}),
-  })
-    .setProtectedHeader({ alg: 'ES256', typ: kb.typ ?? 'kb+jwt' })
-    .sign(kb.signingKey ?? kb.holder.keys.privateKey);
-  return sdJwt + kbJwt;
 };
 
 /** A disclosure the issuer never signed, for "extra disclosure" tests. */

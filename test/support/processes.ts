@@ -6,6 +6,8 @@ import { testKekEnv } from './kek.js';
 
 export const mainScript = fileURLToPath(new URL('../../src/main.js', import.meta.url));
 export const opsScript = fileURLToPath(new URL('../../ops/cli.js', import.meta.url));
+export const demoScript = fileURLToPath(new URL('../../demo/run.js', import.meta.url));
+export const walletScript = fileURLToPath(new URL('../../wallet/cli.js', import.meta.url));
 
 export interface Finished {
   readonly code: number | null;

@@ -1,6 +1,4 @@
 // Starts the whole service in-process on ephemeral loopback ports over a fresh data directory.
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +8,8 @@ import { silentLogger, type Logger } from '../../src/log.js';
 import { startService, type Service } from '../../src/service.js';
 import { testKekEnv } from './kek.js';
 import { documentedFetch } from './openapi.js';
+
+export { withReachablePublicUrl } from '../../demo/ports.js';
 
 export const BOOTSTRAP_KEY = 'test-bootstrap-key-0123456789abcdefghijklmnop';
 
@@ -82,30 +82,3 @@ export const withTestService = async (
   }
 };
 
-
-/** A loopback port free at the moment of asking. */
-const freeLoopbackPort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-
-/**
- * Starts something whose PUBLIC_URL must be reachable as such (URIs it hands out are fetched by
- * another party, e.g. its Status List Tokens): `start` gets PUBLIC_PORT and PUBLIC_URL naming one
- * loopback port. A port taken in between is tried again with another, a bounded number of times.
- */
-export const withReachablePublicUrl = async <T>(start: (env: Record<string, string>) => Promise<T>): Promise<T> => {
-  for (let attempt = 1; ; attempt++) {
-    const port = await freeLoopbackPort();
-    try {
-      return await start({ PUBLIC_PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt === 3) throw err;
-    }
-  }
-};

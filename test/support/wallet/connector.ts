@@ -5,7 +5,9 @@ import { startReceiver, TEST_WEBHOOK_SECRET, type Receiver } from '../receiver.j
 import type { Logger } from '../../../src/log.js';
 import { startTestService, type TestService } from '../service.js';
 import { createHolder, createTestIssuer, sd, type Holder, type IssuedCredential, type TestIssuer } from '../credentials.js';
-import { fetchAuthorizationRequest, type AuthorizationRequest, type WalletEndpoints } from './presentation.js';
+import type { AuthorizationRequest } from '../../../wallet/presentation.js';
+import { fetchAuthorizationRequest } from './presentation.js';
+import type { WalletEndpoints } from './transport.js';
 
 export const PID_VCT = 'urn:eudi:pid:1';
 

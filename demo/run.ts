@@ -1,0 +1,136 @@
+// `npm run demo`: both flows of the connector end to end in a minute, narrated. The integrator
+// creates a credential offer and the wallet (wallet/, the one the tests use) takes it into its
+// file; then a presentation request (cross-device), which the wallet answers with that credential
+// and key binding; the callbacks arrive, signed, at the demo's receiver. A connector already
+// ready at --connector is used (with --api-key or BOOTSTRAP_API_KEY); otherwise the demo starts
+// one (connector.ts) and removes it, and everything it made, at the end.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Command } from 'commander';
+import { acceptOffer, presentCredentials } from '../wallet/commands.js';
+import { showJson } from '../wallet/show.js';
+import { DEFAULT_MANAGEMENT_URL, notReadyReason, runningConnector, startOwnConnector, type Connector } from './connector.js';
+import { heading, qrCode, say } from './print.js';
+import type { CallbackReceiver } from './receiver.js';
+
+const options = new Command()
+  .name('npm run -s demo --')
+  .description('Runs an issuance and a presentation end to end against a connector, with the wallet simulator.')
+  .option('--connector <url>', 'management API of a running connector to use; without a ready one there, the demo starts its own', DEFAULT_MANAGEMENT_URL)
+  .option('--api-key <key>', 'API key for a running connector (default: BOOTSTRAP_API_KEY)')
+  .parse()
+  .opts<{ connector: string; apiKey?: string }>();
+
+const PID_CLAIMS = {
+  given_name: 'Erika',
+  family_name: 'Mustermann',
+  birthdate: '1964-08-12',
+  nationalities: ['DE'],
+  address: { street_address: 'Heidestraße 17', locality: 'Köln', postal_code: '51147', country: 'DE' },
+  age_equal_or_over: { '18': true },
+  issuing_authority: 'DE',
+  issuing_country: 'DE',
+};
+
+const PID_QUERY = {
+  credentials: [
+    {
+      id: 'pid',
+      format: 'dc+sd-jwt',
+      meta: { vct_values: ['urn:eudi:pid:1'] },
+      claims: [{ path: ['given_name'] }, { path: ['family_name'] }, { path: ['address', 'locality'] }, { path: ['age_equal_or_over', '18'] }],
+    },
+  ],
+};
+
+/** POST to the management API; the answer's body, which must be 201. */
+const create = async (connector: Connector, path: string, body: unknown): Promise<Record<string, unknown>> => {
+  say(`POST ${path}\n${showJson(body)}`);
+  const response = await fetch(`${connector.managementUrl}${path}`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${connector.apiKey}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const answer = (await response.json()) as Record<string, unknown>;
+  if (response.status !== 201) throw new Error(`POST ${path} answered ${response.status}: ${JSON.stringify(answer)}`);
+  return answer;
+};
+
+const showCallback = async (receiver: CallbackReceiver, what: string, match: (body: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> => {
+  const callback = await receiver.waitFor(match);
+  if (callback === undefined) throw new Error(`no ${what} callback came`);
+  say(`${String(callback.body['status'])}: webhook-id ${callback.webhookId}, Standard Webhooks signature verified\n${showJson(callback.body)}`);
+  return callback.body;
+};
+
+const started = performance.now();
+const directory = await mkdtemp(join(tmpdir(), 'connector-demo-'));
+let connector: Connector | undefined;
+let cleaned: Promise<void> | undefined;
+const cleanup = (): Promise<void> =>
+  (cleaned ??= (async () => {
+    await connector?.close();
+    await rm(directory, { recursive: true, force: true });
+  })());
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => void cleanup().finally(() => process.exit(130)));
+}
+
+try {
+  say('EUDI wallet connector: an issuance and a presentation, end to end, with the wallet simulator');
+  heading('Connector');
+  const reason = await notReadyReason(options.connector);
+  if (reason === undefined) {
+    const apiKey = options.apiKey ?? process.env['BOOTSTRAP_API_KEY'];
+    if (!apiKey) throw new Error(`a connector is ready at ${options.connector}: give its API key with --api-key or BOOTSTRAP_API_KEY`);
+    connector = runningConnector(options.connector, apiKey);
+  } else {
+    connector = await startOwnConnector(directory, reason);
+  }
+  for (const line of connector.description) say(line);
+  const receiver = connector.receiver;
+  const walletFile = join(directory, 'wallet.json');
+
+  heading('Issuance: the integrator offers a PID (built-in configuration "pid") with a transaction code');
+  const offer = await create(connector, '/offers', { credential_configuration_id: 'pid', claims: PID_CLAIMS, tx_code: { input_mode: 'numeric', length: 4 } });
+  const offerUri = String(offer['credential_offer_uri']);
+  const txCode = String(offer['tx_code_value']);
+  say(`201: offer ${String(offer['offer_id'])}\n${offerUri}`);
+  await qrCode(offerUri);
+  say(`transaction code, for the user through another channel: ${txCode}`);
+
+  heading(`The wallet accepts the offer (npm run wallet -- accept '<offer uri>' --tx-code ${txCode})`);
+  await acceptOffer(offerUri, { file: walletFile, say, txCode });
+
+  if (receiver) {
+    heading('Callbacks of the offer');
+    await showCallback(receiver, 'OFFER_CREATED', (b) => b['offerId'] === offer['offer_id'] && b['status'] === 'OFFER_CREATED');
+    await showCallback(receiver, 'ISSUED', (b) => b['offerId'] === offer['offer_id'] && b['status'] === 'ISSUED');
+  }
+
+  heading('Verification: the integrator asks for the PID (cross-device: the wallet scans a QR code)');
+  const request = await create(connector, '/oidc4vp', { dcql_query: PID_QUERY });
+  const requestUri = String(request['cross_device_request_uri']);
+  say(`201: expires at ${String(request['expires_at'])}\n${requestUri}`);
+  await qrCode(requestUri);
+
+  heading("The wallet presents the credential (npm run wallet -- present '<openid4vp uri>')");
+  await presentCredentials(requestUri, { file: walletFile, say });
+
+  if (receiver) {
+    heading('Callback of the presentation request: the verified, disclosed claims');
+    const outcome = await showCallback(receiver, 'presentation', (b) => b['state'] === request['state']);
+    if (outcome['status'] !== 'FULFILLED') throw new Error(`the presentation ended ${String(outcome['status'])}`);
+  }
+
+  heading('Done');
+  say(`both flows end to end in ${((performance.now() - started) / 1000).toFixed(1)} s; stopping what the demo started`);
+} catch (err) {
+  process.stderr.write(`demo failed: ${(err as Error).message}\n`);
+  for (const line of connector?.log ?? []) process.stderr.write(`service: ${line}\n`);
+  process.exitCode = 1;
+} finally {
+  await cleanup();
+}

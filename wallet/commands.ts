@@ -1,0 +1,76 @@
+// What the wallet does for a person: accept a credential offer into its file, and present what it
+// holds to a presentation request. The command line (cli.ts) and the demo (demo/) both run these,
+// with `say` printing each step.
+import { randomBytes } from 'node:crypto';
+import { select } from './dcql.js';
+import type { Fetch } from './http.js';
+import { fetchCredentialOffer, IssuanceWallet, PRE_AUTHORIZED } from './issuance.js';
+import { newWalletKey } from './keys.js';
+import { answer, disclosedFor, fetchAuthorizationRequest, parseRequestUri, type PostedResponse } from './presentation.js';
+import { claimsOf, holdCredential } from './sdJwt.js';
+import { showJson, showSubject } from './show.js';
+import { WalletFile, type StoredCredential } from './store.js';
+import { x5cLeaf } from './x5c.js';
+
+export type Say = (line: string) => void;
+
+export interface WalletCommandOptions {
+  /** The wallet file (store.ts). */
+  readonly file: string;
+  readonly say: Say;
+  /** How the wallet reaches the connector; the global fetch by default. */
+  readonly fetch?: Fetch;
+}
+
+/** Takes the credential an `openid-credential-offer://` URI offers and keeps it in the wallet file. */
+export const acceptOffer = async (offerUri: string, options: WalletCommandOptions & { readonly txCode?: string }): Promise<StoredCredential> => {
+  const { say } = options;
+  const fetch = options.fetch ?? globalThis.fetch;
+  const wallet = await WalletFile.open(options.file);
+  const offer = await fetchCredentialOffer(fetch, offerUri);
+  if (offer.status !== 200) throw new Error(`the credential offer answered ${offer.status}: ${JSON.stringify(offer.body)}`);
+  const issuer = offer.body.credential_issuer;
+  say(`credential offer from ${issuer}: ${offer.body.credential_configuration_ids.join(', ')}`);
+  const txCode = offer.body.grants?.[PRE_AUTHORIZED]?.tx_code;
+  if (txCode !== undefined && options.txCode === undefined) {
+    const description = txCode.description === undefined ? '' : ` "${txCode.description}"`;
+    throw new Error(`the offer needs a transaction code${description} (${txCode.input_mode}, ${txCode.length} characters): pass --tx-code`);
+  }
+  if (txCode === undefined && options.txCode !== undefined) throw new Error('the offer needs no transaction code; leave out --tx-code');
+  const issuance = new IssuanceWallet(issuer, fetch, { dpop: await newWalletKey(), holder: wallet.holderKey });
+  const credential = await issuance.redeem(offer.body, { ...(options.txCode === undefined ? {} : { txCode: options.txCode }), step: say });
+  const held = holdCredential(credential);
+  const stored = { credential, issuer, vct: String(claimsOf(held)['vct']), received_at: new Date().toISOString() };
+  await wallet.add(stored);
+  say(`kept in ${options.file}: ${stored.vct}, selectively disclosable: ${Object.keys(held.disclosures).join(', ')}`);
+  return stored;
+};
+
+/**
+ * Answers an `openid4vp://` presentation request: verifies the request object, finds credentials
+ * for its DCQL query, presents them with key binding and posts the encrypted response. Nothing is
+ * sent when the request object does not verify or the wallet has nothing to answer with.
+ */
+export const presentCredentials = async (requestUri: string, options: WalletCommandOptions): Promise<PostedResponse> => {
+  const { say } = options;
+  const fetch = options.fetch ?? globalThis.fetch;
+  const wallet = await WalletFile.open(options.file);
+  if (wallet.credentials.length === 0) throw new Error(`${options.file} holds no credentials: accept an offer first`);
+  const post = parseRequestUri(requestUri).requestUriMethod === 'post';
+  const request = await fetchAuthorizationRequest(fetch, requestUri, post ? { method: 'post', walletNonce: randomBytes(16).toString('base64url') } : {});
+  say(`request object verified: ES256 signature by the x5c leaf (${showSubject(x5cLeaf(request.header).subject)}), client_id is the x509_hash of that leaf`);
+  say(`request object header:\n${showJson(request.header)}`);
+  say(`request object claims:\n${showJson(request.payload)}`);
+  const held = wallet.credentials.map((c) => holdCredential(c.credential));
+  const { holdings, missing } = select(request, held, { keys: { privateKey: wallet.holderKey.privateKey } });
+  if (missing.length > 0) throw new Error(`cannot answer this request: ${missing.join('; ')}`);
+  for (const [id, holding] of Object.entries(holdings)) {
+    const query = request.credentialQueries.find((q) => q.id === id)!;
+    const claims = claimsOf(holding.credential);
+    say(`query "${id}": ${String(claims['vct'])} from ${String(claims['iss'])}, disclosing ${disclosedFor(query, holding.credential).join(', ')}; key binding to the request's nonce and client_id`);
+  }
+  const posted = await answer(fetch, request, holdings);
+  if (posted.status !== 200) throw new Error(`the response endpoint answered ${posted.status}: ${JSON.stringify(posted.body)}`);
+  say(`response sent (direct_post.jwt, encrypted to the request's key): ${posted.status} ${JSON.stringify(posted.body)}`);
+  return posted;
+};
