@@ -13,7 +13,7 @@ const print = (line: string): void => {
 
 /** Cells padded to their column's widest; the last column is not padded. */
 const aligned = (rows: readonly (readonly string[])[]): string[] => {
-  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0))) ?? [];
+  const widths = rows[0]?.map((_, column) => rows.reduce((widest, row) => Math.max(widest, row[column]?.length ?? 0), 0)) ?? [];
   return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  '));
 };
 
