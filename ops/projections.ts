@@ -1,44 +1,36 @@
-// Ops commands for the read models: where they stand against the store, a rebuild that always
-// ends (caught up, or stopped by a failure that is not an event's), and the events a projection
-// set aside (src/quarantine.ts) with their acknowledgment.
+// `projections status|rebuild|quarantine`: where this instance's read models stand against the
+// store, a rebuild that always ends (caught up, or stopped by a failure that is not an event's),
+// and the events a projection set aside (src/quarantine.ts) with their acknowledgment.
 import { existsSync } from 'node:fs';
+import type { Command } from 'commander';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { allProjections } from '../projections/index.js';
 import type { Config } from '../src/config.js';
 import { readModelsFile } from '../src/eventstore/open.js';
-import { formatPosition, parsePosition, type EventStore } from '../src/eventstore/port.js';
-import { createLogger } from '../src/log.js';
+import { formatPosition, START, type EventStore, type Position } from '../src/eventstore/port.js';
 import { ProjectionRunner } from '../src/projection-runner.js';
-import { acknowledgeQuarantine, countQuarantine, listQuarantine } from '../src/quarantine.js';
+import { acknowledgeQuarantine, countQuarantine, listQuarantine, type QuarantineEntry } from '../src/quarantine.js';
 import { Sqlite } from '../src/sqlite.js';
+import { action, DONE, FAILED, log, metadata, refuse, withConfig, withStore, type ExitCode } from './action.js';
+import { positionArgument } from './options.js';
+import { JSON_OPTION, printListing, printRecord, type JsonOption } from './output.js';
+import { rebuildProgress } from './progress.js';
 
-export const projectionsUsage = `  projections [status]
-      this instance's read models against the store: checkpoint, head, quarantined events
-  projections rebuild
-      drops the read models and rebuilds them from the event store (stop the service first); progress on stderr
-  projections quarantine list
-      events a projection set aside, as JSON lines (stream included: operators only)
-  projections quarantine ack COMMIT/PREPARE
-      acknowledges the quarantined event at that position: it no longer holds readiness back
-`;
-
-const metadata = { actor: 'ops' };
-
-/** The newest event's position, `0/0` for an empty store. */
-const headOf = async (store: EventStore): Promise<string> => {
+/** The newest event's position, START for an empty store. */
+const headOf = async (store: EventStore): Promise<Position> => {
   const [newest] = await store.readAll({ direction: 'backwards', maxCount: 1 });
-  return newest ? formatPosition(newest.position) : '0/0';
+  return newest?.position ?? START;
 };
 
 /**
- * Reads this instance's read-model file beside a running service, without writing to it;
- * undefined, with a message, when there is none yet.
+ * Reads this instance's read-model file beside a running service, without writing to it; FAILED,
+ * with a message, when there is none yet.
  */
-const withReadModels = <T>(config: Config, query: (db: Sqlite) => T): T | undefined => {
+const withReadModels = (config: Config, query: (db: Sqlite) => ExitCode): ExitCode => {
   const file = readModelsFile(config);
   if (!existsSync(file)) {
     process.stderr.write(`no read models at ${file}: start the service, or run projections rebuild\n`);
-    return undefined;
+    return FAILED;
   }
   const db = Sqlite.open(file, { synchronous: 'NORMAL', readOnly: true });
   try {
@@ -48,65 +40,111 @@ const withReadModels = <T>(config: Config, query: (db: Sqlite) => T): T | undefi
   }
 };
 
-const rebuild = async (config: Config, store: EventStore, out: (line: string) => void): Promise<number> => {
-  const log = createLogger({ level: 'warn', write: (line) => process.stderr.write(`${line}\n`) });
+const rebuild = async (options: JsonOption, config: Config, store: EventStore): Promise<ExitCode> => {
   const runner = await ProjectionRunner.open({ store, file: readModelsFile(config), projections: allProjections, log });
   const started = Date.now();
   const head = await headOf(store);
+  const progress = rebuildProgress(process.stderr, head);
   try {
-    await runner.rebuild((s) =>
-      process.stderr.write(`\rrebuilding: ${s.applied} events applied, checkpoint ${s.checkpoint} of head ${head}, ${s.quarantine.total} quarantined   `),
-    );
-    const { applied, checkpoint, quarantine } = runner.status();
-    process.stderr.write('\n');
-    out(JSON.stringify({ rebuilt: allProjections.map((p) => p.name), events: applied, checkpoint, head, quarantined: quarantine.total, ms: Date.now() - started }));
-    return 0;
+    await runner.rebuild((s) => progress.update(s));
+    const status = runner.status();
+    progress.end(status);
+    const summary = {
+      rebuilt: allProjections.map((p) => p.name),
+      events: status.applied,
+      checkpoint: status.checkpoint,
+      head: formatPosition(head),
+      quarantined: status.quarantine.total,
+      ms: Date.now() - started,
+    };
+    printRecord(options, summary, [
+      ['rebuilt', summary.rebuilt.join(', ')],
+      ['events', String(summary.events)],
+      ['checkpoint', summary.checkpoint],
+      ['head', summary.head],
+      ['quarantined', String(summary.quarantined)],
+      ['ms', String(summary.ms)],
+    ]);
+    return DONE;
   } catch (err) {
     process.stderr.write(`\nrebuild stopped at checkpoint ${runner.status().checkpoint}: ${err instanceof Error ? err.message : String(err)}\n`);
-    return 1;
+    return FAILED;
   } finally {
     await runner.close();
   }
 };
 
-/** Runs a `projections` command (`args` after the word); undefined when it is not one. */
-export const runProjectionsCommand = async (
-  args: readonly string[],
-  config: Config,
-  store: EventStore,
-  out: (line: string) => void,
-  usage: (message: string) => Error,
-): Promise<number | undefined> => {
-  const [sub, action, position] = args;
-  switch (`${sub ?? 'status'} ${action ?? ''}`.trim()) {
-    case 'status': {
-      const head = await headOf(store);
-      const read = withReadModels(config, (db) => ({
-        checkpoint: db.get<{ position: string }>('SELECT position FROM projection_checkpoint WHERE id = 1')?.position ?? '0/0',
-        quarantine: countQuarantine(db),
-      }));
-      if (!read) return 1;
-      out(JSON.stringify({ checkpoint: read.checkpoint, head, quarantine: read.quarantine }));
-      return 0;
-    }
-    case 'rebuild':
-      return rebuild(config, store, out);
-    case 'quarantine list': {
-      const entries = withReadModels(config, listQuarantine);
-      for (const entry of entries ?? []) out(JSON.stringify(entry));
-      return entries ? 0 : 1;
-    }
-    case 'quarantine ack': {
-      const at = parsePosition(position ?? '');
-      if (!at) throw usage('projections quarantine ack: expected the position COMMIT/PREPARE, e.g. 42/42');
-      const acknowledged = await acknowledgeQuarantine(store, at, metadata);
-      if (isLeft(acknowledged)) {
-        process.stderr.write(`the store has no event at ${formatPosition(at)}\n`);
-        return 2;
-      }
-      out(JSON.stringify({ position: formatPosition(at), acknowledged: true }));
-      return 0;
-    }
-  }
-  return undefined;
+export const registerProjections = (program: Command): void => {
+  const projections = program.command('projections').description("this instance's read models (READ_MODELS_FILE)");
+
+  projections
+    .command('status', { isDefault: true })
+    .description('checkpoint against the head of the store, and quarantined events (the default); exit 1 without read models')
+    .option(...JSON_OPTION)
+    .action(
+      action((options: JsonOption) =>
+        withStore(async (store, config) => {
+          const head = formatPosition(await headOf(store));
+          return withReadModels(config, (db) => {
+            const checkpoint = db.get<{ position: string }>('SELECT position FROM projection_checkpoint WHERE id = 1')?.position ?? '0/0';
+            const quarantine = countQuarantine(db);
+            printRecord(options, { checkpoint, head, quarantine }, [
+              ['checkpoint', checkpoint],
+              ['head', head],
+              ['quarantined', `${quarantine.total} (${quarantine.unacknowledged} unacknowledged)`],
+            ]);
+            return DONE;
+          });
+        }),
+      ),
+    );
+
+  projections
+    .command('rebuild')
+    .description('drops the read models and rebuilds them from the store (stop the service first); progress on stderr, exit 1 if it stops')
+    .option(...JSON_OPTION)
+    .action(action((options: JsonOption) => withStore((store, config) => rebuild(options, config, store))));
+
+  const quarantine = projections.command('quarantine').description('events a projection set aside');
+
+  quarantine
+    .command('list')
+    .description('quarantined events, stream included (operators only); exit 1 without read models')
+    .option(...JSON_OPTION)
+    .action(
+      action((options: JsonOption) =>
+        withConfig(async (config) =>
+          withReadModels(config, (db) => {
+            printListing<QuarantineEntry>(options, listQuarantine(db), [
+              { header: 'POSITION', cell: (e) => e.position },
+              { header: 'PROJECTION', cell: (e) => e.projection },
+              { header: 'TYPE', cell: (e) => e.type },
+              { header: 'STREAM', cell: (e) => e.stream },
+              { header: 'ACKNOWLEDGED', cell: (e) => (e.acknowledged ? 'yes' : 'no') },
+              { header: 'REASON', cell: (e) => e.reason },
+            ]);
+            return DONE;
+          }),
+        ),
+      ),
+    );
+
+  quarantine
+    .command('ack')
+    .description('acknowledges the quarantined event at a position: it no longer holds readiness back; exit 2 if the store has no event there')
+    .argument('<commit/prepare>', "the event's position, e.g. 42/42", positionArgument)
+    .option(...JSON_OPTION)
+    .action(
+      action((at: Position, options: JsonOption) =>
+        withStore(async (store) => {
+          const acknowledged = await acknowledgeQuarantine(store, at, metadata);
+          if (isLeft(acknowledged)) return refuse(`the store has no event at ${formatPosition(at)}`);
+          printRecord(options, { position: formatPosition(at), acknowledged: true }, [
+            ['position', formatPosition(at)],
+            ['acknowledged', 'yes'],
+          ]);
+          return DONE;
+        }),
+      ),
+    );
 };

@@ -52,6 +52,9 @@ export interface ApiKeyRow {
   readonly deletedAt: string | null;
 }
 
+/** The scopes column, as recorded. */
+const scopesOf = (column: string): Scope[] => (JSON.parse(column) as unknown[]).filter(Scope.is);
+
 export const findApiKeyBySecretHash = async (db: Sqlite, secretHash: string): Promise<ApiKeyRow | undefined> => {
   const row = db.get<{
     key_id: string; tenant_id: string; secret_hash: string; scopes: string; expiration: string | null; deleted_at: string | null;
@@ -61,8 +64,35 @@ export const findApiKeyBySecretHash = async (db: Sqlite, secretHash: string): Pr
     keyId: row.key_id,
     tenantId: row.tenant_id,
     secretHash: row.secret_hash,
-    scopes: (JSON.parse(row.scopes) as unknown[]).filter(Scope.is),
+    scopes: scopesOf(row.scopes),
     expiration: row.expiration,
     deletedAt: row.deleted_at,
   };
 };
+
+/** What an operator may see of a key: never its secret, nor the secret's hash. */
+export interface ApiKeyListing {
+  readonly api_key_id: string;
+  readonly tenant_id: string;
+  readonly scopes: readonly Scope[];
+  readonly expiration: string | null;
+  readonly created_at: string;
+  readonly revoked_at: string | null;
+}
+
+/** Keys, revoked ones included, oldest first; of one tenant when given. */
+export const listApiKeys = (db: Sqlite, filter: { readonly tenantId?: string | undefined }): ApiKeyListing[] =>
+  db
+    .all<{ key_id: string; tenant_id: string; scopes: string; expiration: string | null; created_at: string; deleted_at: string | null }>(
+      `SELECT key_id, tenant_id, scopes, expiration, created_at, deleted_at FROM api_keys
+       ${filter.tenantId === undefined ? '' : 'WHERE tenant_id = ?'} ORDER BY created_at, key_id`,
+      filter.tenantId === undefined ? [] : [filter.tenantId],
+    )
+    .map((row) => ({
+      api_key_id: row.key_id,
+      tenant_id: row.tenant_id,
+      scopes: scopesOf(row.scopes),
+      expiration: row.expiration,
+      created_at: row.created_at,
+      revoked_at: row.deleted_at,
+    }));

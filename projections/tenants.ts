@@ -31,3 +31,7 @@ export const countTenants = async (db: Sqlite): Promise<number> =>
 
 export const findTenant = (db: Sqlite, tenantId: string) =>
   db.get<TenantRow & Record<string, string>>('SELECT * FROM tenants WHERE tenant_id = ?', [tenantId]);
+
+/** Every tenant, oldest first. */
+export const listTenants = (db: Sqlite): TenantRow[] =>
+  db.all<TenantRow & Record<string, string>>('SELECT tenant_id, name, created_at FROM tenants ORDER BY created_at, tenant_id');

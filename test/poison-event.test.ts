@@ -113,16 +113,16 @@ test('over a poison event the service starts and listens, other tenants read the
 test('ops lists the quarantined event, a rebuild over it ends with its progress, and an acknowledgment makes the instance ready', async (t) => {
   const poisoned = await poisonedDataDir();
   try {
-    const rebuilt = await ops(poisoned.dataDir, 'projections', 'rebuild');
+    const rebuilt = await ops(poisoned.dataDir, 'projections', 'rebuild', '--json');
     t.is(rebuilt.code, 0, rebuilt.stderr);
     const summary = JSON.parse(rebuilt.stdout) as { checkpoint: string; head: string; quarantined: number; events: number };
     t.is(summary.quarantined, 1);
     t.is(summary.checkpoint, summary.head);
     t.regex(rebuilt.stderr, new RegExp(`rebuilding: ${summary.events} events applied, checkpoint ${summary.head} of head ${summary.head}, 1 quarantined`));
 
-    const status = await ops(poisoned.dataDir, 'projections');
+    const status = await ops(poisoned.dataDir, 'projections', '--json');
     t.like(JSON.parse(status.stdout), { checkpoint: summary.head, head: summary.head, quarantine: { total: 1, unacknowledged: 1 } });
-    const listed = await ops(poisoned.dataDir, 'projections', 'quarantine', 'list');
+    const listed = await ops(poisoned.dataDir, 'projections', 'quarantine', 'list', '--json');
     const entries = listed.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
     t.is(entries.length, 1);
     t.like(entries[0], { projection: 'resources', position: formatPosition(poisoned.position), stream: `draft-${poisoned.draftId}`, type: 'DraftUpdated', acknowledged: false });

@@ -24,7 +24,7 @@ import { createCrlChecker } from '../src/trust/crl.js';
 import { createTrustVerifier, type TrustPolicy, type TrustVerifier } from '../src/trust/issuerTrust.js';
 import { findTrustAnchor, parseX5c, validateChain } from '../src/trust/x509Chain.js';
 import { startCrlServer, type CrlServer } from './support/crlServer.js';
-import { runCertificates } from '../ops/certificates.js';
+import { generateCertificateFiles } from '../ops/certificates.js';
 import { leftOf, rightOf } from './support/either.js';
 
 const DAY = 86_400_000;
@@ -303,17 +303,16 @@ test('configured identity files: both or neither, the key must match, a trailing
 
 test('ops certificates generate writes a CA and a leaf that validate, and never overwrites', async (t) => {
   const dir = join(await mkdtemp(join(tmpdir(), 'ops-certs-')), 'out');
-  const lines: string[] = [];
-  t.is(await runCertificates(['certificates', 'generate', '--out', dir, '--cn', 'connector.example'], (l) => lines.push(l)), 0);
-  const printed = JSON.parse(lines[0] ?? '{}') as { client_id: string; trust_anchor: string };
+  const generated = await generateCertificateFiles(dir, 'connector.example');
+  if (!generated) return t.fail('refused an empty directory');
   const [leaf] = certificatesFromPem(await readFile(join(dir, 'certificate.pem'), 'utf8'));
   const [ca] = certificatesFromPem(await readFile(join(dir, 'ca.pem'), 'utf8'));
   t.true(isRight(await validateChain([leaf!], now)));
   t.is(await findTrustAnchor([leaf!], [ca!], now), ca);
-  t.is(printed.client_id, x509HashClientId(leaf!));
-  t.is(printed.trust_anchor, Buffer.from(ca!.rawData).toString('base64'));
+  t.is(generated.client_id, x509HashClientId(leaf!));
+  t.is(generated.trust_anchor, Buffer.from(ca!.rawData).toString('base64'));
   const identity = await loadSigningIdentity({ ...devSource(dir), certificateFile: join(dir, 'certificate.pem'), keyFile: join(dir, 'key.pem') });
   t.is(identity.x5c.length, 1);
-  t.is(await runCertificates(['certificates', 'generate', '--out', dir], () => undefined), 1);
+  t.is(await generateCertificateFiles(dir, 'localhost'), undefined);
   t.deepEqual(certificatesFromPem(await readFile(join(dir, 'certificate.pem'), 'utf8'))[0]?.serialNumber, leaf!.serialNumber);
 });

@@ -13,7 +13,7 @@ const lines = (stdout: string): Record<string, unknown>[] =>
 test('trust-lists refresh fetches and records every list; trust-lists shows each with its version and state; a failed refresh shows the cached fallback and why', async (t) => {
   const world = await startTrustWorld();
   const dir = await mkdtemp(join(tmpdir(), 'ops-trust-'));
-  const ops = (...args: string[]) => runScript(opsScript, args, { DATA_DIR: dir, X509_TRUST_RESOLUTION_MODE: 'lotl', X509_TRUST_LIST_SOURCES: world.sources });
+  const ops = (...args: string[]) => runScript(opsScript, [...args, '--json'], { DATA_DIR: dir, X509_TRUST_RESOLUTION_MODE: 'lotl', X509_TRUST_LIST_SOURCES: world.sources });
   try {
     const empty = await ops('trust-lists');
     t.is(empty.code, 1, empty.stderr);
