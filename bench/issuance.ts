@@ -12,12 +12,13 @@ import { generateP256KeyPair, signingIdentity, generateChain } from '../src/cryp
 import { open, seal } from '../src/crypto/seal.js';
 import { DEFAULT_CONFIGURATIONS, parseCredentialConfigurations } from '../src/issuance/configurations.js';
 import { signSdJwtVc } from '../src/issuance/sdJwtVc.js';
-import { startTestService } from '../test/support/service.js';
+import { BOOTSTRAP_KEY, startTestService, testConfig } from '../test/support/service.js';
 import { IssuanceWallet } from '../test/support/wallet/issuance.js';
-import { createOffer, PID_CLAIMS } from '../test/support/wallet/issuanceChecks.js';
+import { PID_CLAIMS } from '../test/support/wallet/issuanceChecks.js';
 import { dpopProof } from '../wallet/keys.js';
 import type { Figure } from './report.js';
 import { flowCeiling } from './exchange.js';
+import { metered, serviceCpuFigures, type CpuBenchOptions, type FlowTarget } from './cpu.js';
 import { alternatingRounds, runInFlight } from './load.js';
 
 /** HTTP exchanges in one flow: POST /offers, the offer, the token, the nonce, the credential. */
@@ -26,53 +27,77 @@ const EXCHANGES = 5;
 /** Flows in flight on each side (BENCH_ISSUANCE_IN_FLIGHT, default 8): wallets do not wait for each other. */
 const IN_FLIGHT = Math.max(1, Number(process.env['BENCH_ISSUANCE_IN_FLIGHT']) || 8);
 
-export const issuanceFigures = async (options: {
-  readonly dir: string;
-  readonly rounds: number;
-  readonly roundSeconds: number;
-  readonly progress: (msg: string) => void;
-}): Promise<Figure[]> => {
-  const service = await startTestService({ dataDir: join(options.dir, 'issuance') });
-  try {
-    const ours = async (): Promise<void> => {
-      const created = await createOffer(service, { credential_configuration_id: 'pid', claims: PID_CLAIMS, tx_code: { input_mode: 'numeric', length: 6 } });
-      const wallet = await IssuanceWallet.create(service.config.publicUrl, service.service.publicListenUrl);
-      await wallet.receive(created.credential_offer_uri, created.tx_code_value);
-    };
+/** One flow: an integrator creates an offer, a fresh wallet receives the credential. */
+const flow = async (target: FlowTarget): Promise<void> => {
+  const created = await target.management('/offers', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ credential_configuration_id: 'pid', claims: PID_CLAIMS, tx_code: { input_mode: 'numeric', length: 6 } }),
+  });
+  if (created.status !== 201) throw new Error(`bench: POST /offers answered ${created.status}`);
+  const offer = (await created.json()) as { credential_offer_uri: string; tx_code_value?: string };
+  const wallet = await IssuanceWallet.create(target.publicUrl, target.listenUrl);
+  await wallet.receive(offer.credential_offer_uri, offer.tx_code_value);
+};
 
-    const [pid] = parseCredentialConfigurations(DEFAULT_CONFIGURATIONS, 'built-in');
-    const chain = await generateChain('bench issuer');
-    const issuer = await signingIdentity([chain.leaf.certificate], chain.leaf.keys.privateKey);
-    const dataKey = randomBytes(32);
-    const referenceWallet = await IssuanceWallet.create(service.config.publicUrl, service.service.publicListenUrl);
-    const reference = async (): Promise<void> => {
-      // The flow's wallet makes two fresh keys: so does this.
-      await Promise.all([generateP256KeyPair(), generateP256KeyPair()]);
-      const sealed = seal(dataKey, Buffer.from(JSON.stringify(PID_CLAIMS)), 'claims');
-      const tokenProof = await dpopProof(referenceWallet.dpopKey, { htm: 'POST', htu: referenceWallet.tokenUrl });
+/**
+ * The same cryptography as one flow, nothing else; with `service`, the CPU time of the service's
+ * share (sealing and opening the claims, verifying the three proofs, the thumbprints and signing
+ * the credential) is added to `service.ms`.
+ */
+const cryptoOnly = async (publicUrl: string) => {
+  const [pid] = parseCredentialConfigurations(DEFAULT_CONFIGURATIONS, 'built-in');
+  const chain = await generateChain('bench issuer');
+  const issuer = await signingIdentity([chain.leaf.certificate], chain.leaf.keys.privateKey);
+  const dataKey = randomBytes(32);
+  const wallet = await IssuanceWallet.create(publicUrl, publicUrl);
+  return async (service: { ms: number } = { ms: 0 }): Promise<void> => {
+    // The flow's wallet makes two fresh keys: so does this.
+    await Promise.all([generateP256KeyPair(), generateP256KeyPair()]);
+    const sealed = await metered(service, async () => seal(dataKey, Buffer.from(JSON.stringify(PID_CLAIMS)), 'claims'));
+    const tokenProof = await dpopProof(wallet.dpopKey, { htm: 'POST', htu: wallet.tokenUrl });
+    await metered(service, async () => {
       const token = await jwtVerify(tokenProof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: ['ES256'] });
       await calculateJwkThumbprint(token.protectedHeader.jwk!);
-      const keyProof = await referenceWallet.keyProof({ nonce: 'n' });
-      const credentialProof = await dpopProof(referenceWallet.dpopKey, { htm: 'POST', htu: referenceWallet.credentialUrl, accessToken: 'a' });
+    });
+    const keyProof = await wallet.keyProof({ nonce: 'n' });
+    const credentialProof = await dpopProof(wallet.dpopKey, { htm: 'POST', htu: wallet.credentialUrl, accessToken: 'a' });
+    await metered(service, async () => {
       await calculateJwkThumbprint((await jwtVerify(credentialProof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: ['ES256'] })).protectedHeader.jwk!);
       const holder = await jwtVerify(keyProof, EmbeddedJWK, { typ: 'openid4vci-proof+jwt', algorithms: ['ES256'] });
       await signSdJwtVc(issuer, {
-        issuer: service.config.publicUrl,
+        issuer: publicUrl,
         configuration: pid!,
         claims: JSON.parse(open(dataKey, sealed, 'claims').toString('utf8')) as typeof PID_CLAIMS,
         holderJwk: holder.protectedHeader.jwk!,
         now: new Date(),
         validitySeconds: 86_400,
       });
-    };
+    });
+  };
+};
+
+export interface IssuanceBenchOptions {
+  readonly dir: string;
+  readonly rounds: number;
+  readonly roundSeconds: number;
+  readonly progress: (msg: string) => void;
+}
+
+export const issuanceFigures = async (options: IssuanceBenchOptions): Promise<Figure[]> => {
+  const service = await startTestService({ dataDir: join(options.dir, 'issuance') });
+  try {
+    const target: FlowTarget = { management: service.management, publicUrl: service.config.publicUrl, listenUrl: service.service.publicListenUrl };
+    const ours = () => flow(target);
+    const reference = await cryptoOnly(service.config.publicUrl);
 
     // Warm-up and calibration: rounds of about roundSeconds for the slower side.
     const rate = (count: number, flow: () => Promise<void>) => runInFlight(count, IN_FLIGHT, flow);
     const { perSecond: warm } = await rate(20, ours);
-    await rate(50, reference);
+    await rate(50, () => reference());
     const perRound = Math.max(20, Math.min(2000, Math.round(warm * options.roundSeconds)));
     options.progress(`issuance: ${options.rounds} rounds of ${perRound} flows a side, ${IN_FLIGHT} in flight (calibrated at ~${Math.round(warm)} flows/s)`);
-    const sides = await alternatingRounds(options.rounds, perRound, IN_FLIGHT, ours, reference);
+    const sides = await alternatingRounds(options.rounds, perRound, IN_FLIGHT, ours, () => reference());
     const ceiling = await flowCeiling('issuance', IN_FLIGHT, EXCHANGES, sides, options.progress);
     return [
       {
@@ -92,3 +117,19 @@ export const issuanceFigures = async (options: {
     await service.cleanup();
   }
 };
+
+/** Service CPU per issuance flow against its floor, and over a long run (bench/cpu.ts). */
+export const issuanceCpuFigures = async (options: IssuanceBenchOptions & CpuBenchOptions): Promise<Figure[]> =>
+  serviceCpuFigures({
+    label: 'issuance',
+    dir: options.dir,
+    rounds: options.rounds,
+    inFlight: IN_FLIGHT,
+    count: options.cpuFlows,
+    longFlows: options.longFlows,
+    exchanges: EXCHANGES,
+    flow,
+    crypto: await cryptoOnly(testConfig(join(options.dir, 'issuance-reference')).publicUrl),
+    bootstrapKey: BOOTSTRAP_KEY,
+    progress: options.progress,
+  });

@@ -14,8 +14,11 @@
 // Knobs (environment): BENCH_ROUNDS (default 5), BENCH_ROUND_SECONDS (timed seconds per side per
 // append round, default 1.5), BENCH_REBUILD_EVENTS (default 30000), BENCH_SYNC (append figures
 // to run, default FULL,NORMAL), BENCH_STRICT=1 (exit 1 when a target is missed), BENCH_ONLY
-// (comma-separated groups: appends, rebuild, callbacks, verification, presentation-verification,
-// trust-resolution, issuance, resources).
+// (comma-separated groups: appends, rebuild, callbacks, verification, verification-cpu,
+// presentation-verification, trust-resolution, issuance, issuance-cpu, resources),
+// BENCH_CPU_FLOWS (flows per round of the *-cpu groups, default 300), BENCH_LONG_FLOWS (flows
+// of their long run, default 3000), BENCH_PROFILE_DIR (write the *-cpu groups' service CPU
+// profile there).
 import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
@@ -30,10 +33,10 @@ import { ProjectionRunner } from '../src/projection-runner.js';
 import { Sqlite } from '../src/sqlite.js';
 import { callbackFigures } from './callbacks.js';
 import { commandTraffic, history, type PlannedAppend } from './fixtures.js';
-import { issuanceFigures } from './issuance.js';
+import { issuanceCpuFigures, issuanceFigures } from './issuance.js';
 import { resourceFigures } from './resources.js';
 import { printJson, printTable, type Figure } from './report.js';
-import { verificationFigures } from './verification.js';
+import { verificationCpuFigures, verificationFigures } from './verification.js';
 import { presentationVerificationFigures } from './presentationVerification.js';
 import { trustResolutionFigures } from './trustResolution.js';
 import { perSecond } from './stats.js';
@@ -47,6 +50,8 @@ const envInt = (name: string, fallback: number): number => {
 };
 const ROUNDS = envInt('BENCH_ROUNDS', 5);
 const ROUND_SECONDS = envInt('BENCH_ROUND_SECONDS', 1.5);
+const CPU_FLOWS = Math.round(envInt('BENCH_CPU_FLOWS', 300));
+const LONG_FLOWS = Math.round(envInt('BENCH_LONG_FLOWS', 3000));
 const REBUILD_EVENTS = Math.round(envInt('BENCH_REBUILD_EVENTS', 30_000));
 const SYNC_MODES = (process.env['BENCH_SYNC'] ?? 'FULL,NORMAL')
   .split(',')
@@ -318,7 +323,7 @@ const main = async (): Promise<void> => {
     };
     progress(`node ${environment.node}, sqlite ${sqliteVersion}, ${environment.cpus} x ${environment.cpu}, files in ${dir}`);
 
-    const common = { dir, rounds: ROUNDS, roundSeconds: ROUND_SECONDS, progress };
+    const common = { dir, rounds: ROUNDS, roundSeconds: ROUND_SECONDS, progress, cpuFlows: CPU_FLOWS, longFlows: LONG_FLOWS };
     const groups: Record<string, () => Promise<Figure[]>> = {
       appends: async () => {
         const figures: Figure[] = [];
@@ -328,9 +333,11 @@ const main = async (): Promise<void> => {
       rebuild: async () => [await rebuildFigure()],
       callbacks: () => callbackFigures(common),
       verification: () => verificationFigures(common),
+      'verification-cpu': () => verificationCpuFigures(common),
       'presentation-verification': () => presentationVerificationFigures(common),
       'trust-resolution': () => trustResolutionFigures(common),
       issuance: () => issuanceFigures(common),
+      'issuance-cpu': () => issuanceCpuFigures(common),
       resources: () => resourceFigures(common),
     };
     const only = process.env['BENCH_ONLY']?.split(',').map((g) => g.trim()).filter((g) => g !== '');

@@ -17,11 +17,13 @@ import { signRequestObject, type Verifier } from '../src/verification/requestObj
 import { verifySdJwtVcPresentation } from '../src/verification/sdJwtVc.js';
 import { createHolder, createTestIssuer, sd, type Holder, type IssuedCredential } from '../test/support/credentials.js';
 import { present } from '../wallet/sdJwt.js';
-import { startTestService, type TestService } from '../test/support/service.js';
+import type { Config } from '../src/config.js';
+import { BOOTSTRAP_KEY, startTestService, testConfig } from '../test/support/service.js';
 import { answer, fetchAuthorizationRequest } from '../test/support/wallet/presentation.js';
 import { encryptResponse, type AuthorizationRequest } from '../wallet/presentation.js';
 import type { Figure } from './report.js';
 import { flowCeiling } from './exchange.js';
+import { metered, serviceCpuFigures, type CpuBenchOptions, type FlowTarget } from './cpu.js';
 import { alternatingRounds, runInFlight } from './load.js';
 import { percentile } from './stats.js';
 
@@ -42,7 +44,7 @@ interface Wallet {
 }
 
 /** One flow through the service; returns the POST /oidc4vp latency in ms. */
-const flow = async (service: TestService, wallet: Wallet): Promise<number> => {
+const flow = async (service: FlowTarget, wallet: Wallet): Promise<number> => {
   const started = performance.now();
   const created = await service.management('/oidc4vp', {
     method: 'POST',
@@ -52,21 +54,31 @@ const flow = async (service: TestService, wallet: Wallet): Promise<number> => {
   const createMs = performance.now() - started;
   if (created.status !== 201) throw new Error(`bench: POST /oidc4vp answered ${created.status}`);
   const { cross_device_request_uri: uri } = (await created.json()) as { cross_device_request_uri: string };
-  const endpoints = { publicUrl: service.config.publicUrl, listenUrl: service.service.publicListenUrl };
+  const endpoints = { publicUrl: service.publicUrl, listenUrl: service.listenUrl };
   const request = await fetchAuthorizationRequest(endpoints, uri);
   const posted = await answer(endpoints, request, { pid: { credential: wallet.credential, holder: wallet.holder } });
   if (posted.status !== 200) throw new Error(`bench: the wallet's response answered ${posted.status}: ${JSON.stringify(posted.body)}`);
   return createMs;
 };
 
-/** The same cryptography as one flow, without HTTP, JSON bodies or the event store. */
-const cryptoOnly = async (verifier: Verifier, wallet: Wallet, checks: { trust: TrustVerifier; status: CredentialStatusChecker }): Promise<void> => {
+/**
+ * The same cryptography as one flow, without HTTP, JSON bodies or the event store. With `service`,
+ * the CPU time of the service's share (the request's key pair, signing the request object,
+ * decryption and verification of the response) is added to `service.ms`.
+ */
+const cryptoOnly = async (
+  verifier: Verifier,
+  wallet: Wallet,
+  checks: { trust: TrustVerifier; status: CredentialStatusChecker },
+  service: { ms: number } = { ms: 0 },
+): Promise<void> => {
   const now = new Date();
-  const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const publicJwk = publicKey.export({ format: 'jwk' }) as JWK;
   const nonce = 'n'.repeat(43);
   const state = 's'.repeat(43);
-  const jwt = await signRequestObject(verifier, {
+  const { publicJwk, privateKey, jwt } = await metered(service, async () => {
+    const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const publicJwk = publicKey.export({ format: 'jwk' }) as JWK;
+    return { publicJwk, privateKey, jwt: await signRequestObject(verifier, {
     state,
     nonce,
     walletNonce: undefined,
@@ -76,6 +88,7 @@ const cryptoOnly = async (verifier: Verifier, wallet: Wallet, checks: { trust: T
     transactionData: [],
     expiresAt: new Date(now.getTime() + 300_000),
     now,
+  }) };
   });
   // The wallet's checks of the request object.
   const leaf = new X509Certificate(Buffer.from(verifier.identity.x5c[0]!, 'base64'));
@@ -86,15 +99,17 @@ const cryptoOnly = async (verifier: Verifier, wallet: Wallet, checks: { trust: T
   });
   const request = { encryptionKey: { ...publicJwk, kid: 'kid', alg: 'ECDH-ES' } } as unknown as AuthorizationRequest;
   const jwe = await encryptResponse(request, { vp_token: { pid: [vp] }, state });
-  const { plaintext } = await compactDecrypt(jwe, privateKey, { keyManagementAlgorithms: ['ECDH-ES'], contentEncryptionAlgorithms: ['A128GCM', 'A256GCM'] });
-  const [presentation] = (JSON.parse(new TextDecoder().decode(plaintext)) as { vp_token: { pid: string[] } }).vp_token.pid;
-  const verified = await verifySdJwtVcPresentation(
-    presentation!,
-    { vctValues: [VCT], claimPaths: [['given_name'], ['family_name']], requireHolderBinding: true },
-    { clientId: verifier.clientId, nonce, now, transactionData: [], credentialId: 'pid' },
-    checks.trust,
-    checks.status,
-  );
+  const verified = await metered(service, async () => {
+    const { plaintext } = await compactDecrypt(jwe, privateKey, { keyManagementAlgorithms: ['ECDH-ES'], contentEncryptionAlgorithms: ['A128GCM', 'A256GCM'] });
+    const [presentation] = (JSON.parse(new TextDecoder().decode(plaintext)) as { vp_token: { pid: string[] } }).vp_token.pid;
+    return verifySdJwtVcPresentation(
+      presentation!,
+      { vctValues: [VCT], claimPaths: [['given_name'], ['family_name']], requireHolderBinding: true },
+      { clientId: verifier.clientId, nonce, now, transactionData: [], credentialId: 'pid' },
+      checks.trust,
+      checks.status,
+    );
+  });
   if (isLeft(verified)) throw new Error(`bench: reference verification failed: ${verified.left.reason}`);
 };
 
@@ -105,39 +120,45 @@ export interface VerificationBenchOptions {
   readonly progress: (message: string) => void;
 }
 
+/** The wallet with its credential, and the reference's verifier with the service's checks. */
+const parties = async (config: Config) => {
+  const issuer = await createTestIssuer();
+  const holder = await createHolder();
+  const wallet: Wallet = {
+    holder,
+    credential: await issuer.issue({ vct: VCT, claims: { given_name: sd('Erika'), family_name: sd('Mustermann') }, holder }),
+  };
+  // The reference signs with an access certificate of the same kind as the service's.
+  const ca = await createCertificateAuthority({ commonName: 'bench CA' });
+  const leaf = await createLeafCertificate(ca, { commonName: 'bench access' });
+  const identity = await signingIdentity([leaf.certificate], leaf.keys.privateKey);
+  const verifier: Verifier = { identity, clientId: x509HashClientId(leaf.certificate), publicUrl: config.publicUrl };
+  const trust = trustVerifierFromConfig(config);
+  return { wallet, verifier, checks: { trust, status: credentialStatusCheckerFromConfig(config, trust) } };
+};
+
 export const verificationFigures = async (options: VerificationBenchOptions): Promise<Figure[]> => {
   const service = await startTestService({ dataDir: `${options.dir}/verification` });
   try {
-    const issuer = await createTestIssuer();
-    const holder = await createHolder();
-    const wallet: Wallet = {
-      holder,
-      credential: await issuer.issue({ vct: VCT, claims: { given_name: sd('Erika'), family_name: sd('Mustermann') }, holder }),
-    };
-    // The reference signs with an access certificate of the same kind as the service's.
-    const ca = await createCertificateAuthority({ commonName: 'bench CA' });
-    const leaf = await createLeafCertificate(ca, { commonName: 'bench access' });
-    const identity = await signingIdentity([leaf.certificate], leaf.keys.privateKey);
-    const verifier: Verifier = { identity, clientId: x509HashClientId(leaf.certificate), publicUrl: service.config.publicUrl };
-    const trust = trustVerifierFromConfig(service.config);
-    const checks = { trust, status: credentialStatusCheckerFromConfig(service.config, trust) };
+    const { wallet, verifier, checks } = await parties(service.config);
+    const target: FlowTarget = { management: service.management, publicUrl: service.config.publicUrl, listenUrl: service.service.publicListenUrl };
 
     // Warm-up and calibration: rounds of about `roundSeconds` of flows.
     const time = (count: number, work: () => Promise<unknown>) => runInFlight(count, CONCURRENCY, work);
-    const { perSecond: warm } = await time(40, () => flow(service, wallet));
+    const { perSecond: warm } = await time(40, () => flow(target, wallet));
     await time(40, () => cryptoOnly(verifier, wallet, checks));
     const count = Math.max(40, Math.round(warm * options.roundSeconds));
     options.progress(`verification: ${options.rounds} rounds of ${count} flows a side, ${CONCURRENCY} in flight (calibrated at ~${Math.round(warm)} flows/s)`);
 
-    const sides = await alternatingRounds(options.rounds, count, CONCURRENCY, () => flow(service, wallet), () => cryptoOnly(verifier, wallet, checks));
+    const sides = await alternatingRounds(options.rounds, count, CONCURRENCY, () => flow(target, wallet), () => cryptoOnly(verifier, wallet, checks));
     // Latency under the same load, each create beside the cheapest authenticated route.
     const createMs: number[] = [];
     const tenantMs: number[] = [];
     await time(count, async () => {
       const started = performance.now();
-      await (await service.management('/tenant')).arrayBuffer();
+      await (await target.management('/tenant')).arrayBuffer();
       tenantMs.push(performance.now() - started);
-      createMs.push(await flow(service, wallet));
+      createMs.push(await flow(target, wallet));
     });
     const ceiling = await flowCeiling('verification', CONCURRENCY, EXCHANGES, sides, options.progress);
     return [
@@ -170,4 +191,22 @@ export const verificationFigures = async (options: VerificationBenchOptions): Pr
   } finally {
     await service.cleanup();
   }
+};
+
+/** Service CPU per verification flow against its floor, and over a long run (bench/cpu.ts). */
+export const verificationCpuFigures = async (options: VerificationBenchOptions & CpuBenchOptions): Promise<Figure[]> => {
+  const { wallet, verifier, checks } = await parties(testConfig(`${options.dir}/verification-reference`));
+  return serviceCpuFigures({
+    label: 'verification',
+    dir: options.dir,
+    rounds: options.rounds,
+    inFlight: CONCURRENCY,
+    count: options.cpuFlows,
+    longFlows: options.longFlows,
+    exchanges: EXCHANGES,
+    flow: (target) => flow(target, wallet),
+    crypto: (service) => cryptoOnly(verifier, wallet, checks, service),
+    bootstrapKey: BOOTSTRAP_KEY,
+    progress: options.progress,
+  });
 };

@@ -57,6 +57,24 @@ test('an expired or not yet valid certificate fails with its position and subjec
   t.regex(leftOf(await validateChain([leaf.certificate, expiredCa.certificate], now)), /^certificate 2 \(CN=Old CA\) expired at /);
 });
 
+test('a chain that validated once is still judged at each now: refused before its start and after its earliest expiry', async (t) => {
+  const root = await rootCa();
+  const ca = await createCertificateAuthority({ commonName: 'Short CA', notBefore: new Date(now.getTime() - DAY), notAfter: new Date(now.getTime() + DAY) }, root);
+  const leaf = await createLeafCertificate(ca, { commonName: 'Long Leaf', notBefore: new Date(now.getTime() - DAY), notAfter: new Date(now.getTime() + 10 * DAY) });
+  const chain = [leaf.certificate, ca.certificate];
+  t.true(isRight(await validateChain(chain, now)));
+  t.regex(leftOf(await validateChain(chain, new Date(now.getTime() + 2 * DAY))), /^certificate 2 \(CN=Short CA\) expired at /);
+  t.regex(leftOf(await validateChain(chain, new Date(now.getTime() - 2 * DAY))), /^certificate 1 \(CN=Long Leaf\) is not valid before /);
+  t.true(isRight(await validateChain(chain, now)));
+});
+
+test('a chain that failed is refused again, however often it is presented', async (t) => {
+  const root = await rootCa();
+  const leaf = await createLeafCertificate(root, { commonName: 'Leaf' });
+  const impostor = await createCertificateAuthority({ commonName: 'Root' });
+  for (let i = 0; i < 3; i++) t.regex(leftOf(await validateChain([leaf.certificate, impostor.certificate], now)), /broken chain/);
+});
+
 test('a broken chain (leaf not signed by the next certificate) fails', async (t) => {
   const root = await rootCa();
   const other = await createCertificateAuthority({ commonName: 'Other CA' }, root);

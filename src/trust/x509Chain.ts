@@ -1,6 +1,7 @@
 // X.509 chain validation for an `x5c` header (leaf first, trust anchor excluded): the checks of
 // RFC 5280 path validation that apply to a chain we are handed whole. Each failure names the
 // certificate by its position and subject, because it becomes the callback's errorDetails.
+import { createHash, type webcrypto } from 'node:crypto';
 import type { Either } from 'fp-ts/lib/Either.js';
 import { isLeft, left, right } from 'fp-ts/lib/Either.js';
 import { x509 } from '../crypto/x509.js';
@@ -96,13 +97,21 @@ const checkAuthority = (certificate: Certificate, index: number, intermediatesBe
   return undefined;
 };
 
-/**
- * Validate a chain (leaf first) at `now`: every certificate within its validity period, signed by
- * the next one (name and signature), each issuing certificate a CA with keyCertSign whose path
- * length constraint holds, the leaf a non-CA with digitalSignature, no unknown critical extension.
- * Anchoring is separate (`findTrustAnchor`).
- */
-export const validateChain = async (chain: readonly Certificate[], now: Date): Promise<Either<string, void>> => {
+// Every check of a chain but the validity periods depends on its bytes alone, and the same issuer
+// chains come back with every presentation. So a chain that passed is kept, by the SHA-256 of its
+// DER certificates (DER is self-delimiting, so their concatenation names the chain), until its
+// earliest notAfter, and checked again against `now` only. Failures are never kept; anchoring and
+// revocation are not part of this and are decided every time.
+const VALIDATED_LIMIT = 256;
+const validated = new Map<string, Date>();
+
+const chainDigest = (chain: readonly Certificate[]): string => {
+  const hash = createHash('sha256');
+  for (const certificate of chain) hash.update(Buffer.from(certificate.rawData));
+  return hash.digest('base64url');
+};
+
+const fullValidation = async (chain: readonly Certificate[], now: Date): Promise<Either<string, void>> => {
   const [leaf] = chain;
   if (!leaf) return left('empty certificate chain');
   const leafProblem = checkLeaf(leaf);
@@ -117,6 +126,44 @@ export const validateChain = async (chain: readonly Certificate[], now: Date): P
     }
   }
   return right(undefined);
+};
+
+/**
+ * Validate a chain (leaf first) at `now`: every certificate within its validity period, signed by
+ * the next one (name and signature), each issuing certificate a CA with keyCertSign whose path
+ * length constraint holds, the leaf a non-CA with digitalSignature, no unknown critical extension.
+ * Anchoring is separate (`findTrustAnchor`).
+ */
+export const validateChain = async (chain: readonly Certificate[], now: Date): Promise<Either<string, void>> => {
+  const digest = chainDigest(chain);
+  const expires = validated.get(digest);
+  if (expires !== undefined) {
+    if (now > expires) validated.delete(digest);
+    // The first failure full validation would report, as the rest of it passed.
+    for (const [index, certificate] of chain.entries()) {
+      const problem = checkValidity(certificate, index, now);
+      if (problem) return left(problem);
+    }
+    return right(undefined);
+  }
+  const result = await fullValidation(chain, now);
+  if (isLeft(result)) return result;
+  if (validated.size >= VALIDATED_LIMIT) validated.delete(validated.keys().next().value ?? '');
+  validated.set(digest, new Date(Math.min(...chain.map((c) => c.notAfter.getTime()))));
+  return result;
+};
+
+// Importing a public key costs about as much as the signature check it serves; the parsed
+// certificates are kept (above), and their keys with them.
+const verificationKeys = new WeakMap<Certificate, webcrypto.CryptoKey>();
+
+/** The P-256 ECDSA verification key of `certificate`. Throws when it has none. */
+export const verificationKeyOf = async (certificate: Certificate): Promise<webcrypto.CryptoKey> => {
+  const known = verificationKeys.get(certificate);
+  if (known) return known;
+  const key = await certificate.publicKey.export({ name: 'ECDSA', namedCurve: 'P-256' }, ['verify']);
+  verificationKeys.set(certificate, key);
+  return key;
 };
 
 export const sameCertificate = (a: Certificate, b: Certificate): boolean => Buffer.from(a.rawData).equals(Buffer.from(b.rawData));

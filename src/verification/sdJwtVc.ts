@@ -9,7 +9,7 @@ import { compactVerify, decodeProtectedHeader } from 'jose';
 import type { x509 } from '../crypto/x509.js';
 import type { CredentialStatusChecker } from '../status/statusCheck.js';
 import type { TrustedChain, TrustVerifier, VerificationFailure } from '../trust/issuerTrust.js';
-import { chainHasAuthorityKeyId, parseX5c } from '../trust/x509Chain.js';
+import { chainHasAuthorityKeyId, parseX5c, verificationKeyOf } from '../trust/x509Chain.js';
 import { isRequested, selectsAValue, type ClaimPathPointer } from './claimPaths.js';
 import { applyDisclosures, describePath, parseDisclosure, type Disclosure } from './disclosures.js';
 import { isRecord, numericDate, parseJson, typIs } from './json.js';
@@ -124,7 +124,7 @@ const verifyIssuerJwt = async (jwt: string): Promise<Either<string, { chain: rea
   if (!leaf) return left('issuer-signed JWT: x5c header missing or empty');
   let payloadBytes: Uint8Array;
   try {
-    const key = await leaf.publicKey.export({ name: 'ECDSA', namedCurve: 'P-256' }, ['verify']);
+    const key = await verificationKeyOf(leaf);
     payloadBytes = (await compactVerify(jwt, key, { algorithms: ['ES256'] })).payload;
   } catch {
     return left('issuer signature does not verify with the x5c leaf certificate key');
