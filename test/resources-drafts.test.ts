@@ -135,3 +135,16 @@ test('X-Service-OAS-Version: 0.38.2 takes and shows plain values and requires an
   t.is((await s.management('/api-keys/search', { method: 'POST', headers: { ...json, 'X-Service-OAS-Version': '1.0.0' }, body: '{}' })).status, 400);
   t.is((await s.management('/tenant', { headers: { 'X-Service-OAS-Version': '1.0.0' } })).status, 200, 'only the resource API reads the header');
 });
+
+test('members of meta the API does not define are dropped, not stored and echoed', async (t) => {
+  const created = await createDraft(service, {
+    type: ['MembershipCredential'],
+    meta: { subject: 'did:example:erika', constructor: { prototype: { polluted: true } }, note: 'x' },
+    values: { name: { kind: 'STRING', value: 'Erika' } },
+    schema: temporary,
+  });
+  t.is(created.status, 201);
+  t.deepEqual(created.body.data['meta'], { subject: 'did:example:erika' });
+  const read = (await (await service.management(`/drafts/${created.body.id}`)).json()) as Resource;
+  t.deepEqual(read.data['meta'], { subject: 'did:example:erika' });
+});

@@ -32,7 +32,8 @@ const PURPOSE = 'draft-values';
 const V1_CONTEXT = 'https://www.w3.org/2018/credentials/v1';
 
 const Uri = t.refinement(t.string, (s) => URL.canParse(s), 'a URI');
-const Meta = t.partial({ subject: t.string, valid_from: IsoDateTime, valid_until: IsoDateTime });
+// Exact: members the API does not define are dropped, never stored (they would be sealed and echoed back).
+const Meta = t.exact(t.partial({ subject: t.string, valid_from: IsoDateTime, valid_until: IsoDateTime }));
 const PlainValue = t.union([t.string, t.number, t.boolean, t.null, JsonArray, JsonObject]);
 const KindedValue = t.refinement(
   t.type({ kind: t.keyof({ STRING: null, NUMBER: null, BOOLEAN: null, ARRAY: null, OBJECT: null, NULL: null }), value: PlainValue }),

@@ -1,9 +1,9 @@
 // The robustness suite (`npm run fuzz`): hostile bodies to every route of both listeners, taken
 // from the service's own route table, against a real service on loopback over a fresh store.
-// Fails on any 5xx, any management API error that is not problem+json, any wallet-route error
-// that is not JSON, any event a rejected request appended, and anything accepted that the read
-// models cannot apply (a stall or a quarantined event). Bounded by FUZZ_SECONDS (default
-// 60) and FUZZ_MAX_REQUESTS; FUZZ_SEED repeats a run exactly.
+// Fails on any 5xx, any answer the OpenAPI document does not describe, any management API error
+// that is not problem+json, any wallet-route error that is not JSON, any event a rejected request
+// appended, and anything accepted that the read models cannot apply (a stall or a quarantined
+// event). Bounded by FUZZ_SECONDS (default 60) and FUZZ_MAX_REQUESTS; FUZZ_SEED repeats a run.
 import { randomUUID } from 'node:crypto';
 import type { RouteEntry } from '../../src/http/apps.js';
 import { formatPosition, START, type EventStore, type Position } from '../../src/eventstore/port.js';
@@ -89,9 +89,17 @@ const main = async (): Promise<void> => {
       const headers: Record<string, string> = { 'X-Request-Id': requestId, ...(body.contentType ? { 'Content-Type': body.contentType } : {}) };
       const init: RequestInit = { method: target.route.method, headers, ...(target.route.method === 'GET' ? {} : { body: body.bytes }) };
       const before = await head(s.service.store);
-      const response = target.listener === 'management' ? await s.management(path, init) : await s.wallet(path, init);
-      sent += 1;
       const what = `${target.route.method} ${target.route.path} (${body.name})`;
+      let response: Response;
+      try {
+        // The test helpers check every answer against the OpenAPI document and throw when it does not describe it.
+        response = target.listener === 'management' ? await s.management(path, init) : await s.wallet(path, init);
+      } catch (err) {
+        failures.push(`${what}: ${err instanceof Error ? err.message : String(err)}`);
+        continue;
+      } finally {
+        sent += 1;
+      }
       const wrong = await judge(target, response);
       if (wrong) failures.push(`${what}: ${wrong}`);
       const status = s.service.runner.status();
