@@ -62,6 +62,8 @@ test('issue, present FULFILLED with supportRevocation; suspend, reinstate and re
     t.is(first['status'], 'FULFILLED');
     t.like(credentialOf(first), { supportRevocation: true, signatureIsValid: true });
     t.false('statusCheck' in credentialOf(first));
+    const metrics = await (await s.management('/metrics')).text();
+    t.regex(metrics, /^connector_status_list_fetches_total\{outcome="accepted"\} 1$/m, 'the fetch is counted');
 
     t.is(await setStatus('suspended'), 200);
     await afterTtl();

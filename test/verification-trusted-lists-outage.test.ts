@@ -56,6 +56,9 @@ test('publisher down after start: the cached lists keep vouching, flagged cached
     const credential = await present(h, world.issuers.qeaa);
     t.like(credential, { isTrusted: true, trustSource: 'lotl', staleTrustData: { cachedFallback: true, pastNextUpdate: false } });
     t.true(lines.some((l) => l['msg'] === 'trust list rejected' && l['source'] === 'eu-lotl' && l['reason'] === 'answered HTTP 503'));
+    const metrics = await (await h.service.management('/metrics')).text();
+    t.regex(metrics, /^connector_trust_list_fetches_total\{source="eu-lotl",outcome="accepted"\} [1-9]\d*$/m);
+    t.regex(metrics, /^connector_trust_list_fetches_total\{source="eu-lotl",outcome="rejected"\} [1-9]\d*$/m);
   } finally {
     await h.close();
     await world.close();

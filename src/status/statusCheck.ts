@@ -15,7 +15,7 @@ import type { Config } from '../config.js';
 import type { TrustedChain, TrustVerifier, VerificationFailure } from '../trust/issuerTrust.js';
 import { sameCertificate } from '../trust/x509Chain.js';
 import { isRecord } from '../verification/json.js';
-import { createStatusListClient, type FetchedStatusList, type StatusListClient } from './statusListClient.js';
+import { createStatusListClient, type FetchedStatusList, type StatusListClient, type StatusListClientOptions } from './statusListClient.js';
 import { STATUS, statusAt } from './statusList.js';
 
 export type StatusFailurePolicy = 'enforce' | 'evaluate';
@@ -80,10 +80,12 @@ export const createCredentialStatusChecker = (options: { readonly client: Status
 export const credentialStatusCheckerFromConfig = (
   config: Pick<Config, 'statusListFailurePolicy' | 'statusListFetchTimeoutSeconds' | 'statusListMaxBytes' | 'statusListCacheMaxSeconds' | 'statusListCacheMaxBytes'>,
   trust: TrustVerifier,
+  onFetch?: StatusListClientOptions['onFetch'],
 ): CredentialStatusChecker =>
   createCredentialStatusChecker({
     policy: config.statusListFailurePolicy,
     client: createStatusListClient({
+      ...(onFetch ? { onFetch } : {}),
       fetch: { timeoutMs: config.statusListFetchTimeoutSeconds * 1000, maxBytes: config.statusListMaxBytes },
       trust,
       cacheMaxSeconds: config.statusListCacheMaxSeconds,

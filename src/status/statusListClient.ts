@@ -22,6 +22,8 @@ export interface StatusListClientOptions {
   readonly trust: TrustVerifier;
   readonly cacheMaxSeconds: number;
   readonly cacheMaxBytes: number;
+  /** Told of every fetch and whether its token was relied on (metrics). */
+  readonly onFetch?: (outcome: 'accepted' | 'rejected') => void;
 }
 
 export interface StatusListClient {
@@ -60,6 +62,12 @@ export const createStatusListClient = (options: StatusListClientOptions): Status
   };
 
   const load = async (uri: string, now: Date): Promise<Either<string, FetchedStatusList>> => {
+    const loaded = await fetchAndVerify(uri, now);
+    options.onFetch?.(isLeft(loaded) ? 'rejected' : 'accepted');
+    return loaded;
+  };
+
+  const fetchAndVerify = async (uri: string, now: Date): Promise<Either<string, FetchedStatusList>> => {
     const jwt = await fetchStatusListToken(uri, options.fetch);
     if (isLeft(jwt)) return jwt;
     const verified = await verifyStatusListToken(jwt.right, { uri, now, maxBytes: options.fetch.maxBytes });

@@ -32,7 +32,11 @@ export interface TrustListStoreOptions extends ListRecordDeps {
   readonly actor: string;
   /** Data recorded before this instant came from the record, not from a fetch by this instance. */
   readonly startedAt: Date;
+  /** Told of every fetch of a list and whether it was accepted (metrics). */
+  readonly onFetch?: (sourceId: string, outcome: FetchOutcome) => void;
 }
+
+export type FetchOutcome = 'accepted' | 'rejected';
 
 /** One list to fetch: a configured source, or a list a LoTL points to. */
 interface Target {
@@ -230,6 +234,7 @@ export class TrustListStore {
    */
   private async refreshOne(target: Target, now: Date): Promise<boolean> {
     const fetched = await this.fetchAndRecord(target, now);
+    this.options.onFetch?.(target.sourceId, fetched._tag === 'Left' ? 'rejected' : 'accepted');
     if (fetched._tag === 'Left') {
       this.reject(target, fetched.left, now);
       return this.adoptRecorded(target);

@@ -12,7 +12,7 @@ import { createCrlChecker } from './crl.js';
 import { trustVerifierFromConfig, type TrustVerifier } from './issuerTrust.js';
 import { createLotlTrustVerifier, type CategoryPolicies } from './lotlTrust.js';
 import { trustAnchorCertificates } from './trustAnchors.js';
-import { TrustListStore } from './trustListStore.js';
+import { TrustListStore, type TrustListStoreOptions } from './trustListStore.js';
 
 export interface TrustResolution {
   readonly verifier: TrustVerifier;
@@ -37,8 +37,16 @@ type TrustConfig = Pick<
  * The store of trusted lists the configuration describes (lotl mode; also `ops trust-lists`).
  * `startedAt`: data fetched before it counts as served from the record.
  */
-export const trustListStoreFromConfig = async (config: TrustConfig, store: EventStore, log: Logger, actor: string, startedAt = new Date()): Promise<TrustListStore> =>
+export const trustListStoreFromConfig = async (
+  config: TrustConfig,
+  store: EventStore,
+  log: Logger,
+  actor: string,
+  startedAt = new Date(),
+  onFetch?: TrustListStoreOptions['onFetch'],
+): Promise<TrustListStore> =>
   new TrustListStore({
+    ...(onFetch ? { onFetch } : {}),
     sources: config.x509TrustListSources ?? [],
     store,
     blobs: await directoryBlobStore(blobDirectory(config)),
@@ -84,11 +92,16 @@ const refreshSchedule = (lists: TrustListStore, intervalMs: number, log: Logger,
   };
 };
 
-export const trustResolutionFromConfig = async (config: Config, store: EventStore, log: Logger): Promise<TrustResolution> => {
+export const trustResolutionFromConfig = async (
+  config: Config,
+  store: EventStore,
+  log: Logger,
+  onFetch?: TrustListStoreOptions['onFetch'],
+): Promise<TrustResolution> => {
   if (config.x509TrustResolutionMode === 'static') {
     return { verifier: trustVerifierFromConfig(config), trustListUrls: () => undefined, start() {}, async stop() {} };
   }
-  const lists = await trustListStoreFromConfig(config, store, log, 'service');
+  const lists = await trustListStoreFromConfig(config, store, log, 'service', new Date(), onFetch);
   await lists.load();
   const refreshAtStart = lists.holdsEverySource();
   if (!refreshAtStart) await lists.refresh(new Date());

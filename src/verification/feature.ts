@@ -45,8 +45,9 @@ export const loadVerifier = async (context: ServiceContext): Promise<Verifier> =
 
 export const verificationFeature = async (context: ServiceContext): Promise<Feature> => {
   const bounds = expiryBounds(context);
-  const trust = await trustResolutionFromConfig(context.config, context.store, context.log);
-  const status = credentialStatusCheckerFromConfig(context.config, trust.verifier);
+  const { metrics } = context;
+  const trust = await trustResolutionFromConfig(context.config, context.store, context.log, (source, outcome) => metrics.trustLists.fetches.inc({ source, outcome }));
+  const status = credentialStatusCheckerFromConfig(context.config, trust.verifier, (outcome) => metrics.statusLists.fetches.inc({ outcome }));
   const verify: PresentationVerifier = (presentation, requirements, presentationContext) =>
     verifySdJwtVcPresentation(presentation, requirements, presentationContext, trust.verifier, status);
   const deps = {
