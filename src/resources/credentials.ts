@@ -8,7 +8,7 @@ import { buffer } from 'node:stream/consumers';
 import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { findLatest } from '../../projections/resources.js';
-import { credential, CREDENTIAL_KIND, credentialStream, type CredentialData, type CredentialEvent, type CredentialState } from '../../streams/credential.js';
+import { CREDENTIAL_KIND, credentialStream, type CredentialData, type CredentialEvent, type CredentialState, credentialResource } from '../../streams/credential.js';
 import { DRAFT_KIND } from '../../streams/draft.js';
 import { FILE_KIND } from '../../streams/file.js';
 import { StringMap } from '../../streams/resource.js';
@@ -29,9 +29,8 @@ export const credentialsKind: VersionedKind<CredentialState, CredentialEvent> = 
   path: 'credentials',
   name: CREDENTIAL_KIND.name,
   scope: 'resources',
-  contract: credential,
+  decider: credentialResource,
   streamOf: credentialStream,
-  envelopeOf: (state) => (state.status === 'none' ? undefined : state.resource),
   search: {
     filters: {
       digest_multibase: 'EQUAL_STRING',
@@ -42,12 +41,6 @@ export const credentialsKind: VersionedKind<CredentialState, CredentialEvent> = 
       linked_files: { linked: 'linked_file_refs' },
     },
     sorts: { DATA_VALID_FROM: 'valid_from', DATA_VALID_UNTIL: 'valid_until' },
-  },
-  events: {
-    annotations: (credentialId, annotations, updatedAt) => ({ type: 'CredentialAnnotationsUpdated', data: { credentialId, annotations, updatedAt } }),
-    labels: (credentialId, labels, updatedAt) => ({ type: 'CredentialLabelsUpdated', data: { credentialId, labels, updatedAt } }),
-    deleted: (credentialId, deletedAt) => ({ type: 'CredentialDeleted', data: { credentialId, deletedAt } }),
-    restored: (credentialId, restoredAt) => ({ type: 'CredentialRestored', data: { credentialId, restoredAt } }),
   },
 };
 

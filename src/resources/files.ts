@@ -5,7 +5,7 @@ import * as t from 'io-ts';
 import { isLeft, left, right } from 'fp-ts/lib/Either.js';
 import { randomUUID } from 'node:crypto';
 import { findRevision } from '../../projections/resources.js';
-import { file, FILE_KIND, fileStream, type FileEvent, type FileState } from '../../streams/file.js';
+import { file, FILE_KIND, fileStream, type FileEvent, type FileState, fileResource } from '../../streams/file.js';
 import { StringMap, type Envelope } from '../../streams/resource.js';
 import { loadStream } from '../eventstore/handle.js';
 import type { EventStore } from '../eventstore/port.js';
@@ -42,16 +42,9 @@ export const filesKind = (store: EventStore): VersionedKind<FileState, FileEvent
   path: 'files',
   name: FILE_KIND.name,
   scope: 'resources',
-  contract: file,
+  decider: fileResource,
   streamOf: fileStream,
-  envelopeOf: (state) => (state.status === 'none' ? undefined : state.resource),
   search: FILE_SEARCH,
-  events: {
-    annotations: (fileId, annotations, updatedAt) => ({ type: 'FileAnnotationsUpdated', data: { fileId, annotations, updatedAt } }),
-    labels: (fileId, labels, updatedAt) => ({ type: 'FileLabelsUpdated', data: { fileId, labels, updatedAt } }),
-    deleted: (fileId, deletedAt) => ({ type: 'FileDeleted', data: { fileId, deletedAt } }),
-    restored: (fileId, restoredAt) => ({ type: 'FileRestored', data: { fileId, restoredAt } }),
-  },
   lifecycle: async (op, envelope, at, metadata) => {
     const content = { ...contentOf(envelope), at };
     if (op === 'delete') {
