@@ -78,12 +78,12 @@ export const credentialRoutes = (router: Router, deps: ResourcesContext, uploads
       if (draftId !== null && !(await findLatest(deps.runner.db, { tenantId, kind: DRAFT_KIND.name, id: draftId }))) {
         throw new HttpError(notFound('No draft of this tenant has this draft_id.'));
       }
-      const { blob, revision } = found.right;
+      const { blob, take } = found.right;
       const vc = readCredential(await buffer(blobs.read(blob.digestMultibase)));
       const links = await linksOf(deps.runner.db, tenantId, vc);
       const credentialId = randomUUID();
       const metadata = metadataOf(ctx);
-      if (isLeft(await uploads.take(blobId, revision, credentialId, metadata))) throw new HttpError(notFound('No uploaded, unused blob has this blob_id.'));
+      if (isLeft(await take(credentialId, metadata))) throw new HttpError(notFound('No uploaded, unused blob has this blob_id.'));
       const types = typesOf(vc);
       const imported: CredentialEvent = {
         type: 'CredentialImported',

@@ -85,7 +85,7 @@ export const fileRoutes = (router: Router, deps: ResourcesContext, uploads: Uplo
     await deps.idempotent(ctx, body, async () => {
       const found = await uploads.find(tenantId, blobId, 'file');
       if (isLeft(found)) throw new HttpError(notFound('No uploaded, unused blob has this blob_id.'));
-      const { blob, revision } = found.right;
+      const { blob, take } = found.right;
       const fileId = randomUUID();
       const metadata = metadataOf(ctx);
       // The spec's 409: one live file per content in a tenant. The claim is appended first and
@@ -96,7 +96,7 @@ export const fileRoutes = (router: Router, deps: ResourcesContext, uploads: Uplo
       if (isLeft(claimed)) throw new HttpError(conflict(SAME_CONTENT));
       // Nobody else appends to the content stream while this new file holds it.
       const release = () => releaseFileContentAt(deps.store, content, claimed.right, metadata);
-      if (isLeft(await uploads.take(blobId, revision, fileId, metadata))) {
+      if (isLeft(await take(fileId, metadata))) {
         // Another create took the blob between our read and now: this file will not exist.
         await release();
         throw new HttpError(notFound('No uploaded, unused blob has this blob_id.'));
