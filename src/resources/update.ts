@@ -18,6 +18,9 @@ export type UpdateError =
   /** The kind's own 409 (`lifecycle`), with its detail. */
   | { readonly _tag: 'KindConflict'; readonly detail: string };
 
+// An update never creates, so the decider's ResourceExists cannot answer one; NotFound if it did.
+const asUpdateError = (error: ResourceError): UpdateError => (error._tag === 'ResourceExists' ? { _tag: 'NotFound' } : error);
+
 export const updateResource = async <State, E extends Event>(
   store: EventStore,
   kind: VersionedKind<State, E>,
@@ -32,7 +35,7 @@ export const updateResource = async <State, E extends Event>(
   // Decided here first so that the kind's writes on other streams follow the decision and precede
   // the append; the handler decides again on the same state, which is pure and gives the same.
   const decided = decider.decide(command, loaded.right.state);
-  if (isLeft(decided)) return decided as Either<UpdateError, never>;
+  if (isLeft(decided)) return left(asUpdateError(decided.left));
   const current = decider.envelopeOf(loaded.right.state);
   const op = request.update.op;
   let sequel: LifecycleSequel | undefined;
@@ -49,7 +52,7 @@ export const updateResource = async <State, E extends Event>(
     const error = handled.left;
     // Someone appended after our read: the etag the caller matched is no longer current.
     if (error._tag === 'WrongExpectedRevision') return left({ _tag: 'PreconditionFailed' });
-    return left(error._tag === 'StreamDeleted' || error._tag === 'ResourceExists' ? { _tag: 'NotFound' } : error);
+    return left(error._tag === 'StreamDeleted' ? { _tag: 'NotFound' } : asUpdateError(error));
   }
   await sequel?.appended();
   const envelope = decider.envelopeOf(handled.right.state);
