@@ -6,12 +6,12 @@
 //   none --CreateApiKey--> active --DeleteApiKey--> deleted (deleting it again records nothing)
 //
 // Pure: the ids, the secret's hash and the time come in the command. The resource API's shared
-// changes (annotations, labels, restore) are decided in src/resources/update.ts.
+// changes (annotations, labels, restore) are decided by `apiKeyResource` below (streams/resource.ts).
 import * as t from 'io-ts';
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
 import { streamName } from './kernel.js';
 import { eventCodec, type Decider } from './event.js';
-import { applyChange, StringMap, type Envelope, type ResourceChange } from './resource.js';
+import { applyChange, StringMap, resourceDecider, type Envelope, type ResourceChange, type ResourceDecider } from './resource.js';
 
 export const category = 'apikey';
 export const apiKeyStream = (keyId: string): string => streamName(category, keyId);
@@ -118,3 +118,14 @@ export const decide = (command: Command, state: ApiKeyState): Either<DomainError
 };
 
 export const apiKey: Decider<Command, ApiKeyState, ApiKeyEvent, DomainError> = { category, codec: ApiKeyEvent, initialState, evolve, decide };
+
+/** The apiKey kind's rules: created once, then the changes every kind shares (streams/resource.ts). */
+export const apiKeyResource: ResourceDecider<ApiKeyState, ApiKeyEvent> = resourceDecider(apiKey, {
+  envelopeOf: (state) => (state.status === 'none' ? undefined : state.resource),
+  events: {
+    annotations: (keyId, annotations, updatedAt) => ({ type: 'ApiKeyAnnotationsUpdated', data: { keyId, annotations, updatedAt } }),
+    labels: (keyId, labels, updatedAt) => ({ type: 'ApiKeyLabelsUpdated', data: { keyId, labels, updatedAt } }),
+    deleted: (keyId, deletedAt) => ({ type: 'ApiKeyDeleted', data: { keyId, deletedAt } }),
+    restored: (keyId, restoredAt) => ({ type: 'ApiKeyRestored', data: { keyId, restoredAt } }),
+  },
+});

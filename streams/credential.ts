@@ -5,7 +5,7 @@
 import * as t from 'io-ts';
 import { streamName } from './kernel.js';
 import { eventCodec, type StreamContract } from './event.js';
-import { applyChange, StringMap, type Envelope, type ResourceChange } from './resource.js';
+import { applyChange, StringMap, resourceDecider, type Envelope, type ResourceChange, type ResourceDecider } from './resource.js';
 
 export const category = 'credential';
 export const credentialStream = (credentialId: string): string => streamName(category, credentialId);
@@ -88,3 +88,14 @@ export const credential: StreamContract<CredentialState, CredentialEvent> = {
     resource: applyChange(state.status === 'none' ? undefined : state.resource, credentialResourceChange(event)),
   }),
 };
+
+/** The credential kind's rules: created once, then the changes every kind shares (streams/resource.ts). */
+export const credentialResource: ResourceDecider<CredentialState, CredentialEvent> = resourceDecider(credential, {
+  envelopeOf: (state) => (state.status === 'none' ? undefined : state.resource),
+  events: {
+    annotations: (credentialId, annotations, updatedAt) => ({ type: 'CredentialAnnotationsUpdated', data: { credentialId, annotations, updatedAt } }),
+    labels: (credentialId, labels, updatedAt) => ({ type: 'CredentialLabelsUpdated', data: { credentialId, labels, updatedAt } }),
+    deleted: (credentialId, deletedAt) => ({ type: 'CredentialDeleted', data: { credentialId, deletedAt } }),
+    restored: (credentialId, restoredAt) => ({ type: 'CredentialRestored', data: { credentialId, restoredAt } }),
+  },
+});

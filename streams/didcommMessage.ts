@@ -7,7 +7,7 @@ import * as t from 'io-ts';
 import { streamName } from './kernel.js';
 import { Sealed } from './dataKey.js';
 import { eventCodec, type StreamContract } from './event.js';
-import { applyChange, JsonObject, StringMap, type Envelope, type ResourceChange } from './resource.js';
+import { applyChange, JsonObject, StringMap, resourceDecider, type Envelope, type ResourceChange, type ResourceDecider } from './resource.js';
 
 export const category = 'didcomm';
 export const didcommStream = (messageId: string): string => streamName(category, messageId);
@@ -87,3 +87,14 @@ export const didcommMessage: StreamContract<DidcommMessageState, DidcommMessageE
   initialState: { status: 'none' },
   evolve: (state, event) => ({ status: 'exists', resource: applyChange(state.status === 'none' ? undefined : state.resource, didcommResourceChange(event)) }),
 };
+
+/** The didcomm kind's rules: created once, then the changes every kind shares (streams/resource.ts). */
+export const didcommMessageResource: ResourceDecider<DidcommMessageState, DidcommMessageEvent> = resourceDecider(didcommMessage, {
+  envelopeOf: (state) => (state.status === 'none' ? undefined : state.resource),
+  events: {
+    annotations: (messageId, annotations, updatedAt) => ({ type: 'DidcommMessageAnnotationsUpdated', data: { messageId, annotations, updatedAt } }),
+    labels: (messageId, labels, updatedAt) => ({ type: 'DidcommMessageLabelsUpdated', data: { messageId, labels, updatedAt } }),
+    deleted: (messageId, deletedAt) => ({ type: 'DidcommMessageDeleted', data: { messageId, deletedAt } }),
+    restored: (messageId, restoredAt) => ({ type: 'DidcommMessageRestored', data: { messageId, restoredAt } }),
+  },
+});

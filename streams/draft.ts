@@ -3,10 +3,11 @@
 // claim values and the credential subject are personal data: they are sealed with the draft's
 // data key (owner `draft.<draft id>`) and appear in events and read models only as `sealed`.
 import * as t from 'io-ts';
+import { isLeft } from 'fp-ts/lib/Either.js';
 import { streamName } from './kernel.js';
 import { Sealed } from './dataKey.js';
 import { eventCodec, type StreamContract } from './event.js';
-import { applyChange, JsonObject, StringMap, type Envelope, type ResourceChange } from './resource.js';
+import { applyChange, JsonObject, StringMap, resourceDecider, type Envelope, type ResourceChange, type ResourceDecider } from './resource.js';
 
 export const category = 'draft';
 export const draftStream = (draftId: string): string => streamName(category, draftId);
@@ -73,3 +74,19 @@ export const draft: StreamContract<DraftState, DraftEvent> = {
   initialState: { status: 'none' },
   evolve: (state, event) => ({ status: 'exists', resource: applyChange(state.status === 'none' ? undefined : state.resource, draftResourceChange(event)) }),
 };
+
+/** The draft kind's rules: created once, then the changes every kind shares (streams/resource.ts). */
+export const draftResource: ResourceDecider<DraftState, DraftEvent> = resourceDecider(draft, {
+  envelopeOf: (state) => (state.status === 'none' ? undefined : state.resource),
+  events: {
+    annotations: (draftId, annotations, updatedAt) => ({ type: 'DraftAnnotationsUpdated', data: { draftId, annotations, updatedAt } }),
+    labels: (draftId, labels, updatedAt) => ({ type: 'DraftLabelsUpdated', data: { draftId, labels, updatedAt } }),
+    deleted: (draftId, deletedAt) => ({ type: 'DraftDeleted', data: { draftId, deletedAt } }),
+    restored: (draftId, restoredAt) => ({ type: 'DraftRestored', data: { draftId, restoredAt } }),
+    data: (draftId, data, updatedAt) => {
+      const decoded = DraftData.decode(data);
+      if (isLeft(decoded)) throw new Error('a draft update breaks the draft data contract');
+      return { type: 'DraftUpdated', data: { draftId, data: decoded.right, updatedAt } };
+    },
+  },
+});

@@ -4,7 +4,7 @@
 import * as t from 'io-ts';
 import { streamName } from './kernel.js';
 import { eventCodec, type StreamContract } from './event.js';
-import { applyChange, StringMap, type Envelope, type ResourceChange } from './resource.js';
+import { applyChange, StringMap, resourceDecider, type Envelope, type ResourceChange, type ResourceDecider } from './resource.js';
 
 export const category = 'file';
 export const fileStream = (fileId: string): string => streamName(category, fileId);
@@ -70,3 +70,14 @@ export const file: StreamContract<FileState, FileEvent> = {
   initialState: { status: 'none' },
   evolve: (state, event) => ({ status: 'exists', resource: applyChange(state.status === 'none' ? undefined : state.resource, fileResourceChange(event)) }),
 };
+
+/** The file kind's rules: created once, then the changes every kind shares (streams/resource.ts). */
+export const fileResource: ResourceDecider<FileState, FileEvent> = resourceDecider(file, {
+  envelopeOf: (state) => (state.status === 'none' ? undefined : state.resource),
+  events: {
+    annotations: (fileId, annotations, updatedAt) => ({ type: 'FileAnnotationsUpdated', data: { fileId, annotations, updatedAt } }),
+    labels: (fileId, labels, updatedAt) => ({ type: 'FileLabelsUpdated', data: { fileId, labels, updatedAt } }),
+    deleted: (fileId, deletedAt) => ({ type: 'FileDeleted', data: { fileId, deletedAt } }),
+    restored: (fileId, restoredAt) => ({ type: 'FileRestored', data: { fileId, restoredAt } }),
+  },
+});

@@ -3,11 +3,17 @@
 // a tenant; a create or restore claims the content here, appended at the revision it read, so of
 // two writers racing for the same content exactly one wins (no check-then-write on a read model).
 // Deleting the file releases it. The stream is named by a hash of tenant and digest,
-// `filecontent-<hex sha256>`, so neither appears in a stream name.
+// `filecontent-<hex sha256>`, so neither appears in a stream name. As a decider:
+//
+//   free --ClaimContent--> held --ReleaseContent (by the holder)--> free
+//   held by the file --ClaimContent (again: a restore)--> held by it
+//
+// Pure: the file's id and the time come in the command.
 import { createHash } from 'node:crypto';
 import * as t from 'io-ts';
+import { left, right, type Either } from 'fp-ts/lib/Either.js';
 import { streamName } from './kernel.js';
-import { eventCodec, type StreamContract } from './event.js';
+import { eventCodec, type Decider } from './event.js';
 
 export const category = 'filecontent';
 export const fileContentStream = (tenantId: string, digestMultibase: string): string =>
@@ -24,17 +30,39 @@ export type FileContentEvent = t.TypeOf<typeof FileContentEvent>;
 
 export type FileContentState = { readonly status: 'free' } | { readonly status: 'held'; readonly fileId: string };
 
-export const fileContent: StreamContract<FileContentState, FileContentEvent> = {
-  category,
-  codec: FileContentEvent,
-  initialState: { status: 'free' },
-  evolve: (state, event) => {
-    switch (event.type) {
-      case 'FileContentClaimed':
-        return { status: 'held', fileId: event.data.fileId };
-      case 'FileContentReleased':
-        // Only the holder releases; a release by anyone else changes nothing.
-        return state.status === 'held' && state.fileId === event.data.fileId ? { status: 'free' } : state;
-    }
-  },
+export type Command =
+  /** `again` (a restore) also claims content the file holds already; see src/resources/fileContent.ts. */
+  | { readonly type: 'ClaimContent'; readonly data: { readonly fileId: string; readonly again: boolean; readonly at: string } }
+  | { readonly type: 'ReleaseContent'; readonly data: { readonly fileId: string; readonly at: string } };
+
+export type DomainError =
+  /** The content is held by another file (the spec's 409: one live file per content). */
+  | { readonly _tag: 'Taken' }
+  /** Only the holder releases. */
+  | { readonly _tag: 'NotHolder'; readonly fileId: string };
+
+export const initialState: FileContentState = { status: 'free' };
+
+export const evolve = (state: FileContentState, event: FileContentEvent): FileContentState => {
+  switch (event.type) {
+    case 'FileContentClaimed':
+      return { status: 'held', fileId: event.data.fileId };
+    case 'FileContentReleased':
+      // Only the holder releases; a release by anyone else changes nothing.
+      return state.status === 'held' && state.fileId === event.data.fileId ? { status: 'free' } : state;
+  }
 };
+
+export const decide = (command: Command, state: FileContentState): Either<DomainError, FileContentEvent[]> => {
+  const { fileId, at } = command.data;
+  switch (command.type) {
+    case 'ClaimContent':
+      if (state.status === 'held' && !(command.data.again && state.fileId === fileId)) return left({ _tag: 'Taken' });
+      return right([{ type: 'FileContentClaimed', data: { fileId, claimedAt: at } }]);
+    case 'ReleaseContent':
+      if (state.status !== 'held' || state.fileId !== fileId) return left({ _tag: 'NotHolder', fileId });
+      return right([{ type: 'FileContentReleased', data: { fileId, releasedAt: at } }]);
+  }
+};
+
+export const fileContent: Decider<Command, FileContentState, FileContentEvent, DomainError> = { category, codec: FileContentEvent, initialState, evolve, decide };

@@ -5,7 +5,9 @@
 // Every event of a kind's stream is one revision: revision = stream revision + 1.
 import { createHash } from 'node:crypto';
 import * as t from 'io-ts';
+import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import type { Json } from './kernel.js';
+import type { Decider, Event, StreamContract } from './event.js';
 
 export const MAX_REVISION = 999_999;
 
@@ -100,3 +102,108 @@ export const applyChange = (envelope: Envelope | undefined, change: ResourceChan
  */
 export const etagOf = (id: string, revision: number): string =>
   `"${createHash('sha256').update(`${id}\n${revision}`).digest('base64url').slice(0, 27)}"`;
+
+// The changes every kind shares, as one decider per kind (resourceDecider): a kind names the events
+// its stream records for them, and the rules (who may change what, when) are here once.
+
+export type Update =
+  | { readonly op: 'annotations'; readonly annotations: StringMap }
+  | { readonly op: 'labels'; readonly labels: StringMap }
+  | { readonly op: 'delete' }
+  | { readonly op: 'restore' }
+  /** A kind-specific change of `data` (publishing a schema, patching a draft). */
+  | { readonly op: 'data'; readonly data: ResourceData };
+
+export type ResourceError =
+  | { readonly _tag: 'ResourceExists' }
+  | { readonly _tag: 'NotFound' }
+  | { readonly _tag: 'PreconditionFailed' }
+  | { readonly _tag: 'Conflict'; readonly reason: 'deleted' | 'not_deleted' | 'revision_limit' | 'frozen' };
+
+export interface UpdateRequest {
+  readonly tenantId: string;
+  readonly id: string;
+  /** Whether the caller's If-Match names this etag (a pure test of the request's header). */
+  readonly ifMatch: (currentEtag: string) => boolean;
+  readonly update: Update;
+  readonly at: string;
+  readonly frozen?: (envelope: Envelope) => boolean;
+}
+
+/**
+ * Whether the shared change may be made. Order matters: an unknown (or another tenant's) resource
+ * is 404 whatever the etag; a stale etag is 412 before any state conflict is reported.
+ */
+export const decideUpdate = (current: Envelope | undefined, request: UpdateRequest): Either<ResourceError, Update> => {
+  if (!current || current.tenantId !== request.tenantId) return left({ _tag: 'NotFound' });
+  if (!request.ifMatch(etagOf(current.id, current.revision))) return left({ _tag: 'PreconditionFailed' });
+  if (request.frozen?.(current)) return left({ _tag: 'Conflict', reason: 'frozen' });
+  const deleted = current.deletedAt !== null;
+  if (request.update.op === 'restore' ? !deleted : deleted) {
+    return left({ _tag: 'Conflict', reason: request.update.op === 'restore' ? 'not_deleted' : 'deleted' });
+  }
+  if (current.revision >= MAX_REVISION) return left({ _tag: 'Conflict', reason: 'revision_limit' });
+  return right(request.update);
+};
+
+/** The events a kind's stream records for the shared changes. */
+export interface ResourceEvents<E> {
+  readonly annotations: (id: string, annotations: StringMap, at: string) => E;
+  readonly labels: (id: string, labels: StringMap, at: string) => E;
+  readonly deleted: (id: string, at: string) => E;
+  readonly restored: (id: string, at: string) => E;
+  /** The kind's own change of `data`, for kinds that have one. */
+  readonly data?: (id: string, data: ResourceData, at: string) => E;
+}
+
+export type ResourceCommand<E> =
+  /** The kind's first event, built where its data is validated and sealed. */
+  | { readonly type: 'CreateResource'; readonly data: { readonly created: E } }
+  | { readonly type: 'UpdateResource'; readonly data: Omit<UpdateRequest, 'frozen'> };
+
+export interface ResourceDecider<State, E extends Event> extends Decider<ResourceCommand<E>, State, E, ResourceError> {
+  readonly envelopeOf: (state: State) => Envelope | undefined;
+}
+
+const eventFor = <E>(events: ResourceEvents<E>, id: string, update: Update, at: string): E => {
+  switch (update.op) {
+    case 'annotations':
+      return events.annotations(id, update.annotations, at);
+    case 'labels':
+      return events.labels(id, update.labels, at);
+    case 'delete':
+      return events.deleted(id, at);
+    case 'restore':
+      return events.restored(id, at);
+    case 'data':
+      if (!events.data) throw new Error('a data change of a kind that has none');
+      return events.data(id, update.data, at);
+  }
+};
+
+/**
+ * A kind's decider: created once (a second creation on the same stream is ResourceExists), then
+ * the shared changes by decideUpdate; `frozen` says when the kind takes no more changes.
+ */
+export const resourceDecider = <State, E extends Event>(
+  contract: StreamContract<State, E>,
+  kind: {
+    readonly envelopeOf: (state: State) => Envelope | undefined;
+    readonly events: ResourceEvents<E>;
+    readonly frozen?: (envelope: Envelope) => boolean;
+  },
+): ResourceDecider<State, E> => ({
+  ...contract,
+  envelopeOf: kind.envelopeOf,
+  decide: (command, state) => {
+    const current = kind.envelopeOf(state);
+    if (command.type === 'CreateResource') {
+      if (current) return left({ _tag: 'ResourceExists' });
+      return right([command.data.created]);
+    }
+    const request = command.data;
+    const decided = decideUpdate(current, { ...request, ...(kind.frozen ? { frozen: kind.frozen } : {}) });
+    return isLeft(decided) ? decided : right([eventFor(kind.events, request.id, decided.right, request.at)]);
+  },
+});
+

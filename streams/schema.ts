@@ -4,7 +4,7 @@
 import * as t from 'io-ts';
 import { streamName } from './kernel.js';
 import { eventCodec, type StreamContract } from './event.js';
-import { applyChange, JsonObject, StringMap, type Envelope, type ResourceChange } from './resource.js';
+import { applyChange, JsonObject, StringMap, resourceDecider, type Envelope, type ResourceChange, type ResourceDecider } from './resource.js';
 
 export const category = 'schema';
 export const schemaStream = (schemaId: string): string => streamName(category, schemaId);
@@ -74,3 +74,18 @@ export const schema: StreamContract<SchemaState, SchemaEvent> = {
   initialState: { status: 'none' },
   evolve: (state, event) => ({ status: 'exists', resource: applyChange(state.status === 'none' ? undefined : state.resource, schemaResourceChange(event)) }),
 };
+
+const isPublished = (data: { readonly [key: string]: unknown }): boolean => typeof data['published_at'] === 'string';
+
+/** The schema kind's rules: created once, then the changes every kind shares (streams/resource.ts); once published it is frozen (every change 409). */
+export const schemaResource: ResourceDecider<SchemaState, SchemaEvent> = resourceDecider(schema, {
+  envelopeOf: (state) => (state.status === 'none' ? undefined : state.resource),
+  frozen: (envelope) => isPublished(envelope.data),
+  events: {
+    annotations: (schemaId, annotations, updatedAt) => ({ type: 'SchemaAnnotationsUpdated', data: { schemaId, annotations, updatedAt } }),
+    labels: (schemaId, labels, updatedAt) => ({ type: 'SchemaLabelsUpdated', data: { schemaId, labels, updatedAt } }),
+    deleted: (schemaId, deletedAt) => ({ type: 'SchemaDeleted', data: { schemaId, deletedAt } }),
+    restored: (schemaId, restoredAt) => ({ type: 'SchemaRestored', data: { schemaId, restoredAt } }),
+    data: (schemaId, data, publishedAt) => ({ type: 'SchemaPublished', data: { schemaId, url: String(data['url']), publishedAt } }),
+  },
+});

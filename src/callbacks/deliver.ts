@@ -3,14 +3,15 @@
 // claim's revision. A claim lapses after the attempt timeout plus a grace period, so a crashed
 // instance's deliveries are taken over. Once a delivery has ended (delivered, abandoned or
 // undeliverable) the flow's data key is destroyed and that is recorded too.
+import { randomUUID } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { deliveriesWithDataToDestroy, dueDeliveries } from '../../projections/deliveries.js';
 import { findTenantCallback } from '../../projections/tenantCallbacks.js';
 import type { CallbackRequest } from '../../streams/callback.js';
-import { delivery, deliveryStream, type Delivery, type DeliveryEvent } from '../../streams/delivery.js';
+import { delivery, deliveryStream, type AttemptOutcome, type Command, type Delivery, type DeliveryState } from '../../streams/delivery.js';
 import { tenant, tenantStream, type TenantCallback } from '../../streams/tenant.js';
 import type { DataKeys } from '../crypto/dataKeys.js';
-import { appendEvents, loadStream } from '../eventstore/handle.js';
+import { handleCommand, loadStream, type Loaded } from '../eventstore/handle.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -23,6 +24,9 @@ import { openSecret } from './tenantCallback.js';
 
 /** How long a claim outlives its attempt's timeout before another instance may take over. */
 export const CLAIM_GRACE_MS = 10_000;
+
+/** Who writes a delivery's claims and outcomes. */
+const METADATA = { actor: 'callbacks' };
 
 /** Ended deliveries whose data keys are destroyed per scan. */
 const DESTROY_BATCH = 100;
@@ -99,20 +103,17 @@ export class Deliverer {
   private async claimAndAttempt(deliveryId: string): Promise<void> {
     const loaded = await loadStream(this.options.store, delivery, deliveryStream(deliveryId));
     if (isLeft(loaded)) return;
-    const { state, expectedRevision } = loaded.right;
     const now = this.options.now();
-    if (state.status !== 'pending' || typeof expectedRevision !== 'number') return;
-    if (state.nextAttemptAt !== null && Date.parse(state.nextAttemptAt) > now.getTime()) return;
-    if (state.claim && Date.parse(state.claim.expiresAt) > now.getTime()) return;
     const claim = this.claimAt(now);
-    const claimed: DeliveryEvent = {
-      type: 'DeliveryClaimed',
-      data: { deliveryId, instanceId: claim.instanceId, claimedAt: now.toISOString(), expiresAt: claim.expiresAt.toISOString() },
-    };
-    const appended = await appendEvents(this.options.store, deliveryStream(deliveryId), [claimed], expectedRevision);
-    // Another instance claimed it first (or recorded an outcome): it is theirs.
-    if (isLeft(appended)) return;
-    await this.attempt(delivery.evolve(state, claimed) as Delivery, appended.right.nextExpectedRevision);
+    const command: Command = { type: 'ClaimDelivery', data: { deliveryId, claim: { instanceId: claim.instanceId, expiresAt: claim.expiresAt.toISOString() }, at: now.toISOString() } };
+    const handled = await this.run(deliveryId, command, loaded.right);
+    // Not due, or another instance claimed it first (or recorded an outcome): it is theirs.
+    if (isLeft(handled) || handled.right.state.status === 'none') return;
+    await this.attempt(handled.right.state, handled.right.revision);
+  }
+
+  private run(deliveryId: string, command: Command, loaded: Loaded<DeliveryState>) {
+    return handleCommand(this.options.store, delivery, deliveryStream(deliveryId), command, { commandId: randomUUID(), metadata: METADATA, loaded });
   }
 
   private async attempt(claimed: Delivery, revision: number): Promise<void> {
@@ -120,12 +121,12 @@ export class Deliverer {
     const log = this.options.log.child({ deliveryId, tenantId: callback.tenantId, status: callback.status });
     const target = await this.targetOf(callback.tenantId);
     if (!target) {
-      await this.end(claimed, revision, [abandoned(deliveryId, 'no_callback_url', this.options.now())], log);
+      await this.record(claimed, revision, { kind: 'not_attempted', reason: 'no_callback_url' }, log);
       return;
     }
     const composed = await this.compose(callback, log);
     if ('gone' in composed) {
-      await this.end(claimed, revision, [abandoned(deliveryId, 'data_gone', this.options.now())], log);
+      await this.record(claimed, revision, { kind: 'not_attempted', reason: 'data_gone' }, log);
       return;
     }
     const attempt = claimed.attempts + 1;
@@ -144,58 +145,50 @@ export class Deliverer {
     this.options.metrics.attemptDuration.observe(attemptOutcome, outcome.durationMs / 1000);
     if (outcome.ok) {
       const { httpStatus, durationMs } = outcome;
-      await this.end(claimed, revision, [{ type: 'DeliveryDelivered', data: { deliveryId, attempt, attemptedAt, httpStatus, durationMs } }], log);
+      await this.record(claimed, revision, { kind: 'delivered', attempt, attemptedAt, httpStatus, durationMs }, log);
       return;
     }
     const next = nextAttemptAt(this.options.schedule, attempt, claimed.attemptLimit, this.options.now(), outcome.retryAfterMs);
-    const failed: DeliveryEvent = {
-      type: 'DeliveryAttemptFailed',
-      data: {
-        deliveryId, attempt, attemptedAt, reason: outcome.reason, httpStatus: outcome.httpStatus, detail: outcome.detail,
-        durationMs: outcome.durationMs, nextAttemptAt: next?.toISOString() ?? null,
-      },
-    };
-    log.warn('callback attempt failed', { attempt, reason: outcome.reason, httpStatus: outcome.httpStatus, nextAttemptAt: failed.data.nextAttemptAt });
-    if (next) {
-      if ((await this.append(deliveryId, revision, [failed], log)) !== undefined) this.options.metrics.retriesScheduled.inc();
-    } else await this.end(claimed, revision, [failed, abandoned(deliveryId, 'retries_exhausted', this.options.now())], log);
+    const nextAt = next?.toISOString() ?? null;
+    log.warn('callback attempt failed', { attempt, reason: outcome.reason, httpStatus: outcome.httpStatus, nextAttemptAt: nextAt });
+    const { reason, httpStatus, detail, durationMs } = outcome;
+    await this.record(claimed, revision, { kind: 'failed', attempt, attemptedAt, reason, httpStatus, detail, durationMs, nextAttemptAt: nextAt }, log);
   }
 
-  /** Records how a delivery ended, then destroys the flow's data key. */
-  private async end(claimed: Delivery, revision: number, events: readonly DeliveryEvent[], log: Logger): Promise<void> {
-    const after = await this.append(claimed.deliveryId, revision, events, log);
-    const last = events[events.length - 1]!;
-    if (after !== undefined) {
-      this.options.metrics.deliveriesEnded.inc({ outcome: last.type === 'DeliveryAbandoned' ? last.data.reason : 'delivered' });
+  /** Records what the attempt came to; once the delivery has ended, destroys the flow's data key. */
+  private async record(claimed: Delivery, revision: number, outcome: AttemptOutcome, log: Logger): Promise<void> {
+    const command: Command = { type: 'RecordAttempt', data: { deliveryId: claimed.deliveryId, instanceId: this.options.instanceId, outcome, at: this.options.now().toISOString() } };
+    const handled = await this.run(claimed.deliveryId, command, { state: claimed, expectedRevision: revision });
+    if (isLeft(handled)) {
+      // Our claim lapsed and another instance took the delivery over: its record wins.
+      log.warn('callback outcome not recorded: the claim was lost', { error: handled.left._tag });
+      return;
     }
+    const last = handled.right.events[handled.right.events.length - 1]!;
+    if (last.type === 'DeliveryAttemptFailed') {
+      this.options.metrics.retriesScheduled.inc();
+      return;
+    }
+    this.options.metrics.deliveriesEnded.inc({ outcome: last.type === 'DeliveryAbandoned' ? last.data.reason : 'delivered' });
     if (last.type === 'DeliveryDelivered') log.info('callback delivered', { attempt: last.data.attempt, httpStatus: last.data.httpStatus });
     if (last.type === 'DeliveryAbandoned') log.warn('callback abandoned', { reason: last.data.reason, attempts: claimed.attempts });
-    if (after !== undefined && claimed.callback.sealed) await this.destroyData(claimed.deliveryId, claimed.callback.sealed.ownerId, after);
-  }
-
-  private async append(deliveryId: string, revision: number, events: readonly DeliveryEvent[], log: Logger): Promise<number | undefined> {
-    const appended = await appendEvents(this.options.store, deliveryStream(deliveryId), events, revision);
-    if (isLeft(appended)) {
-      // Our claim lapsed and another instance took the delivery over: its record wins.
-      log.warn('callback outcome not recorded: the claim was lost', { error: appended.left._tag });
-      return undefined;
-    }
-    return appended.right.nextExpectedRevision;
+    await this.destroyData(claimed.deliveryId, { state: handled.right.state, expectedRevision: handled.right.revision });
   }
 
   private async destroyDataOf(deliveryId: string): Promise<void> {
     const loaded = await loadStream(this.options.store, delivery, deliveryStream(deliveryId));
-    if (isLeft(loaded)) return;
-    const { state, expectedRevision } = loaded.right;
-    if (state.status === 'none' || state.status === 'pending' || state.dataDestroyed || !state.callback.sealed) return;
-    if (typeof expectedRevision === 'number') await this.destroyData(deliveryId, state.callback.sealed.ownerId, expectedRevision);
+    if (!isLeft(loaded)) await this.destroyData(deliveryId, loaded.right);
   }
 
-  private async destroyData(deliveryId: string, ownerId: string, revision: number): Promise<void> {
-    await this.options.dataKeys.destroy(ownerId);
-    const destroyed: DeliveryEvent = { type: 'DeliveryDataDestroyed', data: { deliveryId, ownerId, destroyedAt: this.options.now().toISOString() } };
+  /** Destroys an ended delivery's data key first, then records it; does nothing when the decider says there is nothing to do. */
+  private async destroyData(deliveryId: string, loaded: Loaded<DeliveryState>): Promise<void> {
+    const command: Command = { type: 'DestroyData', data: { deliveryId, at: this.options.now().toISOString() } };
+    const decided = delivery.decide(command, loaded.state);
+    const destroyed = isLeft(decided) ? undefined : decided.right.find((e) => e.type === 'DeliveryDataDestroyed');
+    if (destroyed?.type !== 'DeliveryDataDestroyed') return;
+    await this.options.dataKeys.destroy(destroyed.data.ownerId);
     // Losing this race only means the next scan records it (destroying again is a no-op).
-    await appendEvents(this.options.store, deliveryStream(deliveryId), [destroyed], revision);
+    await this.run(deliveryId, command, loaded);
   }
 
   /** The tenant's URL and opened secret. The read model first; the tenant stream when it has none yet. */
@@ -236,7 +229,3 @@ export class Deliverer {
   }
 }
 
-const abandoned = (deliveryId: string, reason: 'no_callback_url' | 'data_gone' | 'retries_exhausted', now: Date): DeliveryEvent => ({
-  type: 'DeliveryAbandoned',
-  data: { deliveryId, reason, abandonedAt: now.toISOString() },
-});

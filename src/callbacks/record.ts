@@ -7,9 +7,10 @@
 // position among the recorded deliveries (the deliveries read model, itself rebuilt from the
 // store) is a point before which everything is recorded. A restart resumes there; events after it
 // that another instance already recorded collide harmlessly on `no_stream`.
+import { randomUUID } from 'node:crypto';
 import { isLeft, right, type Either } from 'fp-ts/lib/Either.js';
 import { CallbackRequest, callbackSourceCategories } from '../../streams/callback.js';
-import { delivery, deliveryIdOf, deliveryStream, type Delivery, type DeliveryEvent } from '../../streams/delivery.js';
+import { delivery, deliveryIdOf, deliveryStream, type Command, type Delivery, type DomainError } from '../../streams/delivery.js';
 import {
   formatPosition,
   START,
@@ -21,7 +22,7 @@ import {
 } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
 import { streamRef } from '../../streams/kernel.js';
-import { appendEvents } from '../eventstore/handle.js';
+import { handleCommand } from '../eventstore/handle.js';
 
 export const sourceFilter = { streamNamePrefixes: callbackSourceCategories.map((c) => `${c}-`) };
 
@@ -50,30 +51,28 @@ export const recordDelivery = async (
   callback: CallbackRequest,
   now: Date,
   claim: Claim | undefined,
-): Promise<Either<AppendError, { readonly delivery: Delivery; readonly revision: number }>> => {
+): Promise<Either<AppendError | DomainError, { readonly delivery: Delivery; readonly revision: number }>> => {
   const deliveryId = deliveryIdOf(callback.tenantId, callback.eventId, callback.status);
-  const at = now.toISOString();
-  const events: DeliveryEvent[] = [
-    {
-      type: 'DeliveryRecorded',
-      data: {
-        deliveryId,
-        source: { streamId: recorded.streamId, revision: recorded.revision, eventId: recorded.id, position: formatPosition(recorded.position) },
-        callback,
-        recordedAt: at,
-      },
+  const command: Command = {
+    type: 'RecordDelivery',
+    data: {
+      deliveryId,
+      source: { streamId: recorded.streamId, revision: recorded.revision, eventId: recorded.id, position: formatPosition(recorded.position) },
+      callback,
+      claim: claim && { instanceId: claim.instanceId, expiresAt: claim.expiresAt.toISOString() },
+      at: now.toISOString(),
     },
-  ];
-  if (claim) {
-    events.push({ type: 'DeliveryClaimed', data: { deliveryId, instanceId: claim.instanceId, claimedAt: at, expiresAt: claim.expiresAt.toISOString() } });
-  }
-  // Fresh event ids: another instance's identical append must fail on `no_stream`, not be
+  };
+  // A fresh command id: another instance's identical append must fail on `no_stream`, not be
   // taken for an idempotent retry of ours (it would then believe it holds the claim).
-  const appended = await appendEvents(store, deliveryStream(deliveryId), events, 'no_stream');
-  if (isLeft(appended)) return appended;
-  const state = events.reduce(delivery.evolve, delivery.initialState);
-  if (state.status === 'none') throw new Error('a recorded delivery folds to a delivery');
-  return right({ delivery: state, revision: appended.right.nextExpectedRevision });
+  const handled = await handleCommand(store, delivery, deliveryStream(deliveryId), command, {
+    commandId: randomUUID(),
+    metadata: { actor: 'callbacks' },
+    loaded: { state: delivery.initialState, expectedRevision: 'no_stream' },
+  });
+  if (isLeft(handled)) return handled;
+  if (handled.right.state.status === 'none') throw new Error('a recorded delivery folds to a delivery');
+  return right({ delivery: handled.right.state, revision: handled.right.revision });
 };
 
 export interface RecorderOptions {

@@ -7,9 +7,9 @@
 // The embedded store erases a tombstoned stream's events at once; EventStoreDB does at its next
 // scavenge (run scavenges regularly in production).
 import { randomBytes } from 'node:crypto';
-import { isLeft, right, type Either } from 'fp-ts/lib/Either.js';
+import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { dataKey, dataKeyStream, type Sealed } from '../../streams/dataKey.js';
-import { appendEvents, loadStream } from '../eventstore/handle.js';
+import { handleCommand, loadStream } from '../eventstore/handle.js';
 import type { AppendError, EventStore, Json } from '../eventstore/port.js';
 import { KEY_BYTES, open, seal } from './seal.js';
 import { logRef } from '../../streams/kernel.js';
@@ -30,6 +30,9 @@ export interface DataKeys {
   destroy(ownerId: string): Promise<void>;
 }
 
+/** Keys are the service's bookkeeping, whoever's flow they serve. */
+const SERVICE = { actor: 'service' };
+
 const usable = (key: Buffer, ownerId: string): DataKey => ({
   seal: (value, purpose) => seal(key, Buffer.from(JSON.stringify(value), 'utf8'), `${ownerId}/${purpose}`),
   open: (sealed, purpose) => JSON.parse(open(key, sealed, `${ownerId}/${purpose}`).toString('utf8')) as Json,
@@ -41,8 +44,19 @@ export const dataKeys = (store: EventStore, kek: Buffer): DataKeys => {
     async issue(ownerId) {
       const key = randomBytes(KEY_BYTES);
       const wrappedKey = seal(kek, key, `datakey/${ownerId}`);
-      const issued = await appendEvents(store, dataKeyStream(ownerId), [{ type: 'DataKeyIssued', data: { ownerId, wrappedKey } }], 'no_stream');
-      return isLeft(issued) ? issued : right(usable(key, ownerId));
+      // A new owner's stream: nothing to read, and the store lets one issue win. Named by the key
+      // itself (its wrapping's IV), so only a re-run of this very issue is taken as written.
+      const issued = await handleCommand(store, dataKey, dataKeyStream(ownerId), { type: 'IssueDataKey', data: { ownerId, wrappedKey } }, {
+        commandId: `datakey.${wrappedKey.iv}`,
+        metadata: SERVICE,
+        loaded: { state: dataKey.initialState, expectedRevision: 'no_stream' },
+      });
+      if (isLeft(issued)) {
+        // Decided on a stream taken as new, so only the store refuses (an existing key's stream).
+        if (issued.left._tag === 'DataKeyExists') throw new Error('a data key refused on a new stream');
+        return left(issued.left);
+      }
+      return right(usable(key, ownerId));
     },
     async find(ownerId) {
       const loaded = await loadStream(store, dataKey, dataKeyStream(ownerId));

@@ -4,7 +4,7 @@
 import type Router from '@koa/router';
 import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
-import { apiKey, apiKeyStream, type ApiKeyEvent, type ApiKeyState } from '../../streams/apiKey.js';
+import { apiKeyStream, type ApiKeyEvent, type ApiKeyState, apiKeyResource } from '../../streams/apiKey.js';
 import { StringMap } from '../../streams/resource.js';
 import { readJson } from '../http/body.js';
 import { decode } from '../http/validate.js';
@@ -20,18 +20,11 @@ export const apiKeysKind: VersionedKind<ApiKeyState, ApiKeyEvent> = {
   name: 'api-key',
   // Keys grant access to the tenant: managing them is operating the tenant.
   scope: 'admin',
-  contract: apiKey,
+  decider: apiKeyResource,
   streamOf: apiKeyStream,
-  envelopeOf: (state) => (state.status === 'none' ? undefined : state.resource),
   search: {
     filters: { expiration: 'BETWEEN_DATE_TIME', subject_id: 'EQUAL_STRING' },
     sorts: { DATA_EXPIRATION: 'expiration', DATA_SUBJECT_ID: 'subject_id' },
-  },
-  events: {
-    annotations: (keyId, annotations, updatedAt) => ({ type: 'ApiKeyAnnotationsUpdated', data: { keyId, annotations, updatedAt } }),
-    labels: (keyId, labels, updatedAt) => ({ type: 'ApiKeyLabelsUpdated', data: { keyId, labels, updatedAt } }),
-    deleted: (keyId, deletedAt) => ({ type: 'ApiKeyDeleted', data: { keyId, deletedAt } }),
-    restored: (keyId, restoredAt) => ({ type: 'ApiKeyRestored', data: { keyId, restoredAt } }),
   },
 };
 

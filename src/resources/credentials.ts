@@ -8,7 +8,7 @@ import { buffer } from 'node:stream/consumers';
 import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { findLatest } from '../../projections/resources.js';
-import { credential, CREDENTIAL_KIND, credentialStream, type CredentialData, type CredentialEvent, type CredentialState } from '../../streams/credential.js';
+import { CREDENTIAL_KIND, credentialStream, type CredentialData, type CredentialEvent, type CredentialState, credentialResource } from '../../streams/credential.js';
 import { DRAFT_KIND } from '../../streams/draft.js';
 import { FILE_KIND } from '../../streams/file.js';
 import { StringMap } from '../../streams/resource.js';
@@ -29,9 +29,8 @@ export const credentialsKind: VersionedKind<CredentialState, CredentialEvent> = 
   path: 'credentials',
   name: CREDENTIAL_KIND.name,
   scope: 'resources',
-  contract: credential,
+  decider: credentialResource,
   streamOf: credentialStream,
-  envelopeOf: (state) => (state.status === 'none' ? undefined : state.resource),
   search: {
     filters: {
       digest_multibase: 'EQUAL_STRING',
@@ -42,12 +41,6 @@ export const credentialsKind: VersionedKind<CredentialState, CredentialEvent> = 
       linked_files: { linked: 'linked_file_refs' },
     },
     sorts: { DATA_VALID_FROM: 'valid_from', DATA_VALID_UNTIL: 'valid_until' },
-  },
-  events: {
-    annotations: (credentialId, annotations, updatedAt) => ({ type: 'CredentialAnnotationsUpdated', data: { credentialId, annotations, updatedAt } }),
-    labels: (credentialId, labels, updatedAt) => ({ type: 'CredentialLabelsUpdated', data: { credentialId, labels, updatedAt } }),
-    deleted: (credentialId, deletedAt) => ({ type: 'CredentialDeleted', data: { credentialId, deletedAt } }),
-    restored: (credentialId, restoredAt) => ({ type: 'CredentialRestored', data: { credentialId, restoredAt } }),
   },
 };
 
@@ -85,12 +78,12 @@ export const credentialRoutes = (router: Router, deps: ResourcesContext, uploads
       if (draftId !== null && !(await findLatest(deps.runner.db, { tenantId, kind: DRAFT_KIND.name, id: draftId }))) {
         throw new HttpError(notFound('No draft of this tenant has this draft_id.'));
       }
-      const { blob, revision } = found.right;
+      const { blob, take } = found.right;
       const vc = readCredential(await buffer(blobs.read(blob.digestMultibase)));
       const links = await linksOf(deps.runner.db, tenantId, vc);
       const credentialId = randomUUID();
       const metadata = metadataOf(ctx);
-      if (isLeft(await uploads.take(blobId, revision, credentialId, metadata))) throw new HttpError(notFound('No uploaded, unused blob has this blob_id.'));
+      if (isLeft(await take(credentialId, metadata))) throw new HttpError(notFound('No uploaded, unused blob has this blob_id.'));
       const types = typesOf(vc);
       const imported: CredentialEvent = {
         type: 'CredentialImported',

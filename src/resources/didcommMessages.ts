@@ -9,7 +9,7 @@ import { isLeft } from 'fp-ts/lib/Either.js';
 import { findLatest } from '../../projections/resources.js';
 import { CREDENTIAL_KIND } from '../../streams/credential.js';
 import { Sealed } from '../../streams/dataKey.js';
-import { DIDCOMM_KIND, didcommKeyOwner, didcommMessage, didcommStream, type DidcommMessageEvent, type DidcommMessageState } from '../../streams/didcommMessage.js';
+import { DIDCOMM_KIND, didcommKeyOwner, didcommStream, type DidcommMessageEvent, type DidcommMessageState, didcommMessageResource } from '../../streams/didcommMessage.js';
 import { FILE_KIND } from '../../streams/file.js';
 import { StringMap, type Envelope, type ResourceData } from '../../streams/resource.js';
 import { readJson } from '../http/body.js';
@@ -32,21 +32,14 @@ export const didcommKind = (deps: ResourcesContext): VersionedKind<DidcommMessag
   path: 'didcomm-messages',
   name: DIDCOMM_KIND.name,
   scope: 'resources',
-  contract: didcommMessage,
+  decider: didcommMessageResource,
   streamOf: didcommStream,
-  envelopeOf: (state) => (state.status === 'none' ? undefined : state.resource),
   search: ENVELOPE_ONLY,
   render: async (envelope) => {
     const sealed = envelope.data['to'];
     const key = await deps.dataKeys.find(didcommKeyOwner(envelope.id));
     const to = key && Sealed.is(sealed) ? key.open(sealed, PURPOSE) : null;
     return { ...envelope, data: { ...envelope.data, to } };
-  },
-  events: {
-    annotations: (messageId, annotations, updatedAt) => ({ type: 'DidcommMessageAnnotationsUpdated', data: { messageId, annotations, updatedAt } }),
-    labels: (messageId, labels, updatedAt) => ({ type: 'DidcommMessageLabelsUpdated', data: { messageId, labels, updatedAt } }),
-    deleted: (messageId, deletedAt) => ({ type: 'DidcommMessageDeleted', data: { messageId, deletedAt } }),
-    restored: (messageId, restoredAt) => ({ type: 'DidcommMessageRestored', data: { messageId, restoredAt } }),
   },
 });
 

@@ -10,7 +10,7 @@ import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { findRevision } from '../../projections/resources.js';
 import { Sealed } from '../../streams/dataKey.js';
-import { draft, DRAFT_KIND, DraftData, draftKeyOwner, draftStream, type DraftEvent, type DraftState } from '../../streams/draft.js';
+import { draft, DRAFT_KIND, draftKeyOwner, draftStream, type DraftEvent, type DraftState, draftResource } from '../../streams/draft.js';
 import { JsonArray, JsonObject, StringMap, type Envelope } from '../../streams/resource.js';
 import { SCHEMA_KIND } from '../../streams/schema.js';
 import type { DataKey } from '../crypto/dataKeys.js';
@@ -83,9 +83,8 @@ export const draftsKind = (deps: ResourcesContext): VersionedKind<DraftState, Dr
   path: 'drafts',
   name: DRAFT_KIND.name,
   scope: 'resources',
-  contract: draft,
+  decider: draftResource,
   streamOf: draftStream,
-  envelopeOf: (state) => (state.status === 'none' ? undefined : state.resource),
   search: ENVELOPE_ONLY,
   render: async (envelope, ctx) => {
     const { sealed, schema, ...open } = envelope.data;
@@ -94,17 +93,6 @@ export const draftsKind = (deps: ResourcesContext): VersionedKind<DraftState, Dr
     const shownValues = line === '0.38' ? Object.fromEntries(Object.entries(values).map(([name, v]) => [name, v.value])) : values;
     // The 0.40 line no longer returns `schema`.
     return { ...envelope, data: { ...open, meta, values: shownValues, ...(line === '0.38' ? { schema: schema ?? null } : {}) } };
-  },
-  events: {
-    annotations: (draftId, annotations, updatedAt) => ({ type: 'DraftAnnotationsUpdated', data: { draftId, annotations, updatedAt } }),
-    labels: (draftId, labels, updatedAt) => ({ type: 'DraftLabelsUpdated', data: { draftId, labels, updatedAt } }),
-    deleted: (draftId, deletedAt) => ({ type: 'DraftDeleted', data: { draftId, deletedAt } }),
-    restored: (draftId, restoredAt) => ({ type: 'DraftRestored', data: { draftId, restoredAt } }),
-    data: (draftId, data, updatedAt) => {
-      const decoded = DraftData.decode(data);
-      if (isLeft(decoded)) throw new Error('a draft update breaks the draft data contract');
-      return { type: 'DraftUpdated', data: { draftId, data: decoded.right, updatedAt } };
-    },
   },
 });
 

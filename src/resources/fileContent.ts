@@ -18,9 +18,10 @@
 //   (at the revision read before FileDeleted) fails once a restore of the file has claimed again;
 // - an undone claim is released at the revision of that claim, and an undone restore only if the
 //   file is not live (two restores of one file race: the loser's claim may be the current one).
+import { randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { fileContent, fileContentStream, type FileContentEvent } from '../../streams/fileContent.js';
-import { appendEvents, loadStream, type EventMetadata } from '../eventstore/handle.js';
+import { fileContent, fileContentStream, type Command } from '../../streams/fileContent.js';
+import { handleCommand, loadStream, type EventMetadata } from '../eventstore/handle.js';
 import type { EventStore } from '../eventstore/port.js';
 
 /** A lost race reloads and decides again on what the winner wrote; this bounds it. */
@@ -36,37 +37,29 @@ export interface Content {
   readonly at: string;
 }
 
-const append = (store: EventStore, content: Content, event: FileContentEvent, expected: number | 'no_stream', metadata: EventMetadata) =>
-  appendEvents(store, fileContentStream(content.tenantId, content.digestMultibase), [event], expected, metadata);
-
-/** Where the content stream is, and who holds the content there. */
-const load = async (store: EventStore, content: Content) => {
-  const loaded = await loadStream(store, fileContent, fileContentStream(content.tenantId, content.digestMultibase));
-  if (isLeft(loaded)) throw new Error(`file content stream: ${loaded.left._tag}`);
-  const { state, expectedRevision } = loaded.right;
-  return { holder: state.status === 'held' ? state.fileId : undefined, revision: expectedRevision as number | 'no_stream' };
-};
+const streamOf = (content: Content): string => fileContentStream(content.tenantId, content.digestMultibase);
 
 /**
  * Claims the content for `content.fileId`; Taken when another file holds it. `again` (a restore)
  * also claims content the file holds already. Answers the revision of the claim.
  */
 export const claimFileContent = async (store: EventStore, content: Content, metadata: EventMetadata, again = false): Promise<Either<Taken, number>> => {
-  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const { holder, revision } = await load(store, content);
-    if (holder !== undefined && !(again && holder === content.fileId)) return left('Taken');
-    const appended = await append(store, content, { type: 'FileContentClaimed', data: { fileId: content.fileId, claimedAt: content.at } }, revision, metadata);
-    if (!isLeft(appended)) return right(appended.right.nextExpectedRevision);
-    // Another writer appended after our read: decide again on what it wrote.
-    if (appended.left._tag !== 'WrongExpectedRevision') throw new Error(`file content stream: ${appended.left._tag}`);
+  const command: Command = { type: 'ClaimContent', data: { fileId: content.fileId, again, at: content.at } };
+  // A claim decided again on what a concurrent writer appended is still right: it retries.
+  const claimed = await handleCommand(store, fileContent, streamOf(content), command, { commandId: randomUUID(), metadata, retries: ATTEMPTS - 1 });
+  if (isLeft(claimed)) {
+    if (claimed.left._tag === 'Taken') return left('Taken');
+    throw new Error(claimed.left._tag === 'WrongExpectedRevision' ? `file content stream still contended after ${ATTEMPTS} attempts` : `file content stream: ${claimed.left._tag}`);
   }
-  throw new Error(`file content stream still contended after ${ATTEMPTS} attempts`);
+  return right(claimed.right.revision);
 };
 
 /** The revision at which `content.fileId` holds the content, if it does. */
 export const heldAt = async (store: EventStore, content: Content): Promise<number | undefined> => {
-  const { holder, revision } = await load(store, content);
-  return holder === content.fileId && revision !== 'no_stream' ? revision : undefined;
+  const loaded = await loadStream(store, fileContent, streamOf(content));
+  if (isLeft(loaded)) throw new Error(`file content stream: ${loaded.left._tag}`);
+  const { state, expectedRevision } = loaded.right;
+  return state.status === 'held' && state.fileId === content.fileId && expectedRevision !== 'no_stream' ? Number(expectedRevision) : undefined;
 };
 
 /**
@@ -74,6 +67,9 @@ export const heldAt = async (store: EventStore, content: Content): Promise<numbe
  * Anything appended since (a claim of a restore) wins: then nothing is released.
  */
 export const releaseFileContentAt = async (store: EventStore, content: Content, revision: number, metadata: EventMetadata): Promise<void> => {
-  const appended = await append(store, content, { type: 'FileContentReleased', data: { fileId: content.fileId, releasedAt: content.at } }, revision, metadata);
-  if (isLeft(appended) && appended.left._tag !== 'WrongExpectedRevision') throw new Error(`file content stream: ${appended.left._tag}`);
+  const command: Command = { type: 'ReleaseContent', data: { fileId: content.fileId, at: content.at } };
+  // The file held the content at `revision` (its own claim, or heldAt): no read needed.
+  const loaded = { state: { status: 'held', fileId: content.fileId } as const, expectedRevision: revision };
+  const released = await handleCommand(store, fileContent, streamOf(content), command, { commandId: randomUUID(), metadata, loaded });
+  if (isLeft(released) && released.left._tag !== 'WrongExpectedRevision') throw new Error(`file content stream: ${released.left._tag}`);
 };

@@ -5,7 +5,7 @@ import * as t from 'io-ts';
 import { isLeft, left, right } from 'fp-ts/lib/Either.js';
 import { randomUUID } from 'node:crypto';
 import { findRevision } from '../../projections/resources.js';
-import { file, FILE_KIND, fileStream, type FileEvent, type FileState } from '../../streams/file.js';
+import { file, FILE_KIND, fileStream, type FileEvent, type FileState, fileResource } from '../../streams/file.js';
 import { StringMap, type Envelope } from '../../streams/resource.js';
 import { loadStream } from '../eventstore/handle.js';
 import type { EventStore } from '../eventstore/port.js';
@@ -42,16 +42,9 @@ export const filesKind = (store: EventStore): VersionedKind<FileState, FileEvent
   path: 'files',
   name: FILE_KIND.name,
   scope: 'resources',
-  contract: file,
+  decider: fileResource,
   streamOf: fileStream,
-  envelopeOf: (state) => (state.status === 'none' ? undefined : state.resource),
   search: FILE_SEARCH,
-  events: {
-    annotations: (fileId, annotations, updatedAt) => ({ type: 'FileAnnotationsUpdated', data: { fileId, annotations, updatedAt } }),
-    labels: (fileId, labels, updatedAt) => ({ type: 'FileLabelsUpdated', data: { fileId, labels, updatedAt } }),
-    deleted: (fileId, deletedAt) => ({ type: 'FileDeleted', data: { fileId, deletedAt } }),
-    restored: (fileId, restoredAt) => ({ type: 'FileRestored', data: { fileId, restoredAt } }),
-  },
   lifecycle: async (op, envelope, at, metadata) => {
     const content = { ...contentOf(envelope), at };
     if (op === 'delete') {
@@ -92,7 +85,7 @@ export const fileRoutes = (router: Router, deps: ResourcesContext, uploads: Uplo
     await deps.idempotent(ctx, body, async () => {
       const found = await uploads.find(tenantId, blobId, 'file');
       if (isLeft(found)) throw new HttpError(notFound('No uploaded, unused blob has this blob_id.'));
-      const { blob, revision } = found.right;
+      const { blob, take } = found.right;
       const fileId = randomUUID();
       const metadata = metadataOf(ctx);
       // The spec's 409: one live file per content in a tenant. The claim is appended first and
@@ -103,7 +96,7 @@ export const fileRoutes = (router: Router, deps: ResourcesContext, uploads: Uplo
       if (isLeft(claimed)) throw new HttpError(conflict(SAME_CONTENT));
       // Nobody else appends to the content stream while this new file holds it.
       const release = () => releaseFileContentAt(deps.store, content, claimed.right, metadata);
-      if (isLeft(await uploads.take(blobId, revision, fileId, metadata))) {
+      if (isLeft(await take(fileId, metadata))) {
         // Another create took the blob between our read and now: this file will not exist.
         await release();
         throw new HttpError(notFound('No uploaded, unused blob has this blob_id.'));

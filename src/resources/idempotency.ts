@@ -4,18 +4,17 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
 import { isLeft } from 'fp-ts/lib/Either.js';
-import { idempotency, idempotencyStream, replyOwner, type IdempotencyEvent, type IdempotencyState } from '../../streams/idempotency.js';
-import { appendEvents, loadStream } from '../eventstore/handle.js';
-import type { ExpectedRevision, Json } from '../eventstore/port.js';
+import { idempotency, idempotencyStream, replyOwner, supersededClaim, type Command, type IdempotencyState } from '../../streams/idempotency.js';
+import { handleCommand, loadStream, type Loaded } from '../eventstore/handle.js';
+import type { Json } from '../eventstore/port.js';
 import { conflict, HttpError, invalidRequest, isHttpError, unprocessable } from '../http/problem.js';
 import { requestIdOf } from '../log.js';
 import { principalOf } from '../tenancy/authenticate.js';
 import type { ServiceContext } from '../feature.js';
+import { metadataOf } from './routes.js';
 import { decodeReply, encodeReply, problemReply, sendReply, type Reply } from './reply.js';
 
 const KEY = /^[a-zA-Z0-9-]{32,256}$/;
-/** A claim without a reply after this long belongs to a request that died: the key may be retried. */
-export const CLAIM_LEASE_MS = 60 * 1000;
 const PURPOSE = 'idempotent-reply';
 
 /** JSON with members sorted, so member order does not make two requests different. */
@@ -39,22 +38,6 @@ export const keyHashOf = (tenantId: string, key: string): string => sha256(`${te
 export const fingerprintOf = (method: string, url: string, ifMatch: string, request: Json): string =>
   sha256(canonical([method, url, ifMatch, request]));
 
-type Decision =
-  | { readonly _tag: 'claim'; readonly expected: ExpectedRevision; readonly shred?: string }
-  | { readonly _tag: 'replay'; readonly state: Extract<IdempotencyState, { status: 'done' }> };
-
-const decide = (state: IdempotencyState, expected: ExpectedRevision, fingerprint: string, now: number): Decision => {
-  if (state.status === 'free') return { _tag: 'claim', expected };
-  const expired = Date.parse(state.expiresAt) <= now;
-  if (expired) return { _tag: 'claim', expected, shred: state.claimId };
-  if (state.fingerprint !== fingerprint) {
-    throw new HttpError(unprocessable('This Idempotency-Key was used for a different request.', [{ location: 'header.idempotency-key', message: 'used for a different request', value: undefined }]));
-  }
-  if (state.status === 'done') return { _tag: 'replay', state };
-  if (Date.parse(state.claimedAt) + CLAIM_LEASE_MS <= now) return { _tag: 'claim', expected };
-  throw inProgress();
-};
-
 /** Claims lost to other writers before the request is told another one holds the key. */
 const CLAIM_ATTEMPTS = 3;
 
@@ -68,11 +51,8 @@ const inProgress = (): HttpError => new HttpError(conflict('A request with this 
  */
 export const shredReply = async (deps: Pick<ServiceContext, 'store' | 'dataKeys'>, stream: string, claimId: string, at: Date): Promise<void> => {
   await deps.dataKeys.destroy(replyOwner(claimId));
-  const loaded = await loadStream(deps.store, idempotency, stream);
-  if (isLeft(loaded)) throw new Error(`idempotency stream unreadable: ${loaded.left._tag}`);
-  const { state, expectedRevision } = loaded.right;
-  if (state.status === 'free' || state.claimId !== claimId) return;
-  await appendEvents(deps.store, stream, [{ type: 'IdempotentReplyShredded', data: { claimId, shreddedAt: at.toISOString() } }], expectedRevision);
+  // A lost race is another instance recording it first, or a new claim: either way it is done.
+  await handleCommand(deps.store, idempotency, stream, { type: 'ShredReply', data: { claimId, at: at.toISOString() } }, { commandId: `shred.${claimId}`, metadata: { actor: 'scheduler' } });
 };
 
 /**
@@ -90,34 +70,44 @@ export const idempotentWrites = (deps: ServiceContext, now: () => Date) => {
     }
     const stream = idempotencyStream(keyHashOf(principalOf(ctx).tenantId, key));
     const fingerprint = fingerprintOf(ctx.method, ctx.url, ctx.get('If-Match'), request);
-    const at = now();
+    const at = now().toISOString();
     const claimId = randomUUID();
-    const append = (events: readonly IdempotencyEvent[], expected: ExpectedRevision) =>
-      appendEvents(deps.store, stream, events, expected);
-    let claimRevision: number | undefined;
+    // Each command of this claim names its own events: `claim.<id>`, `reply.<id>`, `release.<id>`.
+    const run = (name: string, command: Command, loaded: Loaded<IdempotencyState>) =>
+      handleCommand(deps.store, idempotency, stream, command, { commandId: `${name}.${claimId}`, metadata: metadataOf(ctx), loaded });
+    const claim: Command = {
+      type: 'ClaimKey',
+      data: { claimId, fingerprint, at, expiresAt: new Date(Date.parse(at) + lifetimeMs).toISOString(), replyGone: false },
+    };
+    let claimed: Loaded<IdempotencyState> | undefined;
     // A lost claim is decided again on what beat it: another request's claim is a 409, but the
     // expiry scheduler recording a shred only freed the key further.
-    for (let attempt = 0; attempt < CLAIM_ATTEMPTS && claimRevision === undefined; attempt++) {
+    for (let attempt = 0; attempt < CLAIM_ATTEMPTS && claimed === undefined; attempt++) {
       const loaded = await loadStream(deps.store, idempotency, stream);
       if (isLeft(loaded)) throw new Error(`idempotency stream unreadable: ${loaded.left._tag}`);
-      let decision = decide(loaded.right.state, loaded.right.expectedRevision, fingerprint, at.getTime());
-      if (decision._tag === 'replay') {
-        const dataKey = await deps.dataKeys.find(replyOwner(decision.state.claimId));
+      let command = claim;
+      // Decided here first: a replay opens the reply's data key, and an expired generation's key
+      // is destroyed before the claim is appended. The handler decides again on the same state.
+      const decided = idempotency.decide(command, loaded.right.state);
+      if (isLeft(decided)) {
+        const refused = decided.left;
+        if (refused._tag === 'KeyUsedForAnotherRequest') {
+          throw new HttpError(unprocessable('This Idempotency-Key was used for a different request.', [{ location: 'header.idempotency-key', message: 'used for a different request', value: undefined }]));
+        }
+        if (refused._tag !== 'AlreadyAnswered') throw inProgress();
+        const dataKey = await deps.dataKeys.find(replyOwner(refused.answered.claimId));
         if (dataKey) {
           ctx.set('Idempotent-Replayed', 'true');
-          return sendReply(ctx, decodeReply(dataKey.open(decision.state.reply, PURPOSE)));
+          return sendReply(ctx, decodeReply(dataKey.open(refused.answered.reply, PURPOSE)));
         }
-        // Shredded by an instance whose clock is ahead of ours: for it the key has expired.
-        decision = { _tag: 'claim', expected: loaded.right.expectedRevision };
+        command = { ...claim, data: { ...claim.data, replyGone: true } };
       }
-      if (decision.shred) await deps.dataKeys.destroy(replyOwner(decision.shred));
-      const claimed = await append(
-        [{ type: 'IdempotencyKeyClaimed', data: { claimId, fingerprint, claimedAt: at.toISOString(), expiresAt: new Date(at.getTime() + lifetimeMs).toISOString() } }],
-        decision.expected,
-      );
-      if (!isLeft(claimed)) claimRevision = claimed.right.nextExpectedRevision;
+      const superseded = supersededClaim(loaded.right.state, at);
+      if (superseded) await deps.dataKeys.destroy(replyOwner(superseded));
+      const handled = await run('claim', command, loaded.right);
+      if (!isLeft(handled)) claimed = { state: handled.right.state, expectedRevision: handled.right.revision };
     }
-    if (claimRevision === undefined) throw inProgress();
+    if (claimed === undefined) throw inProgress();
 
     let reply: Reply;
     try {
@@ -126,16 +116,13 @@ export const idempotentWrites = (deps: ServiceContext, now: () => Date) => {
       if (isHttpError(err) && err.status < 500) {
         reply = problemReply(err);
       } else {
-        await append([{ type: 'IdempotencyKeyReleased', data: { claimId, releasedAt: now().toISOString() } }], claimRevision);
+        await run('release', { type: 'ReleaseKey', data: { claimId, at: now().toISOString() } }, claimed);
         throw err;
       }
     }
     const dataKey = await deps.dataKeys.issue(replyOwner(claimId));
     if (isLeft(dataKey)) throw new Error(`idempotency data key: ${dataKey.left._tag}`);
-    const recorded = await append(
-      [{ type: 'IdempotentReplyRecorded', data: { claimId, status: reply.status, reply: dataKey.right.seal(encodeReply(reply), PURPOSE) } }],
-      claimRevision,
-    );
+    const recorded = await run('reply', { type: 'RecordReply', data: { claimId, status: reply.status, reply: dataKey.right.seal(encodeReply(reply), PURPOSE) } }, claimed);
     if (isLeft(recorded)) {
       // Our lease lapsed and another request took the key over: its reply will be the recorded
       // one, and nothing sealed with our key is stored.

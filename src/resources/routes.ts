@@ -7,7 +7,7 @@ import { isLeft } from 'fp-ts/lib/Either.js';
 import { findHistory, findLatest, findRevision, resourcesProjection, type ResourceAddress } from '../../projections/resources.js';
 import { decodeRecorded, type Event } from '../../streams/event.js';
 import { MAX_REVISION, StringMap, type Envelope } from '../../streams/resource.js';
-import { appendEvents, type EventMetadata } from '../eventstore/handle.js';
+import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
 import type { Json } from '../eventstore/port.js';
 import { readJson } from '../http/body.js';
 import { Uuid } from '../http/codecs.js';
@@ -36,7 +36,7 @@ const ownerOf = async <State, E extends Event>(deps: ResourcesContext, kind: Ver
   const read = await deps.store.readStream(stream, { maxCount: 1 });
   const first = read._tag === 'Found' ? read.events[0] : undefined;
   try {
-    return first && kind.envelopeOf(kind.contract.evolve(kind.contract.initialState, decodeRecorded(kind.contract.codec, first)))?.tenantId;
+    return first && kind.decider.envelopeOf(kind.decider.evolve(kind.decider.initialState, decodeRecorded(kind.decider.codec, first)))?.tenantId;
   } catch {
     return undefined;
   }
@@ -157,13 +157,18 @@ export const createResource = async <State, E extends Event>(
   created: E,
   onNotAppended?: () => Promise<void>,
 ): Promise<Reply> => {
-  const appended = await appendEvents(deps.store, kind.streamOf(id), [created], 'no_stream', metadataOf(ctx));
-  if (isLeft(appended)) {
+  // A new id's stream: nothing to read, and the store lets one creation win.
+  const handled = await handleCommand(deps.store, kind.decider, kind.streamOf(id), { type: 'CreateResource', data: { created } }, {
+    commandId: id,
+    metadata: metadataOf(ctx),
+    loaded: { state: kind.decider.initialState, expectedRevision: 'no_stream' },
+  });
+  if (isLeft(handled)) {
     await onNotAppended?.();
-    throw new Error(`${kind.name} not created: ${appended.left._tag}`);
+    throw new Error(`${kind.name} not created: ${handled.left._tag}`);
   }
-  await deps.runner.waitFor(appended.right.position, deps.config.readYourWritesTimeoutMs);
-  const envelope = kind.envelopeOf(kind.contract.evolve(kind.contract.initialState, created));
+  await deps.runner.waitFor(handled.right.position!, deps.config.readYourWritesTimeoutMs);
+  const envelope = kind.decider.envelopeOf(handled.right.state);
   if (!envelope) throw new Error(`${kind.name} has no envelope after its first event`);
   return resourceReply(await rendered(kind, ctx, envelope), 201, { Location: `/${kind.path}/${id}` });
 };

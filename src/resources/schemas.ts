@@ -6,7 +6,7 @@
 import Router from '@koa/router';
 import { randomUUID } from 'node:crypto';
 import * as t from 'io-ts';
-import { SCHEMA_KIND, schema, schemaStream, ClaimsSchema, type SchemaEvent, type SchemaState } from '../../streams/schema.js';
+import { SCHEMA_KIND, schemaStream, ClaimsSchema, type SchemaEvent, type SchemaState, schemaResource } from '../../streams/schema.js';
 import { StringMap } from '../../streams/resource.js';
 import { readJson } from '../http/body.js';
 import { withMessage } from '../http/codecs.js';
@@ -21,24 +21,13 @@ import { searcher } from './search.js';
 import { envelopeOfRow, type ResourceRow } from '../../projections/resources.js';
 import { noneMatchHits } from './conditional.js';
 
-const isPublished = (data: { readonly [key: string]: unknown }): boolean => typeof data['published_at'] === 'string';
-
 export const schemasKind: VersionedKind<SchemaState, SchemaEvent> = {
   path: 'schemas',
   name: SCHEMA_KIND.name,
   scope: 'resources',
-  contract: schema,
+  decider: schemaResource,
   streamOf: schemaStream,
-  envelopeOf: (state) => (state.status === 'none' ? undefined : state.resource),
-  frozen: (envelope) => isPublished(envelope.data),
   search: { filters: { slug: 'EQUAL_STRING', version: 'EQUAL_STRING' }, sorts: { DATA_SLUG: 'slug', DATA_VERSION: 'version' } },
-  events: {
-    annotations: (schemaId, annotations, updatedAt) => ({ type: 'SchemaAnnotationsUpdated', data: { schemaId, annotations, updatedAt } }),
-    labels: (schemaId, labels, updatedAt) => ({ type: 'SchemaLabelsUpdated', data: { schemaId, labels, updatedAt } }),
-    deleted: (schemaId, deletedAt) => ({ type: 'SchemaDeleted', data: { schemaId, deletedAt } }),
-    restored: (schemaId, restoredAt) => ({ type: 'SchemaRestored', data: { schemaId, restoredAt } }),
-    data: (schemaId, data, publishedAt) => ({ type: 'SchemaPublished', data: { schemaId, url: String(data['url']), publishedAt } }),
-  },
 };
 
 const Slug = withMessage(t.refinement(t.string, (s) => /^[a-z0-9][a-z0-9-]{0,63}$/.test(s)), 'expected 1-64 characters of a-z, 0-9 and -');

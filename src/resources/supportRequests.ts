@@ -4,14 +4,14 @@ import type Router from '@koa/router';
 import { randomUUID } from 'node:crypto';
 import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
-import { supportRequestKeyOwner, supportRequestStream, SupportRequestType, type SupportRequestEvent } from '../../streams/supportRequest.js';
+import { supportRequest, supportRequestKeyOwner, supportRequestStream, SupportRequestType, type Command } from '../../streams/supportRequest.js';
 import { readJson } from '../http/body.js';
 import { NonEmptyString } from '../http/codecs.js';
 import { decode } from '../http/validate.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import { metadataOf } from './routes.js';
-import { appendEvents } from '../eventstore/handle.js';
+import { handleCommand } from '../eventstore/handle.js';
 
 const SupportRequestBody = t.type({ message: t.refinement(NonEmptyString, (s) => s.trim() !== '', 'a non-empty message'), type: SupportRequestType });
 
@@ -24,12 +24,17 @@ export const supportRequestRoutes = (router: Router, deps: ResourcesContext): vo
       const key = await deps.dataKeys.issue(supportRequestKeyOwner(requestId));
       if (isLeft(key)) throw new Error(`support request data key: ${key.left._tag}`);
       const createdAt = deps.now().toISOString();
-      const created: SupportRequestEvent = {
-        type: 'SupportRequestCreated',
-        data: { requestId, tenantId, type: body.type, message: key.right.seal(body.message, 'support-request-message'), createdAt },
+      const command: Command = {
+        type: 'CreateSupportRequest',
+        data: { requestId, tenantId, type: body.type, message: key.right.seal(body.message, 'support-request-message'), at: createdAt },
       };
-      const appended = await appendEvents(deps.store, supportRequestStream(requestId), [created], 'no_stream', metadataOf(ctx));
-      if (isLeft(appended)) throw new Error(`support request not recorded: ${appended.left._tag}`);
+      // A new id's stream: nothing to read.
+      const handled = await handleCommand(deps.store, supportRequest, supportRequestStream(requestId), command, {
+        commandId: requestId,
+        metadata: metadataOf(ctx),
+        loaded: { state: supportRequest.initialState, expectedRevision: 'no_stream' },
+      });
+      if (isLeft(handled)) throw new Error(`support request not recorded: ${handled.left._tag}`);
       deps.log.info('support request received', { requestId, type: body.type });
       return { status: 201, body: { id: requestId, type: body.type, created_at: createdAt }, headers: {} };
     });

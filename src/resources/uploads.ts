@@ -7,17 +7,13 @@ import { createHmac, hkdfSync, randomUUID, timingSafeEqual } from 'node:crypto';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { blob, blobStream, type BlobEvent, type BlobPurpose, type BlobState, type UploadedBlob } from '../../streams/blob.js';
-import { appendEvents, loadStream, type EventMetadata } from '../eventstore/handle.js';
-import type { ExpectedRevision } from '../eventstore/port.js';
+import { blob, blobStream, uploadable, usable, type BlobPurpose, type BlobState, type Command, type UploadedBlob } from '../../streams/blob.js';
+import { handleCommand, loadStream, type EventMetadata, type Loaded } from '../eventstore/handle.js';
 import { conflict, contentTooLarge, forbidden, HttpError, notFound, unsupportedMediaType } from '../http/problem.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { BlobTooLarge, type BlobStore } from './blobStore.js';
 import type { ResourcesContext } from './context.js';
 import { metadataOf } from './routes.js';
-
-/** How long an uploaded blob may wait for the create that takes it. */
-export const UPLOADED_BLOB_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
 const MEDIA_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/;
 
@@ -25,24 +21,29 @@ export interface Uploads {
   /** `POST /{path}/upload` for a kind whose resources are made from a blob. */
   readonly uploadRoute: (router: Router, path: string, purpose: BlobPurpose) => void;
   readonly publicRouter: Router;
-  /** The tenant's uploaded, unused, unexpired blob for `purpose`, and the revision to take it at. */
-  readonly find: (tenantId: string, blobId: string, purpose: BlobPurpose) => Promise<Either<'NotFound', { blob: UploadedBlob; revision: ExpectedRevision }>>;
-  /** Marks the blob used by `resourceId`; NotFound when another create took it first. */
-  readonly take: (blobId: string, revision: ExpectedRevision, resourceId: string, metadata: EventMetadata) => Promise<Either<'NotFound', void>>;
+  /**
+   * The tenant's uploaded, unused, unexpired blob for `purpose`, and `take`, which marks it used
+   * by `resourceId` at the revision found (NotFound when another create took it first).
+   */
+  readonly find: (tenantId: string, blobId: string, purpose: BlobPurpose) => Promise<Either<'NotFound', FoundBlob>>;
 }
 
-const appendBlob = (deps: ResourcesContext, blobId: string, event: BlobEvent, expected: ExpectedRevision, metadata: EventMetadata) =>
-  appendEvents(deps.store, blobStream(blobId), [event], expected, metadata);
+export interface FoundBlob {
+  readonly blob: UploadedBlob;
+  readonly take: (resourceId: string, metadata: EventMetadata) => Promise<Either<'NotFound', void>>;
+}
+
+const run = (deps: ResourcesContext, blobId: string, command: Command, metadata: EventMetadata, loaded: Loaded<BlobState>) =>
+  handleCommand(deps.store, blob, blobStream(blobId), command, { commandId: randomUUID(), metadata, loaded });
 
 export const uploads = (deps: ResourcesContext, kek: Buffer, blobs: BlobStore): Uploads => {
   const key = Buffer.from(hkdfSync('sha256', kek, Buffer.alloc(0), 'resource-api blob upload', 32));
   const sign = (blobId: string, tenantId: string, expires: string): string =>
     createHmac('sha256', key).update(`PUT\n${blobId}\n${tenantId}\n${expires}`, 'utf8').digest('base64url');
 
-  const load = async (blobId: string): Promise<{ state: BlobState; revision: ExpectedRevision }> => {
+  const load = async (blobId: string): Promise<Loaded<BlobState>> => {
     const loaded = await loadStream(deps.store, blob, blobStream(blobId));
-    if (isLeft(loaded)) return { state: { status: 'none' }, revision: 'no_stream' };
-    return { state: loaded.right.state, revision: loaded.right.expectedRevision };
+    return isLeft(loaded) ? { state: blob.initialState, expectedRevision: 'no_stream' } : loaded.right;
   };
 
   const uploadRoute: Uploads['uploadRoute'] = (router, path, purpose) => {
@@ -53,12 +54,13 @@ export const uploads = (deps: ResourcesContext, kek: Buffer, blobs: BlobStore): 
         const now = deps.now();
         const timeout = deps.config.blobUploadTimeoutSeconds;
         const expires = new Date(now.getTime() + timeout * 1000);
-        const requested = await appendBlob(
+        // A new id's stream: nothing to read.
+        const requested = await run(
           deps,
           blobId,
-          { type: 'BlobUploadRequested', data: { blobId, tenantId, purpose, requestedAt: now.toISOString(), expiresAt: expires.toISOString() } },
-          'no_stream',
+          { type: 'RequestUpload', data: { blobId, tenantId, purpose, at: now.toISOString(), expiresAt: expires.toISOString() } },
           metadataOf(ctx),
+          { state: blob.initialState, expectedRevision: 'no_stream' },
         );
         if (isLeft(requested)) throw new Error(`blob upload not recorded: ${requested.left._tag}`);
         const seconds = String(Math.floor(expires.getTime() / 1000));
@@ -68,6 +70,7 @@ export const uploads = (deps: ResourcesContext, kek: Buffer, blobs: BlobStore): 
     });
   };
 
+  const uploadedAlready = (): HttpError => new HttpError(conflict('This blob has been uploaded already.'));
   const refused = (): HttpError => new HttpError(forbidden('The upload URL is expired or not valid.'));
 
   const put = async (ctx: Context): Promise<void> => {
@@ -80,9 +83,10 @@ export const uploads = (deps: ResourcesContext, kek: Buffer, blobs: BlobStore): 
     if (Number(expires) * 1000 <= deps.now().getTime()) throw refused();
     const coding = ctx.get('Content-Encoding').trim().toLowerCase();
     if (coding !== '' && coding !== 'identity') throw new HttpError(unsupportedMediaType('Content-Encoding is not supported.'));
-    const { state, revision } = await load(blobId);
-    if (state.status === 'none' || state.tenantId !== tenant) throw new HttpError(notFound());
-    if (state.status !== 'requested') throw new HttpError(conflict('This blob has been uploaded already.'));
+    const loaded = await load(blobId);
+    // Decided before the bytes are stored, and again on the same state when they are recorded.
+    const allowed = uploadable(loaded.state, blobId, tenant);
+    if (isLeft(allowed)) throw allowed.left._tag === 'BlobNotFound' ? new HttpError(notFound()) : uploadedAlready();
     const mediaType = ctx.get('Content-Type').split(';')[0]!.trim().toLowerCase();
     let stored;
     try {
@@ -91,18 +95,18 @@ export const uploads = (deps: ResourcesContext, kek: Buffer, blobs: BlobStore): 
       if (err instanceof BlobTooLarge) throw new HttpError(contentTooLarge(deps.config.blobMaxBytes), { Connection: 'close' });
       throw err;
     }
-    const uploaded = await appendBlob(
+    const uploaded = await run(
       deps,
       blobId,
       {
-        type: 'BlobUploaded',
-        data: { blobId, ...stored, contentType: MEDIA_TYPE.test(mediaType) ? mediaType : 'application/octet-stream', uploadedAt: deps.now().toISOString() },
+        type: 'RecordUpload',
+        data: { blobId, tenantId: tenant, ...stored, contentType: MEDIA_TYPE.test(mediaType) ? mediaType : 'application/octet-stream', uploadedAt: deps.now().toISOString() },
       },
-      revision,
       { actor: 'upload' },
+      loaded,
     );
     // Two uploads to one URL at once: the first recorded wins.
-    if (isLeft(uploaded)) throw new HttpError(conflict('This blob has been uploaded already.'));
+    if (isLeft(uploaded)) throw uploadedAlready();
     ctx.body = { blob_id: blobId, digest_multibase: stored.digestMultibase, filesize: stored.size };
   };
 
@@ -113,15 +117,15 @@ export const uploads = (deps: ResourcesContext, kek: Buffer, blobs: BlobStore): 
     uploadRoute,
     publicRouter,
     async find(tenantId, blobId, purpose) {
-      const { state, revision } = await load(blobId);
+      const loaded = await load(blobId);
       // Unknown, another tenant's, not uploaded, already used, for another kind, or left too long: all 404.
-      if (state.status !== 'uploaded' || state.tenantId !== tenantId || state.purpose !== purpose) return left('NotFound');
-      if (Date.parse(state.uploadedAt) + UPLOADED_BLOB_LIFETIME_MS <= deps.now().getTime()) return left('NotFound');
-      return right({ blob: state, revision });
-    },
-    async take(blobId, revision, resourceId, metadata) {
-      const used = await appendBlob(deps, blobId, { type: 'BlobUsed', data: { blobId, resourceId, usedAt: deps.now().toISOString() } }, revision, metadata);
-      return isLeft(used) ? left('NotFound') : right(undefined);
+      const found = usable(loaded.state, { blobId, tenantId, purpose, at: deps.now().toISOString() });
+      if (isLeft(found)) return left('NotFound');
+      const take: FoundBlob['take'] = async (resourceId, metadata) => {
+        const use: Command = { type: 'UseBlob', data: { blobId, tenantId, purpose, resourceId, at: deps.now().toISOString() } };
+        return isLeft(await run(deps, blobId, use, metadata, loaded)) ? left('NotFound') : right(undefined);
+      };
+      return right({ blob: found.right, take });
     },
   };
 };
