@@ -2,7 +2,7 @@
 // event and its place in `$all`), how streams are named, and how logs show a stream. Everything
 // under `streams/` depends on this and nothing in `src/`; the event store port
 // (src/eventstore/port.ts) builds on it.
-import { createHash } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 
 /** A JSON value as it travels in event data and metadata. */
 export type Json = null | boolean | number | string | readonly Json[] | { readonly [key: string]: Json | undefined };
@@ -63,4 +63,11 @@ export const logRef = (value: string): string => createHash('sha256').update(val
 export const streamRef = (streamId: string): string => {
   const dash = streamId.indexOf('-');
   return dash < 0 ? logRef(streamId) : `${streamId.slice(0, dash)}-${logRef(streamId.slice(dash + 1))}`;
+};
+
+/** Whether two base64url hashes or MACs are equal, in time that does not depend on where they differ. */
+export const sameHash = (a: string, b: string): boolean => {
+  const x = Buffer.from(a, 'base64url');
+  const y = Buffer.from(b, 'base64url');
+  return x.length === y.length && timingSafeEqual(x, y);
 };

@@ -2,12 +2,15 @@
 // OfferCreated, then wallet steps (wrong transaction codes, the pre-authorized code redeemed),
 // then exactly one of CredentialIssued, OfferFailed or OfferExpired, then ClaimsPurged once the
 // offer's data key is destroyed. The claims are only ever here sealed with that key; the
-// pre-authorized code, transaction code and access token only as keyed hashes.
+// pre-authorized code, transaction code and access token only as keyed hashes. As a decider: when
+// a pre-authorized code may be redeemed, how wrong transaction codes are counted and fail the
+// offer, when an access token still opens it, and which of issuance, failure and expiry ends it.
 import * as t from 'io-ts';
-import { streamName } from './kernel.js';
+import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
+import { sameHash, streamName } from './kernel.js';
 import { CallbackRequest } from './callback.js';
 import { Sealed } from './dataKey.js';
-import { eventCodec, type StreamContract } from './event.js';
+import { eventCodec, type Decider } from './event.js';
 
 export const category = 'offer';
 export const offerStream = (offerId: string): string => streamName(category, offerId);
@@ -77,42 +80,79 @@ export type OfferState =
   | { readonly status: 'none' }
   | (OpenOffer & { readonly status: OfferStatus; readonly claimsPurged: boolean });
 
-export const offer: StreamContract<OfferState, OfferEvent> = {
-  category,
-  codec: OfferEvent,
-  initialState: { status: 'none' },
-  evolve: (state, event) => {
-    if (event.type === 'OfferCreated') {
-      const d = event.data;
-      return {
-        status: 'OFFER_CREATED',
-        offerId: d.offerId,
-        tenantId: d.tenantId,
-        credentialConfigurationId: d.credentialConfigurationId,
-        claims: d.claims,
-        txCode: d.txCode,
-        expiresAt: d.expiresAt,
-        txCodeFailures: 0,
-        token: null,
-        claimsPurged: false,
+export type Command =
+  | {
+      readonly type: 'CreateOffer';
+      readonly data: Omit<t.TypeOf<typeof OfferCreated>['data'], 'createdAt' | 'callback'> & { readonly at: string };
+    }
+  | {
+      /** A token request with the pre-authorized code grant (OpenID4VCI section 6.1). */
+      readonly type: 'RedeemPreAuthorizedCode';
+      readonly data: {
+        readonly offerId: string;
+        /** The MAC of the `tx_code` sent (as recorded in OfferCreated), or undefined if none was. */
+        readonly txCodeHash: string | undefined;
+        readonly accessTokenHash: string;
+        readonly dpopJkt: string;
+        /** Wrong transaction codes allowed before the offer fails. */
+        readonly maxTxCodeAttempts: number;
+        readonly at: string;
       };
     }
-    if (state.status === 'none') return state;
-    switch (event.type) {
-      case 'TxCodeRejected':
-        return { ...state, txCodeFailures: event.data.attempt };
-      case 'PreAuthorizedCodeRedeemed':
-        return { ...state, token: { accessTokenHash: event.data.accessTokenHash, dpopJkt: event.data.dpopJkt } };
-      case 'CredentialIssued':
-        return { ...state, status: 'ISSUED' };
-      case 'OfferFailed':
-        return { ...state, status: 'FAILED' };
-      case 'OfferExpired':
-        return { ...state, status: 'EXPIRED' };
-      case 'ClaimsPurged':
-        return { ...state, claimsPurged: true };
+  | {
+      /** A credential request (OpenID4VCI section 8) whose credential is signed: issue it. */
+      readonly type: 'IssueCredential';
+      readonly data: { readonly offerId: string; readonly accessTokenHash: string; readonly at: string };
     }
-  },
+  | { readonly type: 'FailOffer'; readonly data: { readonly offerId: string; readonly errorDetails: string; readonly at: string } }
+  | { readonly type: 'ExpireOffer'; readonly data: { readonly offerId: string; readonly at: string } }
+  | { readonly type: 'PurgeClaims'; readonly data: { readonly offerId: string; readonly at: string } };
+
+export type DomainError =
+  | { readonly _tag: 'OfferExists'; readonly offerId: string }
+  /** No such offer: to the wallet, an unknown code or token. */
+  | { readonly _tag: 'OfferNotFound'; readonly offerId: string }
+  | { readonly _tag: 'OfferEnded'; readonly offerId: string; readonly status: OfferStatus }
+  | { readonly _tag: 'OfferExpired'; readonly offerId: string }
+  | { readonly _tag: 'PreAuthorizedCodeUsed'; readonly offerId: string }
+  | { readonly _tag: 'TxCodeNotExpected'; readonly offerId: string }
+  | { readonly _tag: 'TxCodeRequired'; readonly offerId: string }
+  /** The access token is not the one this offer's code was redeemed for (or none was). */
+  | { readonly _tag: 'AccessTokenUnknown'; readonly offerId: string };
+
+export const initialState: OfferState = { status: 'none' };
+
+export const evolve = (state: OfferState, event: OfferEvent): OfferState => {
+  if (event.type === 'OfferCreated') {
+    const d = event.data;
+    return {
+      status: 'OFFER_CREATED',
+      offerId: d.offerId,
+      tenantId: d.tenantId,
+      credentialConfigurationId: d.credentialConfigurationId,
+      claims: d.claims,
+      txCode: d.txCode,
+      expiresAt: d.expiresAt,
+      txCodeFailures: 0,
+      token: null,
+      claimsPurged: false,
+    };
+  }
+  if (state.status === 'none') return state;
+  switch (event.type) {
+    case 'TxCodeRejected':
+      return { ...state, txCodeFailures: event.data.attempt };
+    case 'PreAuthorizedCodeRedeemed':
+      return { ...state, token: { accessTokenHash: event.data.accessTokenHash, dpopJkt: event.data.dpopJkt } };
+    case 'CredentialIssued':
+      return { ...state, status: 'ISSUED' };
+    case 'OfferFailed':
+      return { ...state, status: 'FAILED' };
+    case 'OfferExpired':
+      return { ...state, status: 'EXPIRED' };
+    case 'ClaimsPurged':
+      return { ...state, claimsPurged: true };
+  }
 };
 
 /** The Issuance Event (callback body): no personal data, so nothing sealed. */
@@ -122,3 +162,80 @@ export const issuanceCallback = (tenantId: string, offerId: string, status: Offe
   status,
   body: { eventId: offerId, status, offerId, ...(errorDetails === undefined ? {} : { errorDetails }) },
 });
+
+type Open = Extract<OfferState, { status: OfferStatus }>;
+
+/** The offer, if it is still open at `at`: the one rule for redeeming its code and using its token. */
+const openAt = (state: OfferState, offerId: string, at: string): Either<DomainError, Open> => {
+  if (state.status === 'none') return left({ _tag: 'OfferNotFound', offerId });
+  if (state.status !== 'OFFER_CREATED') return left({ _tag: 'OfferEnded', offerId, status: state.status });
+  if (Date.parse(state.expiresAt) <= Date.parse(at)) return left({ _tag: 'OfferExpired', offerId });
+  return right(state);
+};
+
+/** The open offer an access token (its hash) opens at `at`; the credential endpoint asks before its checks. */
+export const authorisedBy = (
+  state: OfferState,
+  offerId: string,
+  accessTokenHash: string,
+  at: string,
+): Either<DomainError, Open & { readonly token: NonNullable<Open['token']> }> => {
+  const token = state.status === 'none' ? null : state.token;
+  if (token === null || !sameHash(token.accessTokenHash, accessTokenHash)) return left({ _tag: 'AccessTokenUnknown', offerId });
+  const open = openAt(state, offerId, at);
+  return isLeft(open) ? open : right({ ...open.right, token });
+};
+
+const failed = (state: Open, errorDetails: string, at: string): OfferEvent => ({
+  type: 'OfferFailed',
+  data: { errorDetails, failedAt: at, callback: issuanceCallback(state.tenantId, state.offerId, 'FAILED', errorDetails) },
+});
+
+const redeem = (state: Open, c: Extract<Command, { type: 'RedeemPreAuthorizedCode' }>['data']): Either<DomainError, OfferEvent[]> => {
+  const { offerId } = state;
+  if (state.token !== null) return left({ _tag: 'PreAuthorizedCodeUsed', offerId });
+  if (state.txCode === null && c.txCodeHash !== undefined) return left({ _tag: 'TxCodeNotExpected', offerId });
+  if (state.txCode !== null && c.txCodeHash === undefined) return left({ _tag: 'TxCodeRequired', offerId });
+  if (state.txCode === null || sameHash(state.txCode.hash, c.txCodeHash!)) {
+    // The access token lives as long as the offer: past that, the offer expires and the token with it.
+    return right([{ type: 'PreAuthorizedCodeRedeemed', data: { accessTokenHash: c.accessTokenHash, dpopJkt: c.dpopJkt, redeemedAt: c.at, expiresAt: state.expiresAt } }]);
+  }
+  const attempt = state.txCodeFailures + 1;
+  const rejected: OfferEvent = { type: 'TxCodeRejected', data: { attempt, rejectedAt: c.at } };
+  return right(attempt < c.maxTxCodeAttempts ? [rejected] : [rejected, failed(state, `transaction code wrong ${attempt} times`, c.at)]);
+};
+
+export const decide = (command: Command, state: OfferState): Either<DomainError, OfferEvent[]> => {
+  const { offerId, at } = command.data;
+  switch (command.type) {
+    case 'CreateOffer': {
+      if (state.status !== 'none') return left({ _tag: 'OfferExists', offerId });
+      const { at: createdAt, ...created } = command.data;
+      return right([{ type: 'OfferCreated', data: { ...created, createdAt, callback: issuanceCallback(created.tenantId, offerId, 'OFFER_CREATED') } }]);
+    }
+    case 'RedeemPreAuthorizedCode': {
+      const open = openAt(state, offerId, at);
+      return isLeft(open) ? open : redeem(open.right, command.data);
+    }
+    case 'IssueCredential': {
+      // Decided on the stream as it is when the credential is signed: an offer that expired or
+      // failed meanwhile never issues.
+      const open = authorisedBy(state, offerId, command.data.accessTokenHash, at);
+      return isLeft(open) ? open : right([{ type: 'CredentialIssued', data: { issuedAt: at, callback: issuanceCallback(open.right.tenantId, offerId, 'ISSUED') } }]);
+    }
+    // Failure, expiry and purge end what is open (or purge what has ended) and otherwise record
+    // nothing: whoever got in first has already ended the offer.
+    case 'FailOffer':
+      return right(state.status === 'OFFER_CREATED' ? [failed(state, command.data.errorDetails, at)] : []);
+    case 'ExpireOffer':
+      return right(
+        state.status === 'OFFER_CREATED' && Date.parse(state.expiresAt) <= Date.parse(at)
+          ? [{ type: 'OfferExpired', data: { expiredAt: at, callback: issuanceCallback(state.tenantId, offerId, 'EXPIRED') } }]
+          : [],
+      );
+    case 'PurgeClaims':
+      return right(state.status !== 'none' && state.status !== 'OFFER_CREATED' && !state.claimsPurged ? [{ type: 'ClaimsPurged', data: { purgedAt: at } }] : []);
+  }
+};
+
+export const offer: Decider<Command, OfferState, OfferEvent, DomainError> = { category, codec: OfferEvent, initialState, evolve, decide };

@@ -9,11 +9,15 @@
 // (owner id = state), and so are each request's private decryption key and the verified
 // credentials in the callback. Destroying that key after the callback leaves a stream that still
 // replays every transition.
+//
+// As a decider: one recorded request per flow type (a later fetch reuses it), exactly one
+// terminal outcome, and a response that arrives after the expiry ends the session as EXPIRED.
 import * as t from 'io-ts';
+import { left, right, type Either } from 'fp-ts/lib/Either.js';
 import { streamName } from './kernel.js';
 import { CallbackRequest } from './callback.js';
 import { Sealed } from './dataKey.js';
-import { eventCodec, type StreamContract } from './event.js';
+import { eventCodec, type Decider } from './event.js';
 
 export const category = 'presentation';
 export const presentationStream = (state: string): string => streamName(category, state);
@@ -144,23 +148,109 @@ export type PresentationState =
   | ({ readonly status: 'open' } & Session)
   | ({ readonly status: 'finished'; readonly outcome: PresentationStatus } & Session);
 
-export const presentation: StreamContract<PresentationState, PresentationEvent> = {
+/** The Presented Credentials Event (callback body) of an outcome; credentials only ever sealed. */
+export const presentationCallback = (
+  session: { readonly state: string; readonly tenantId: string },
+  status: PresentationStatus,
+  fields: Record<string, string>,
+  sealed?: CallbackRequest['sealed'],
+): CallbackRequest => ({
+  tenantId: session.tenantId,
+  eventId: session.state,
+  status,
+  body: { status, state: session.state, ...fields },
+  ...(sealed ? { sealed } : {}),
+});
+
+type Requested = t.TypeOf<typeof PresentationRequested>['data'];
+
+export type Command =
+  /** The integrator's presentation request (the Authorization Request, OpenID4VP 1.0 section 5). */
+  | { readonly type: 'RequestPresentation'; readonly data: Omit<Requested, 'createdAt'> & { readonly at: string } }
+  /**
+   * A wallet fetches the request object with `flowType`: `request` is a fresh nonce and
+   * response-encryption key, recorded only if none is recorded for that flow type yet.
+   */
+  | { readonly type: 'FetchRequestObject'; readonly data: { readonly state: string; readonly request: FetchedRequest; readonly at: string } }
+  /** The wallet's answer judged: `outcome` ends the session, unless it expired first. */
+  | { readonly type: 'RecordOutcome'; readonly data: { readonly state: string; readonly outcome: PresentationTerminalEvent; readonly at: string } }
+  | { readonly type: 'ExpirePresentation'; readonly data: { readonly state: string; readonly at: string } };
+
+/** Why a session cannot take a request fetch or a response now. */
+export type SessionUnavailable =
+  | { readonly _tag: 'UnknownSession' }
+  | { readonly _tag: 'SessionFinished' }
+  | { readonly _tag: 'SessionExpired' };
+
+export type DomainError = { readonly _tag: 'PresentationExists'; readonly state: string } | SessionUnavailable;
+
+/** Why a session cannot take part in the protocol at `at`, if it cannot. */
+export const unavailable = (state: PresentationState, at: string): SessionUnavailable | undefined => {
+  if (state.status === 'none') return { _tag: 'UnknownSession' };
+  if (state.status === 'finished') return { _tag: 'SessionFinished' };
+  if (Date.parse(state.expiresAt) <= Date.parse(at)) return { _tag: 'SessionExpired' };
+  return undefined;
+};
+
+/** The latest request recorded for `flowType`; sessions from before reuse may hold several. */
+export const recordedFor = (fetched: readonly FetchedRequest[], flowType: FlowType): FetchedRequest | undefined =>
+  [...fetched].reverse().find((request) => request.flowType === flowType);
+
+/** The time-out's terminal event. */
+export const presentationExpired = (session: { readonly state: string; readonly tenantId: string }, at: string): PresentationTerminalEvent => ({
+  type: 'PresentationExpired',
+  data: { state: session.state, at, callback: presentationCallback(session, 'EXPIRED', {}) },
+});
+
+export const initialState: PresentationState = { status: 'none' };
+
+export const evolve = (state: PresentationState, event: PresentationEvent): PresentationState => {
+  switch (event.type) {
+    case 'PresentationRequested': {
+      const { state: s, tenantId, request, expiresAt } = event.data;
+      return { status: 'open', state: s, tenantId, request, expiresAt, fetched: [] };
+    }
+    case 'PresentationRequestFetched': {
+      if (state.status !== 'open') return state;
+      const { kid, flowType, nonce, responseKey } = event.data;
+      return { ...state, fetched: [...state.fetched, { kid, flowType, nonce, responseKey }] };
+    }
+    default:
+      return state.status === 'none' ? state : { ...state, status: 'finished', outcome: statusOf(event) };
+  }
+};
+
+export const decide = (command: Command, state: PresentationState): Either<DomainError, PresentationEvent[]> => {
+  const { at } = command.data;
+  switch (command.type) {
+    case 'RequestPresentation': {
+      if (state.status !== 'none') return left({ _tag: 'PresentationExists', state: command.data.state });
+      const { at: createdAt, ...requested } = command.data;
+      return right([{ type: 'PresentationRequested', data: { ...requested, createdAt } }]);
+    }
+    case 'FetchRequestObject': {
+      const problem = unavailable(state, at);
+      if (problem !== undefined || state.status !== 'open') return left(problem ?? { _tag: 'SessionFinished' });
+      const { request } = command.data;
+      // The request URI names one Authorization Request: a later fetch reuses the recorded one.
+      if (recordedFor(state.fetched, request.flowType)) return right([]);
+      return right([{ type: 'PresentationRequestFetched', data: { ...request, fetchedAt: at } }]);
+    }
+    case 'RecordOutcome': {
+      const problem = unavailable(state, at);
+      if (state.status !== 'open' || (problem !== undefined && problem._tag !== 'SessionExpired')) return left(problem ?? { _tag: 'SessionFinished' });
+      // An answer after the expiry does not count: the session ends as it would have without it.
+      return right([problem === undefined ? command.data.outcome : presentationExpired(state, at)]);
+    }
+    case 'ExpirePresentation':
+      return right(state.status === 'open' && Date.parse(state.expiresAt) <= Date.parse(at) ? [presentationExpired(state, at)] : []);
+  }
+};
+
+export const presentation: Decider<Command, PresentationState, PresentationEvent, DomainError> = {
   category,
   codec: PresentationEvent,
-  initialState: { status: 'none' },
-  evolve: (state, event) => {
-    switch (event.type) {
-      case 'PresentationRequested': {
-        const { state: s, tenantId, request, expiresAt } = event.data;
-        return { status: 'open', state: s, tenantId, request, expiresAt, fetched: [] };
-      }
-      case 'PresentationRequestFetched': {
-        if (state.status !== 'open') return state;
-        const { kid, flowType, nonce, responseKey } = event.data;
-        return { ...state, fetched: [...state.fetched, { kid, flowType, nonce, responseKey }] };
-      }
-      default:
-        return state.status === 'none' ? state : { ...state, status: 'finished', outcome: statusOf(event) };
-    }
-  },
+  initialState,
+  evolve,
+  decide,
 };

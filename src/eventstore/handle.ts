@@ -121,21 +121,3 @@ export const handleCommand = async <Command, State, E extends Event, DomainError
     return right({ events, state: after, position: appended.right.position, revision: appended.right.nextExpectedRevision });
   }
 };
-
-/**
- * The transition's adapter: runs a decision written inline at its call site as a one-off decider.
- * Goes when every category is a decider.
- */
-export const handleInlineDecision = <State, E extends Event, DomainError>(
-  store: EventStore,
-  contract: StreamContract<State, E>,
-  streamId: string,
-  decide: (state: State) => Either<DomainError, readonly E[]>,
-  metadata: EventMetadata,
-  loaded?: Loaded<State>,
-): Promise<Either<DomainError | AppendError, Handled<State, E>>> =>
-  handleCommand(store, { ...contract, decide: (_: undefined, state: State) => decide(state) }, streamId, undefined, {
-    commandId: randomUUID(),
-    metadata,
-    ...(loaded ? { loaded } : {}),
-  });

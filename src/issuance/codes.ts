@@ -3,7 +3,7 @@
 //  - pre-authorized code: `<offer id>.<MAC of the offer id>`: derivable by any instance, never recorded;
 //  - access token: `<offer id>.<256 random bits>`: only its SHA-256 is recorded, with the DPoP key;
 //  - transaction code: recorded as a MAC bound to the offer id.
-import { hashSecret, sameHash } from '../tenancy/secrets.js';
+import { hashSecret } from '../tenancy/secrets.js';
 import { randomToken, type IssuanceSecrets } from './secrets.js';
 
 const BOUND_VALUE = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.([A-Za-z0-9_-]{43})$/;
@@ -27,13 +27,10 @@ export const newAccessToken = (offerId: string): { token: string; hash: string }
   return { token: `${offerId}.${secret}`, hash: hashSecret(secret) };
 };
 
-/** The offer an access token claims to belong to, and a check against the recorded hash. */
-export const parseAccessToken = (token: string): { offerId: string; matches: (hash: string) => boolean } | undefined => {
+/** The offer an access token claims to belong to, and the hash its offer recorded if it is genuine. */
+export const parseAccessToken = (token: string): { offerId: string; hash: string } | undefined => {
   const parts = split(token);
-  return parts && { offerId: parts.offerId, matches: (hash) => sameHash(hash, hashSecret(parts.secret)) };
+  return parts && { offerId: parts.offerId, hash: hashSecret(parts.secret) };
 };
 
 export const txCodeHash = (secrets: IssuanceSecrets, offerId: string, txCode: string): string => secrets.mac('tx_code', `${offerId}:${txCode}`);
-
-export const txCodeMatches = (secrets: IssuanceSecrets, offerId: string, txCode: string, hash: string): boolean =>
-  secrets.verify('tx_code', `${offerId}:${txCode}`, hash);

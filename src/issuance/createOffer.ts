@@ -4,10 +4,10 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import * as t from 'io-ts';
-import { isLeft, left, right } from 'fp-ts/lib/Either.js';
+import { isLeft } from 'fp-ts/lib/Either.js';
 import { findOffer } from '../../projections/offers.js';
-import { issuanceCallback, offer, offerStream, type OfferEvent } from '../../streams/offer.js';
-import { handleInlineDecision } from '../eventstore/handle.js';
+import { offer, offerStream, type Command } from '../../streams/offer.js';
+import { handleCommand } from '../eventstore/handle.js';
 import type { Json } from '../eventstore/port.js';
 import { readJson } from '../http/body.js';
 import { NonEmptyString, withMessage } from '../http/codecs.js';
@@ -76,8 +76,8 @@ export const offersRouter = (ctx: IssuanceContext): Router => {
     if (isLeft(key)) throw new Error(`data key for a fresh offer id: ${key.left._tag}`);
     const txCode = body.tx_code && generateTxCode(body.tx_code.input_mode, body.tx_code.length);
     const now = ctx.now();
-    const created: OfferEvent = {
-      type: 'OfferCreated',
+    const create: Command = {
+      type: 'CreateOffer',
       data: {
         offerId,
         tenantId: principal.tenantId,
@@ -87,19 +87,15 @@ export const offersRouter = (ctx: IssuanceContext): Router => {
           body.tx_code && txCode !== undefined
             ? { input_mode: body.tx_code.input_mode, length: body.tx_code.length, description: body.tx_code.description ?? null, hash: txCodeHash(ctx.secrets, offerId, txCode) }
             : null,
-        createdAt: now.toISOString(),
         expiresAt: new Date(now.getTime() + ctx.config.offerTtlSeconds * 1000).toISOString(),
-        callback: issuanceCallback(principal.tenantId, offerId, 'OFFER_CREATED'),
+        at: now.toISOString(),
       },
     };
-    const result = await handleInlineDecision(
-      ctx.store,
-      offer,
-      offerStream(offerId),
-      (state) => (state.status === 'none' ? right([created]) : left('exists' as const)),
-      { actor: `apikey:${principal.keyId}`, requestId: requestIdOf(http) },
-    );
-    if (isLeft(result)) throw new Error(`${streamRef(offerStream(offerId))} could not be recorded: ${typeof result.left === 'string' ? result.left : result.left._tag}`);
+    const result = await handleCommand(ctx.store, offer, offerStream(offerId), create, {
+      commandId: randomUUID(),
+      metadata: { actor: `apikey:${principal.keyId}`, requestId: requestIdOf(http) },
+    });
+    if (isLeft(result)) throw new Error(`${streamRef(offerStream(offerId))} could not be recorded: ${result.left._tag}`);
     // So that GET /offers/:offer_id right after this answer finds it.
     await ctx.runner.waitFor(result.right.position!, ctx.config.readYourWritesTimeoutMs);
     ctx.log.info('offer created', { offerRef: logRef(offerId), credentialConfigurationId: configuration.id, txCode: txCode !== undefined });

@@ -7,9 +7,10 @@
 // never issues.
 import type { Context } from 'koa';
 import * as t from 'io-ts';
-import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { issuanceCallback, offer, offerStream, type OfferEvent, type OfferState, type OpenOffer } from '../../streams/offer.js';
-import { handleInlineDecision, loadStream, type EventMetadata } from '../eventstore/handle.js';
+import { randomUUID } from 'node:crypto';
+import { isLeft } from 'fp-ts/lib/Either.js';
+import { authorisedBy, offer, offerStream, type Command, type DomainError } from '../../streams/offer.js';
+import { handleCommand, loadStream, type EventMetadata } from '../eventstore/handle.js';
 import type { Json } from '../eventstore/port.js';
 import { readJson } from '../http/body.js';
 import { requestIdOf } from '../log.js';
@@ -32,30 +33,21 @@ const CredentialRequest = t.type({
 const invalidToken = (description: string) => new OAuthError(401, 'invalid_token', description, dpopChallenge('invalid_token', description));
 const invalidCredentialRequest = (description: string) => new OAuthError(400, 'invalid_credential_request', description);
 
-type Authorised = OpenOffer & { readonly token: NonNullable<OpenOffer['token']> };
-
-/** The offer the token opens, if the token is genuine, unexpired and its offer still open. */
-const authorise = (state: OfferState, matches: (hash: string) => boolean, now: Date): Either<string, Authorised> => {
-  if (state.status === 'none' || state.token === null || !matches(state.token.accessTokenHash)) return left('The access token is unknown.');
-  if (state.status !== 'OFFER_CREATED') return left('The access token is no longer valid: the offer has ended.');
-  if (Date.parse(state.expiresAt) <= now.getTime()) return left('The access token has expired.');
-  return right({ ...state, token: state.token });
+/** The wallet's answer when the access token no longer opens its offer. */
+const tokenRefusal = (error: DomainError): string => {
+  switch (error._tag) {
+    case 'OfferEnded':
+      return 'The access token is no longer valid: the offer has ended.';
+    case 'OfferExpired':
+      return 'The access token has expired.';
+    default:
+      return 'The access token is unknown.';
+  }
 };
 
 const failOffer = async (ctx: IssuanceContext, offerId: string, errorDetails: string, metadata: EventMetadata): Promise<void> => {
-  const now = ctx.now();
-  const failed = await handleInlineDecision(
-    ctx.store,
-    offer,
-    offerStream(offerId),
-    (state) =>
-      right<never, OfferEvent[]>(
-        state.status === 'OFFER_CREATED'
-          ? [{ type: 'OfferFailed', data: { errorDetails, failedAt: now.toISOString(), callback: issuanceCallback(state.tenantId, offerId, 'FAILED', errorDetails) } }]
-          : [],
-      ),
-    metadata,
-  );
+  const fail: Command = { type: 'FailOffer', data: { offerId, errorDetails, at: ctx.now().toISOString() } };
+  const failed = await handleCommand(ctx.store, offer, offerStream(offerId), fail, { commandId: randomUUID(), metadata });
   if (!isLeft(failed) && failed.right.events.length > 0) {
     ctx.log.warn('offer failed', { offerRef: logRef(offerId), errorDetails });
     await purgeClaims(ctx, offerId, metadata);
@@ -73,8 +65,8 @@ export const credentialEndpoint = (ctx: IssuanceContext) => async (http: Context
   const now = ctx.now();
   const loaded = await loadStream(ctx.store, offer, offerStream(parsed.offerId));
   if (isLeft(loaded)) throw invalidToken('The access token is unknown.');
-  const authorised = authorise(loaded.right.state, parsed.matches, now);
-  if (isLeft(authorised)) throw invalidToken(authorised.left);
+  const authorised = authorisedBy(loaded.right.state, parsed.offerId, parsed.hash, now.toISOString());
+  if (isLeft(authorised)) throw invalidToken(tokenRefusal(authorised.left));
   const state = authorised.right;
 
   const dpop = await verifyDpopProof(ctx.store, {
@@ -136,19 +128,9 @@ export const credentialEndpoint = (ctx: IssuanceContext) => async (http: Context
     throw new OAuthError(500, 'server_error', 'The credential could not be issued; the offer has failed.');
   }
 
-  const issued = await handleInlineDecision(
-    ctx.store,
-    offer,
-    offerStream(offerId),
-    (current) => {
-      const still = authorise(current, parsed.matches, ctx.now());
-      return isLeft(still)
-        ? still
-        : right<string, OfferEvent[]>([{ type: 'CredentialIssued', data: { issuedAt: now.toISOString(), callback: issuanceCallback(state.tenantId, offerId, 'ISSUED') } }]);
-    },
-    metadata,
-  );
-  if (isLeft(issued)) throw invalidToken(typeof issued.left === 'string' ? issued.left : 'The offer changed while the credential was requested; it was not issued.');
+  const issue: Command = { type: 'IssueCredential', data: { offerId, accessTokenHash: parsed.hash, at: ctx.now().toISOString() } };
+  const issued = await handleCommand(ctx.store, offer, offerStream(offerId), issue, { commandId: randomUUID(), metadata });
+  if (isLeft(issued)) throw invalidToken('offerId' in issued.left ? tokenRefusal(issued.left) : 'The offer changed while the credential was requested; it was not issued.');
   ctx.log.info('credential issued', { offerRef: logRef(offerId), credentialConfigurationId: state.credentialConfigurationId });
   await purgeClaims(ctx, offerId, metadata);
   http.set('Cache-Control', 'no-store');

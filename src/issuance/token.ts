@@ -3,18 +3,18 @@
 // the code is taken on the offer stream and appended at the revision read: a code is redeemed
 // once, a wrong transaction code is counted, and the last allowed wrong one fails the offer.
 import type { Context } from 'koa';
-import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { issuanceCallback, offer, offerStream, type OfferEvent, type OfferState } from '../../streams/offer.js';
-import { handleInlineDecision } from '../eventstore/handle.js';
+import { randomUUID } from 'node:crypto';
+import { isLeft } from 'fp-ts/lib/Either.js';
+import { offer, offerStream, type Command, type DomainError } from '../../streams/offer.js';
+import { handleCommand } from '../eventstore/handle.js';
 import { readForm } from '../http/body.js';
 import { requestIdOf } from '../log.js';
 import { logRef } from '../../streams/kernel.js';
-import { newAccessToken, offerOfPreAuthorizedCode, txCodeMatches } from './codes.js';
+import { newAccessToken, offerOfPreAuthorizedCode, txCodeHash } from './codes.js';
 import { endpointUrl, PATHS, PRE_AUTHORIZED_CODE_GRANT, type IssuanceContext } from './context.js';
 import { verifyDpopProof } from './dpop.js';
 import { OAuthError } from './oauthError.js';
 import { purgeClaims } from './offerEnd.js';
-import type { IssuanceSecrets } from './secrets.js';
 
 const FORM_LIMIT = 16 * 1024;
 
@@ -29,43 +29,24 @@ const single = (fields: Readonly<Record<string, string | readonly string[]>>, na
   return value;
 };
 
-export interface Redemption {
-  readonly offerId: string;
-  readonly txCode: string | undefined;
-  readonly accessTokenHash: string;
-  readonly dpopJkt: string;
-  readonly now: Date;
-  readonly maxTxCodeAttempts: number;
-  readonly secrets: IssuanceSecrets;
-}
-
-// The access token lives as long as the offer: past that, the offer expires and the token with it.
-const redeemed = (expiresAt: string, r: Redemption): OfferEvent => ({
-  type: 'PreAuthorizedCodeRedeemed',
-  data: { accessTokenHash: r.accessTokenHash, dpopJkt: r.dpopJkt, redeemedAt: r.now.toISOString(), expiresAt },
-});
-
-/** What the offer says to a token request: the events to record, or why nothing is recorded. */
-export const decideRedemption = (state: OfferState, r: Redemption): Either<OAuthError, OfferEvent[]> => {
-  if (state.status === 'none') return left(invalidGrant('The pre-authorized code is unknown.'));
-  if (state.status !== 'OFFER_CREATED') return left(invalidGrant('The offer has ended; ask for a new one.'));
-  if (Date.parse(state.expiresAt) <= r.now.getTime()) return left(invalidGrant('The pre-authorized code has expired.'));
-  if (state.token !== null) return left(invalidGrant('The pre-authorized code was already used.'));
-  if (state.txCode === null) {
-    return r.txCode === undefined ? right([redeemed(state.expiresAt, r)]) : left(invalidRequest('This offer has no transaction code; do not send tx_code.'));
+/** The wallet's answer for each refusal of a token request. */
+const refusal = (error: DomainError): OAuthError => {
+  switch (error._tag) {
+    case 'OfferNotFound':
+    case 'OfferExists':
+    case 'AccessTokenUnknown':
+      return invalidGrant('The pre-authorized code is unknown.');
+    case 'OfferEnded':
+      return invalidGrant('The offer has ended; ask for a new one.');
+    case 'OfferExpired':
+      return invalidGrant('The pre-authorized code has expired.');
+    case 'PreAuthorizedCodeUsed':
+      return invalidGrant('The pre-authorized code was already used.');
+    case 'TxCodeNotExpected':
+      return invalidRequest('This offer has no transaction code; do not send tx_code.');
+    case 'TxCodeRequired':
+      return invalidRequest('This offer requires tx_code.');
   }
-  if (r.txCode === undefined) return left(invalidRequest('This offer requires tx_code.'));
-  if (txCodeMatches(r.secrets, state.offerId, r.txCode, state.txCode.hash)) {
-    return right([redeemed(state.expiresAt, r)]);
-  }
-  const attempt = state.txCodeFailures + 1;
-  const rejected: OfferEvent = { type: 'TxCodeRejected', data: { attempt, rejectedAt: r.now.toISOString() } };
-  if (attempt < r.maxTxCodeAttempts) return right([rejected]);
-  const errorDetails = `transaction code wrong ${attempt} times`;
-  return right([
-    rejected,
-    { type: 'OfferFailed', data: { errorDetails, failedAt: r.now.toISOString(), callback: issuanceCallback(state.tenantId, state.offerId, 'FAILED', errorDetails) } },
-  ]);
 };
 
 export const tokenEndpoint = (ctx: IssuanceContext) => async (http: Context): Promise<void> => {
@@ -94,24 +75,20 @@ export const tokenEndpoint = (ctx: IssuanceContext) => async (http: Context): Pr
   if (offerId === undefined) throw invalidGrant('The pre-authorized code is unknown.');
   const access = newAccessToken(offerId);
   const metadata = { actor: 'wallet', requestId: requestIdOf(http) };
-  const result = await handleInlineDecision(
-    ctx.store,
-    offer,
-    offerStream(offerId),
-    (state) =>
-      decideRedemption(state, {
-        offerId,
-        txCode,
-        accessTokenHash: access.hash,
-        dpopJkt: dpop.jkt,
-        now,
-        maxTxCodeAttempts: ctx.config.txCodeMaxAttempts,
-        secrets: ctx.secrets,
-      }),
-    metadata,
-  );
+  const redeem: Command = {
+    type: 'RedeemPreAuthorizedCode',
+    data: {
+      offerId,
+      txCodeHash: txCode === undefined ? undefined : txCodeHash(ctx.secrets, offerId, txCode),
+      accessTokenHash: access.hash,
+      dpopJkt: dpop.jkt,
+      maxTxCodeAttempts: ctx.config.txCodeMaxAttempts,
+      at: now.toISOString(),
+    },
+  };
+  const result = await handleCommand(ctx.store, offer, offerStream(offerId), redeem, { commandId: randomUUID(), metadata });
   if (isLeft(result)) {
-    if (result.left instanceof OAuthError) throw result.left;
+    if ('offerId' in result.left) throw refusal(result.left);
     throw invalidGrant('The pre-authorized code was used concurrently; it can be redeemed once.');
   }
   const events = result.right.events;

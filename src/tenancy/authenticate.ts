@@ -5,7 +5,8 @@ import { findApiKeyBySecretHash } from '../../projections/apiKeys.js';
 import type { Scope } from '../../streams/apiKey.js';
 import { forbidden, HttpError, unauthorized } from '../http/problem.js';
 import type { Sqlite } from '../sqlite.js';
-import { hashSecret, sameHash } from './secrets.js';
+import { sameHash } from '../../streams/kernel.js';
+import { hashSecret } from './secrets.js';
 
 export interface Principal {
   readonly tenantId: string;

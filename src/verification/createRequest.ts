@@ -1,12 +1,12 @@
 // Step 1 of a presentation: the integrator's `POST /oidc4vp` becomes a `PresentationRequested`
 // event on a new `presentation-<state>` stream, with the request's content sealed under a data
 // key issued for the session.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import * as t from 'io-ts';
 import { isLeft, right, type Either } from 'fp-ts/lib/Either.js';
-import { presentationStream, purposes, type PresentationEvent } from '../../streams/presentation.js';
+import { presentation, presentationStream, purposes, type Command, type DomainError } from '../../streams/presentation.js';
 import type { DataKeys } from '../crypto/dataKeys.js';
-import { appendEvents, type EventMetadata } from '../eventstore/handle.js';
+import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
 import type { AppendError, EventStore, Json, Position } from '../eventstore/port.js';
 import { NonEmptyString, withMessage } from '../http/codecs.js';
 import type { FieldError } from '../http/problem.js';
@@ -104,7 +104,7 @@ export const createPresentation = async (
   bounds: ExpiryBounds,
   metadata: EventMetadata,
   now: Date,
-): Promise<Either<AppendError, CreatedPresentation>> => {
+): Promise<Either<AppendError | DomainError, CreatedPresentation>> => {
   const state = newState();
   const key = await deps.dataKeys.issue(state);
   if (isLeft(key)) return key;
@@ -115,8 +115,8 @@ export const createPresentation = async (
     redirectUri: body.redirect_uri ?? deps.defaultRedirectUri ?? null,
   };
   const expiresAt = new Date(now.getTime() + (body.expires_in ?? bounds.defaultSeconds) * 1000);
-  const requested: PresentationEvent = {
-    type: 'PresentationRequested',
+  const requestPresentation: Command = {
+    type: 'RequestPresentation',
     data: {
       state,
       tenantId,
@@ -124,14 +124,13 @@ export const createPresentation = async (
       transactionDataCount: request.transactionData.length,
       request: key.right.seal(request as unknown as Json, purposes.request),
       expiresAt: expiresAt.toISOString(),
-      createdAt: now.toISOString(),
+      at: now.toISOString(),
     },
   };
-  // 256 random bits do not collide; `no_stream` makes sure of it rather than assuming.
-  const stream = presentationStream(state);
-  const appended = await appendEvents(deps.store, stream, [requested], 'no_stream', metadata);
-  if (isLeft(appended)) return appended;
-  return right({ state, expiresAt, position: appended.right.position });
+  // 256 random bits do not collide; the decider makes sure of it rather than assuming.
+  const recorded = await handleCommand(deps.store, presentation, presentationStream(state), requestPresentation, { commandId: randomUUID(), metadata });
+  if (isLeft(recorded)) return recorded;
+  return right({ state, expiresAt, position: recorded.right.position! });
 };
 
 /** The two `openid4vp://` URIs handed to the integrator, both pointing at the request object. */

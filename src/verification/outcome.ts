@@ -4,8 +4,7 @@
 // - `credentials` / `credentialsRaw`: FULFILLED only, sealed with the session's data key;
 // - `errorDetails`: REJECTED, PROCESSING_ERROR and VERIFICATION_FAILED only.
 import { randomBytes } from 'node:crypto';
-import type { CallbackRequest } from '../../streams/callback.js';
-import { purposes, type FlowType, type PresentationStatus, type PresentationTerminalEvent } from '../../streams/presentation.js';
+import { presentationCallback, presentationExpired, purposes, type FlowType, type PresentationTerminalEvent } from '../../streams/presentation.js';
 import type { DataKey } from '../crypto/dataKeys.js';
 import type { Json } from '../eventstore/port.js';
 import type { VerificationFailure } from './sdJwtVc.js';
@@ -23,18 +22,6 @@ interface Answered {
   readonly flowType: FlowType;
 }
 
-const callback = (
-  base: Base,
-  status: PresentationStatus,
-  fields: Record<string, string>,
-  sealed?: CallbackRequest['sealed'],
-): CallbackRequest => ({
-  tenantId: base.tenantId,
-  eventId: base.state,
-  status,
-  body: { status, state: base.state, ...fields },
-  ...(sealed ? { sealed } : {}),
-});
 
 /** The correlation token the wallet hands the browser in the same-device redirect. */
 const newResponseCode = (): string => randomBytes(32).toString('base64url');
@@ -56,7 +43,7 @@ export const fulfilled = (
       ...answered,
       responseCode,
       ...(trustListDigests ? { trustListDigests } : {}),
-      callback: callback(
+      callback: presentationCallback(
         base,
         'FULFILLED',
         responseCode === null ? {} : { responseCode },
@@ -78,7 +65,7 @@ export const verificationFailed = (base: Base, answered: Answered, failure: Veri
       errorDetails: failure.reason,
       responseCode,
       ...(failure.trustListDigests ? { trustListDigests: failure.trustListDigests } : {}),
-      callback: callback(base, 'VERIFICATION_FAILED', {
+      callback: presentationCallback(base, 'VERIFICATION_FAILED', {
         errorDetails: failure.reason,
         ...(responseCode === null ? {} : { responseCode }),
       }),
@@ -88,15 +75,12 @@ export const verificationFailed = (base: Base, answered: Answered, failure: Veri
 
 export const rejected = (base: Base, error: string): PresentationTerminalEvent => ({
   type: 'PresentationRejected',
-  data: { state: base.state, at: base.at.toISOString(), error, callback: callback(base, 'REJECTED', { errorDetails: error }) },
+  data: { state: base.state, at: base.at.toISOString(), error, callback: presentationCallback(base, 'REJECTED', { errorDetails: error }) },
 });
 
 export const processingFailed = (base: Base, errorDetails: string): PresentationTerminalEvent => ({
   type: 'PresentationProcessingFailed',
-  data: { state: base.state, at: base.at.toISOString(), errorDetails, callback: callback(base, 'PROCESSING_ERROR', { errorDetails }) },
+  data: { state: base.state, at: base.at.toISOString(), errorDetails, callback: presentationCallback(base, 'PROCESSING_ERROR', { errorDetails }) },
 });
 
-export const expired = (base: Base): PresentationTerminalEvent => ({
-  type: 'PresentationExpired',
-  data: { state: base.state, at: base.at.toISOString(), callback: callback(base, 'EXPIRED', {}) },
-});
+export const expired = (base: Base): PresentationTerminalEvent => presentationExpired(base, base.at.toISOString());

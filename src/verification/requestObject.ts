@@ -6,23 +6,24 @@
 // Request, and the nonce belongs to the Authorization Request (section 5.2), not to a download
 // of it. So re-fetching, by the wallet or by anyone who saw the QR code, costs no append and no
 // key generation and uses up nothing the wallet needs.
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { SignJWT, type JWK } from 'jose';
 import {
   presentation,
   presentationStream,
   purposes,
+  recordedFor,
+  type Command,
   type FetchedRequest,
   type FlowType,
-  type PresentationEvent,
 } from '../../streams/presentation.js';
 import type { SigningIdentity } from '../crypto/certificates.js';
 import type { DataKey, DataKeys } from '../crypto/dataKeys.js';
-import { appendEvents, loadStream, type EventMetadata } from '../eventstore/handle.js';
+import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
 import type { EventStore, Json } from '../eventstore/port.js';
 import { streamRef } from '../../streams/kernel.js';
-import { openSession, unavailable, type LoadedSession, type SessionUnavailable } from './session.js';
+import { openSession, type LoadedSession, type SessionUnavailable } from './session.js';
 
 export const REQUEST_OBJECT_TYPE = 'oauth-authz-req+jwt';
 /** The static audience of a request object for a wallet without discovery (OpenID4VP 1.0 section 5.8). */
@@ -41,25 +42,19 @@ export const responseUri = (publicUrl: string, state: string): string =>
 
 const random = (bytes: number): string => randomBytes(bytes).toString('base64url');
 
-type RequestFetched = Extract<PresentationEvent, { type: 'PresentationRequestFetched' }>;
-
-const newRequest = (flowType: FlowType, key: DataKey, now: Date): RequestFetched => {
+const newRequest = (flowType: FlowType, key: DataKey): FetchedRequest => {
   const kid = random(16);
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const privateJwk = privateKey.export({ format: 'jwk' }) as Json;
-  return {
-    type: 'PresentationRequestFetched',
-    data: { kid, flowType, nonce: random(32), responseKey: key.seal(privateJwk, purposes.responseKey(kid)), fetchedAt: now.toISOString() },
-  };
+  return { kid, flowType, nonce: random(32), responseKey: key.seal(privateJwk, purposes.responseKey(kid)) };
 };
 
-/** The latest request recorded for `flowType`; sessions from before reuse may hold several. */
-const recordedFor = (fetched: readonly FetchedRequest[], flowType: FlowType): FetchedRequest | undefined =>
-  [...fetched].reverse().find((request) => request.flowType === flowType);
+/** Lost races decided again: two first fetches of a flow type append at the same revision. */
+const RACE_RETRIES = 4;
 
 /**
- * The session's request for `flowType`, recorded by this call if it is the first. Two first
- * fetches racing append at the same revision; the loser reads the winner's request and uses it.
+ * The session's request for `flowType`, recorded by this call if it is the first. The loser of
+ * two racing first fetches decides again on the winner's stream and uses its request.
  */
 const requestFor = async (
   store: EventStore,
@@ -69,23 +64,23 @@ const requestFor = async (
   metadata: EventMetadata,
   now: Date,
 ): Promise<Either<SessionUnavailable, FetchedRequest>> => {
-  let session = opened.loaded;
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const current = session.state;
-    const problem = unavailable(current, now);
-    if (problem) return left(problem);
-    if (current.status !== 'open') return left({ _tag: 'SessionFinished' });
-    const recorded = recordedFor(current.fetched, flowType);
-    if (recorded) return right(recorded);
-    const fetched = newRequest(flowType, opened.key, now);
-    const appended = await appendEvents(store, presentationStream(state), [fetched], session.expectedRevision, metadata);
-    if (!isLeft(appended)) return right(fetched.data);
-    if (appended.left._tag !== 'WrongExpectedRevision') return left({ _tag: 'UnknownSession' });
-    const reloaded = await loadStream(store, presentation, presentationStream(state));
-    if (isLeft(reloaded)) return left({ _tag: 'UnknownSession' });
-    session = reloaded.right;
+  const recorded = recordedFor(opened.session.fetched, flowType);
+  if (recorded) return right(recorded);
+  const fetch: Command = { type: 'FetchRequestObject', data: { state, request: newRequest(flowType, opened.key), at: now.toISOString() } };
+  const result = await handleCommand(store, presentation, presentationStream(state), fetch, {
+    commandId: randomUUID(),
+    metadata,
+    loaded: opened.loaded,
+    retries: RACE_RETRIES,
+  });
+  if (isLeft(result)) {
+    if (result.left._tag === 'WrongExpectedRevision') throw new Error(`${streamRef(presentationStream(state))}: request fetch kept losing to concurrent writers`);
+    return left(result.left._tag === 'StreamDeleted' || result.left._tag === 'PresentationExists' ? { _tag: 'UnknownSession' } : result.left);
   }
-  throw new Error(`${streamRef(presentationStream(state))}: request fetch kept losing to concurrent writers`);
+  const session = result.right.state;
+  const request = session.status === 'none' ? undefined : recordedFor(session.fetched, flowType);
+  if (!request) throw new Error(`${streamRef(presentationStream(state))}: no request recorded for the fetch`);
+  return right(request);
 };
 
 /** The signed request object for `flowType`, echoing `walletNonce` when the wallet sent one. */

@@ -4,27 +4,27 @@
 // revision read; if the expiry scheduler got there first, the wallet is told the session ended.
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { compactDecrypt, decodeProtectedHeader } from 'jose';
-import { createPrivateKey } from 'node:crypto';
+import { createPrivateKey, randomUUID } from 'node:crypto';
 import {
   presentation,
   presentationStream,
   purposes,
+  type Command,
   type FetchedRequest,
-  type PresentationEvent,
   type PresentationState,
   type PresentationTerminalEvent,
 } from '../../streams/presentation.js';
 import type { DataKey, DataKeys } from '../crypto/dataKeys.js';
-import { handleInlineDecision, type EventMetadata, type Loaded } from '../eventstore/handle.js';
+import { handleCommand, type EventMetadata, type Loaded } from '../eventstore/handle.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { FormFields } from '../http/body.js';
 import { parseBoundedJson } from '../http/boundedJson.js';
 import type { Logger } from '../log.js';
 import { streamRef } from '../../streams/kernel.js';
 import type { SealedRequest } from './createRequest.js';
-import { expired, fulfilled, processingFailed, rejected, verificationFailed } from './outcome.js';
+import { fulfilled, processingFailed, rejected, verificationFailed } from './outcome.js';
 import { RESPONSE_ENCRYPTION, type Verifier } from './requestObject.js';
-import { openSession, unavailable, type SessionUnavailable } from './session.js';
+import { openSession, type SessionUnavailable } from './session.js';
 import { verifyVpToken, type PresentationVerifier } from './vpToken.js';
 
 export type WalletAnswer =
@@ -202,8 +202,9 @@ export const receiveResponse = async (
     deps.log.error('presentation response processing failed', { err });
     outcome = processingFailed(base, 'internal error while processing the response');
   }
-  const recorded = await finish(deps.store, state, outcome, metadata, now, opened.right.loaded);
+  const recorded = await finish(deps.store, { type: 'RecordOutcome', data: { state, outcome, at: now.toISOString() } }, metadata, opened.right.loaded);
   if (isLeft(recorded)) return unavailableReply(recorded.left);
+  if (recorded.right === undefined) throw new Error(`${streamRef(presentationStream(state))}: an outcome decided no event`);
   await releaseKey(deps.dataKeys, recorded.right);
   return replyFor(recorded.right, request);
 };
@@ -216,44 +217,26 @@ export const releaseKey = async (dataKeys: DataKeys, event: PresentationTerminal
   if (event.data.callback.sealed === undefined) await dataKeys.destroy(event.data.state);
 };
 
+/** Lost races decided again on the stream as it now is: the outcome stays right whoever got in first. */
+const RACE_RETRIES = 4;
+
 /**
- * Appends `outcome` unless the session has ended, or `PresentationExpired` if it is past its
- * expiry at `now`. A lost race is decided again on the stream as it now is.
+ * Records `command` (an outcome, or the time-out) on the session's stream and returns the
+ * terminal event it decided, if any: `PresentationExpired` in place of an outcome that came too late.
  */
 const finish = async (
   store: EventStore,
-  state: string,
-  outcome: PresentationTerminalEvent | ((base: Base) => PresentationTerminalEvent | undefined),
+  command: Extract<Command, { type: 'RecordOutcome' | 'ExpirePresentation' }>,
   metadata: EventMetadata,
-  now: Date,
   loaded?: Loaded<PresentationState>,
-): Promise<Either<SessionUnavailable, PresentationTerminalEvent>> => {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const result = await handleInlineDecision(
-      store,
-      presentation,
-      presentationStream(state),
-      (current): Either<SessionUnavailable, readonly PresentationEvent[]> => {
-        const problem = unavailable(current, now);
-        if (current.status !== 'open' || (problem !== undefined && problem._tag !== 'SessionExpired')) {
-          return left(problem ?? { _tag: 'SessionFinished' });
-        }
-        const base = { state, tenantId: current.tenantId, at: now };
-        if (problem !== undefined) return right([expired(base)]);
-        const event = typeof outcome === 'function' ? outcome(base) : outcome;
-        return right(event === undefined ? [] : [event]);
-      },
-      metadata,
-      attempt === 0 ? loaded : undefined,
-    );
-    if (isLeft(result)) {
-      if (result.left._tag === 'WrongExpectedRevision') continue;
-      return left(result.left._tag === 'StreamDeleted' ? { _tag: 'UnknownSession' } : result.left);
-    }
-    const [event] = result.right.events;
-    return event === undefined ? left({ _tag: 'SessionFinished' }) : right(event as PresentationTerminalEvent);
+): Promise<Either<SessionUnavailable, PresentationTerminalEvent | undefined>> => {
+  const stream = presentationStream(command.data.state);
+  const result = await handleCommand(store, presentation, stream, command, { commandId: randomUUID(), metadata, retries: RACE_RETRIES, ...(loaded ? { loaded } : {}) });
+  if (isLeft(result)) {
+    if (result.left._tag === 'WrongExpectedRevision') throw new Error(`${streamRef(stream)}: the outcome kept losing to concurrent writers`);
+    return left(result.left._tag === 'StreamDeleted' || result.left._tag === 'PresentationExists' ? { _tag: 'UnknownSession' } : result.left);
   }
-  throw new Error(`${streamRef(presentationStream(state))}: the outcome kept losing to concurrent writers`);
+  return right(result.right.events[0] as PresentationTerminalEvent | undefined);
 };
 
 /**
@@ -267,8 +250,8 @@ export const expirePresentation = async (
   metadata: EventMetadata,
   now: Date,
 ): Promise<boolean> => {
-  const result = await finish(deps.store, state, () => undefined, metadata, now);
-  if (isLeft(result)) return false;
+  const result = await finish(deps.store, { type: 'ExpirePresentation', data: { state, at: now.toISOString() } }, metadata);
+  if (isLeft(result) || result.right === undefined) return false;
   await releaseKey(deps.dataKeys, result.right);
   return true;
 };

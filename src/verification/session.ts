@@ -1,25 +1,14 @@
 // Reading a presentation session on the write side, as the wallet-facing steps need it: its
 // state folded from the stream, its data key, and the sealed request opened.
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { presentation, presentationStream, purposes, type PresentationState } from '../../streams/presentation.js';
+import { presentation, presentationStream, purposes, unavailable, type PresentationState, type SessionUnavailable } from '../../streams/presentation.js';
 import type { DataKey, DataKeys } from '../crypto/dataKeys.js';
 import { loadStream, type Loaded } from '../eventstore/handle.js';
 import type { EventStore } from '../eventstore/port.js';
 import { streamRef } from '../../streams/kernel.js';
 import { SealedRequest } from './createRequest.js';
 
-export type SessionUnavailable =
-  | { readonly _tag: 'UnknownSession' }
-  | { readonly _tag: 'SessionFinished' }
-  | { readonly _tag: 'SessionExpired' };
-
-/** Why a session cannot take a request fetch or a response now, if it cannot. */
-export const unavailable = (state: PresentationState, now: Date): SessionUnavailable | undefined => {
-  if (state.status === 'none') return { _tag: 'UnknownSession' };
-  if (state.status === 'finished') return { _tag: 'SessionFinished' };
-  if (Date.parse(state.expiresAt) <= now.getTime()) return { _tag: 'SessionExpired' };
-  return undefined;
-};
+export type { SessionUnavailable };
 
 export type OpenSession = Extract<PresentationState, { status: 'open' }>;
 
@@ -41,7 +30,7 @@ export const openSession = async (
   const loaded = await loadStream(deps.store, presentation, presentationStream(state));
   if (isLeft(loaded)) return left({ _tag: 'UnknownSession' });
   const session = loaded.right.state;
-  const problem = unavailable(session, now);
+  const problem = unavailable(session, now.toISOString());
   if (problem !== undefined) return left(problem);
   if (session.status !== 'open') return left({ _tag: 'SessionFinished' });
   // Without its key a session's secrets are gone: it has ended, whatever the stream says yet.
