@@ -13,5 +13,5 @@ if (connectionString) {
   });
 } else {
   console.log('EventStoreDB contract against a real server skipped: EVENTSTORE_CONNECTION_STRING is unset');
-  test.skip('contract against a real EventStoreDB: skipped, EVENTSTORE_CONNECTION_STRING is unset', (t) => t.pass());
+  test.skip('contract against a real EventStoreDB (skipped because it needs a server: set EVENTSTORE_CONNECTION_STRING to run it)', (t) => t.pass());
 }
