@@ -5,6 +5,7 @@
 // bet on how fast the machine is.
 import test from 'ava';
 import { createLogger, type Logger } from '../src/log.js';
+import { eventually } from './support/bounded.js';
 import { sd, type TestIssuer } from './support/credentials.js';
 import { startVerificationHarness, type VerificationHarness } from './support/wallet/connector.js';
 import { answer } from './support/wallet/presentation.js';
@@ -15,15 +16,6 @@ const VCT = 'urn:example:diploma:1';
 const capture = (): { log: Logger; lines: Record<string, unknown>[] } => {
   const lines: Record<string, unknown>[] = [];
   return { lines, log: createLogger({ level: 'warn', write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) }) };
-};
-
-/** Polls until `check` holds, at most `attempts` times 50 ms apart; throws when it never does. */
-const until = async (what: string, check: () => boolean, attempts = 600): Promise<void> => {
-  for (let i = 0; i < attempts; i++) {
-    if (check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`gave up waiting for ${what}`);
 };
 
 const present = async (h: VerificationHarness, issuer: TestIssuer): Promise<Record<string, unknown>> => {
@@ -52,7 +44,7 @@ test('publisher down after start: the cached lists keep vouching, flagged cached
     t.false('staleTrustData' in (await present(h, world.issuers.qeaa)));
     const downAt = Date.now();
     world.takeDown();
-    await until('a refresh to fail', () => rejectedSince(lines, downAt));
+    t.true(await eventually(async () => rejectedSince(lines, downAt), 1200), 'a refresh failed');
     const credential = await present(h, world.issuers.qeaa);
     t.like(credential, { isTrusted: true, trustSource: 'lotl', staleTrustData: { cachedFallback: true, pastNextUpdate: false } });
     t.true(lines.some((l) => l['msg'] === 'trust list rejected' && l['source'] === 'eu-lotl' && l['reason'] === 'answered HTTP 503'));
@@ -72,7 +64,7 @@ test('past X509_STALENESS_WINDOW without a good fetch, trust fails closed: trust
     const downAt = Date.now();
     world.takeDown();
     // Every version in use was fetched before downAt: past downAt + window, all are too old.
-    await until('the staleness window to pass', () => Date.now() > downAt + 2500);
+    t.true(await eventually(async () => Date.now() > downAt + 2500, 1200), 'the staleness window passed');
     const credential = await present(h, world.issuers.qeaa);
     t.like(credential, { isTrusted: false, trustSource: 'untrusted', trustFailureReason: 'trust_list_unavailable', credentialCategory: 'QEAA' });
     const unknown = await present(h, world.issuers.unknown);
@@ -94,7 +86,7 @@ test('a restart during a publisher outage starts from the last recorded snapshot
   const h = await startVerificationHarness(lotlEnv(world), { dataDir, log });
   try {
     // Every source is on record: the service listens at once and refreshes in the background.
-    await until('the refresh after the restart to fail', () => rejectedSince(lines, 0));
+    t.true(await eventually(async () => rejectedSince(lines, 0), 1200), 'the refresh after the restart failed');
     t.like(await present(h, world.issuers.qeaa), { isTrusted: true, trustSource: 'lotl', credentialCategory: 'QEAA', staleTrustData: { cachedFallback: true, pastNextUpdate: false } });
     t.like(await present(h, world.issuers.withdrawn), { isTrusted: false, trustFailureReason: 'issuer_withdrawn' });
   } finally {
