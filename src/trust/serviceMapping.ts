@@ -4,7 +4,6 @@
 import type { ListFormat } from './trustList.js';
 
 export type CredentialCategory = 'PID' | 'QEAA' | 'PUB_EAA' | 'NON_QUALIFIED_EAA';
-export const credentialCategories: readonly CredentialCategory[] = ['PID', 'QEAA', 'PUB_EAA', 'NON_QUALIFIED_EAA'];
 
 /** What a status means; a source's `statusMap` may name more statuses with these meanings. */
 export type StatusMeaning = 'trusted' | 'withdrawn' | 'suspended';
