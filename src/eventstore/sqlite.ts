@@ -9,6 +9,7 @@
 import { EventEmitter } from 'node:events';
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
 import { Sqlite, type SqlValue } from '../sqlite.js';
+import { AllTail } from './allTail.js';
 import { GroupCommit } from './groupCommit.js';
 import { appendStatement, expectation, knownRevision, SCHEMA, TOMBSTONE_REVISION, TOMBSTONE_TYPE } from './sqliteSchema.js';
 import { WalFlush } from './walFlush.js';
@@ -97,6 +98,12 @@ class SqliteEventStore implements EventStore {
   private closed = false;
   private readonly subscriptions = new Set<Subscription>();
   private readonly writes: GroupCommit;
+  /** The latest events read for live subscriptions, shared by all of them. */
+  private readonly tail = new AllTail((after, upTo, limit) =>
+    this.db
+      .all<EventRow>('SELECT * FROM events WHERE position > ? AND position <= ? ORDER BY position LIMIT ?', [after, upTo, limit])
+      .map(toRecorded),
+  );
   /** The highest position known to be on stable storage (everything, without a flush). */
   private durablePosition = 0;
 
@@ -270,17 +277,14 @@ class SqliteEventStore implements EventStore {
       let caughtUp = false;
       while (!stopped && !store.closed) {
         const seenCount = store.appendCount;
-        const rows = store.db.all<EventRow>(
-          'SELECT * FROM events WHERE position > ? AND position <= ? ORDER BY position LIMIT ?',
-          [after, store.durablePosition, SUBSCRIPTION_BATCH],
-        );
-        for (const row of rows) {
+        const events = store.tail.read(after, store.durablePosition, SUBSCRIPTION_BATCH);
+        for (const event of events) {
           if (stopped) return;
-          after = row.position;
-          if (isSystemEventType(row.type) || !matchesFilter(options.filter, row.stream_id, row.type)) continue;
-          yield { kind: 'event', event: toRecorded(row) };
+          after = Number(event.position.commit);
+          if (isSystemEventType(event.type) || !matchesFilter(options.filter, event.streamId, event.type)) continue;
+          yield { kind: 'event', event };
         }
-        if (rows.length < SUBSCRIPTION_BATCH) {
+        if (events.length < SUBSCRIPTION_BATCH) {
           if (!caughtUp) {
             caughtUp = true;
             yield { kind: 'caughtUp' };
@@ -305,6 +309,7 @@ class SqliteEventStore implements EventStore {
       typeof expectedRevision === 'number' ? [streamId, Date.now(), null, expectedRevision] : [streamId, Date.now()],
     ));
     if (result.changes === 1) {
+      this.tail.erase(streamId);
       this.notifyAppended();
       return right(toPosition(result.lastId));
     }

@@ -129,7 +129,9 @@ export const credentialEndpoint = (ctx: IssuanceContext) => async (http: Context
   }
 
   const issue: Command = { type: 'IssueCredential', data: { offerId, accessTokenHash: parsed.hash, at: ctx.now().toISOString() } };
-  const issued = await handleCommand(ctx.store, offer, offerStream(offerId), issue, { commandId: randomUUID(), metadata });
+  // Decided on the stream as read above: if anything was appended since, the append loses the
+  // race and the stream is read again (one retry).
+  const issued = await handleCommand(ctx.store, offer, offerStream(offerId), issue, { commandId: randomUUID(), metadata, loaded: loaded.right, retries: 1 });
   if (isLeft(issued)) throw invalidToken('offerId' in issued.left ? tokenRefusal(issued.left) : 'The offer changed while the credential was requested; it was not issued.');
   ctx.log.info('credential issued', { offerRef: logRef(offerId), credentialConfigurationId: state.credentialConfigurationId });
   await purgeClaims(ctx, offerId, metadata);
