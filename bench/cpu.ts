@@ -10,6 +10,8 @@ import type { Listening, Request } from './serviceProcess.js';
 export interface ChildServer extends Listening {
   /** CPU milliseconds (user + system) the child has used so far. */
   cpuMs(): Promise<number>;
+  /** The child's resident set size, bytes. */
+  rssBytes(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -29,18 +31,18 @@ export const startChild = async (mode: { service: string } | 'bare'): Promise<Ch
     mode === 'bare' ? ['bare'] : ['service', mode.service],
     { execArgv: profileDir && mode !== 'bare' ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
   );
-  const pending = new Map<number, (answer: { cpu?: NodeJS.CpuUsage }) => void>();
+  const pending = new Map<number, (answer: { cpu?: NodeJS.CpuUsage; rss?: number }) => void>();
   let nextId = 0;
   const listening = await new Promise<Listening>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`bench: the ${mode === 'bare' ? 'bare server' : 'service'} process exited (${code}) before listening`)));
-    child.on('message', (message: { id?: number; listening?: Listening; cpu?: NodeJS.CpuUsage }) => {
+    child.on('message', (message: { id?: number; listening?: Listening; cpu?: NodeJS.CpuUsage; rss?: number }) => {
       if (message.listening) resolve(message.listening);
       else if (message.id !== undefined) pending.get(message.id)?.(message);
     });
   });
   child.removeAllListeners('exit');
   const ask = (kind: Request['kind']) =>
-    new Promise<{ cpu?: NodeJS.CpuUsage }>((resolve) => {
+    new Promise<{ cpu?: NodeJS.CpuUsage; rss?: number }>((resolve) => {
       const id = nextId++;
       pending.set(id, (answer) => {
         pending.delete(id);
@@ -51,6 +53,7 @@ export const startChild = async (mode: { service: string } | 'bare'): Promise<Ch
   return {
     ...listening,
     cpuMs: async () => cpuMsOf((await ask('cpu')).cpu!),
+    rssBytes: async () => (await ask('memory')).rss!,
     stop: async () => {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       await ask('stop');

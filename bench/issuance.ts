@@ -133,3 +133,6 @@ export const issuanceCpuFigures = async (options: IssuanceBenchOptions & CpuBenc
     bootstrapKey: BOOTSTRAP_KEY,
     progress: options.progress,
   });
+
+/** An issuance flow against any target (bench/soak.ts). */
+export const issuanceFlow = flow;

@@ -15,10 +15,12 @@
 // append round, default 1.5), BENCH_REBUILD_EVENTS (default 30000), BENCH_SYNC (append figures
 // to run, default FULL,NORMAL), BENCH_STRICT=1 (exit 1 when a target is missed), BENCH_ONLY
 // (comma-separated groups: appends, rebuild, callbacks, verification, verification-cpu,
-// presentation-verification, trust-resolution, issuance, issuance-cpu, resources),
+// presentation-verification, trust-resolution, issuance, issuance-cpu, resources, latency, and
+// soak, which runs only when named),
 // BENCH_CPU_FLOWS (flows per round of the *-cpu groups, default 300), BENCH_LONG_FLOWS (flows
 // of their long run, default 3000), BENCH_PROFILE_DIR (write the *-cpu groups' service CPU
-// profile there).
+// profile there), BENCH_LATENCY_SECONDS (the latency group's run, default 20), BENCH_SOAK_SECONDS
+// (the soak's length, default 600).
 import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
@@ -39,6 +41,7 @@ import { printJson, printTable, type Figure } from './report.js';
 import { verificationCpuFigures, verificationFigures } from './verification.js';
 import { presentationVerificationFigures } from './presentationVerification.js';
 import { trustResolutionFigures } from './trustResolution.js';
+import { latencyFigures, soakFigures } from './soak.js';
 import { perSecond } from './stats.js';
 import { stopCheckingAnswers } from '../test/support/openapi.js';
 
@@ -52,6 +55,8 @@ const ROUNDS = envInt('BENCH_ROUNDS', 5);
 const ROUND_SECONDS = envInt('BENCH_ROUND_SECONDS', 1.5);
 const CPU_FLOWS = Math.round(envInt('BENCH_CPU_FLOWS', 300));
 const LONG_FLOWS = Math.round(envInt('BENCH_LONG_FLOWS', 3000));
+const LATENCY_SECONDS = envInt('BENCH_LATENCY_SECONDS', 20);
+const SOAK_SECONDS = envInt('BENCH_SOAK_SECONDS', 600);
 const REBUILD_EVENTS = Math.round(envInt('BENCH_REBUILD_EVENTS', 30_000));
 const SYNC_MODES = (process.env['BENCH_SYNC'] ?? 'FULL,NORMAL')
   .split(',')
@@ -339,12 +344,16 @@ const main = async (): Promise<void> => {
       issuance: () => issuanceFigures(common),
       'issuance-cpu': () => issuanceCpuFigures(common),
       resources: () => resourceFigures(common),
+      latency: () => latencyFigures({ ...common, latencySeconds: LATENCY_SECONDS, soakSeconds: SOAK_SECONDS }),
+      soak: () => soakFigures({ ...common, latencySeconds: LATENCY_SECONDS, soakSeconds: SOAK_SECONDS }),
     };
+    /** Run only when named in BENCH_ONLY: ten minutes is more than a default run should take. */
+    const OPT_IN = ['soak'];
     const only = process.env['BENCH_ONLY']?.split(',').map((g) => g.trim()).filter((g) => g !== '');
     const unknown = (only ?? []).filter((g) => !(g in groups));
     if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown group(s) ${unknown.join(', ')}; groups: ${Object.keys(groups).join(', ')}`);
     const figures: Figure[] = [];
-    for (const [name, run] of Object.entries(groups)) if (!only || only.includes(name)) figures.push(...(await run()));
+    for (const [name, run] of Object.entries(groups)) if (only ? only.includes(name) : !OPT_IN.includes(name)) figures.push(...(await run()));
 
     const seconds = Math.round((performance.now() - started) / 100) / 10;
     console.log('');

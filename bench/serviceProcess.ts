@@ -1,7 +1,7 @@
 // A child process of the benchmark: the whole service (`service <dataDir>`) or a bare node:http
 // server answering JSON exchanges (`bare`), so that its CPU time is measured apart from the load
 // generator's. It tells the parent where it listens, then answers `cpu` with process.cpuUsage()
-// and stops on `stop`. Run it with --cpu-prof to profile the service alone under the bench load.
+// and `memory` with its resident set size, and stops on `stop`. Run it with --cpu-prof to profile the service alone under the bench load.
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
@@ -14,7 +14,7 @@ export interface Listening {
 }
 
 /** Messages from the parent; every one is answered with one message. */
-export type Request = { readonly id: number; readonly kind: 'cpu' | 'stop' };
+export type Request = { readonly id: number; readonly kind: 'cpu' | 'memory' | 'stop' };
 
 /** A bare exchange's answer: the service's answers are JSON bodies of about this size. */
 const ANSWER = JSON.stringify({ payload: 'x'.repeat(1500) });
@@ -50,6 +50,10 @@ const started = mode === 'bare' ? await startBare() : await startService(dataDir
 process.on('message', async (request: Request) => {
   if (request.kind === 'cpu') {
     process.send!({ id: request.id, cpu: process.cpuUsage() });
+    return;
+  }
+  if (request.kind === 'memory') {
+    process.send!({ id: request.id, rss: process.memoryUsage.rss() });
     return;
   }
   await started.stop();

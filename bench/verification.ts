@@ -210,3 +210,9 @@ export const verificationCpuFigures = async (options: VerificationBenchOptions &
     progress: options.progress,
   });
 };
+
+/** A verification flow against any target, with a wallet of its own (bench/soak.ts). */
+export const verificationFlow = async (dir: string): Promise<(target: FlowTarget) => Promise<unknown>> => {
+  const { wallet } = await parties(testConfig(`${dir}/verification-wallet`));
+  return (target) => flow(target, wallet);
+};
