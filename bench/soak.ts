@@ -9,6 +9,7 @@
 //   minute with the first: flow p99, and the service's resident set size. Growth beyond 10% is a leak
 //   or a slowdown to find.
 import { performance } from 'node:perf_hooks';
+import { Sqlite } from '../src/sqlite.js';
 import { BOOTSTRAP_KEY } from '../test/support/service.js';
 import { childTarget, startChild, type FlowTarget } from './cpu.js';
 import { issuanceFlow } from './issuance.js';
@@ -105,13 +106,40 @@ const openLoop = async (
 const ofKind = (samples: readonly Sample[], kind: Sample['kind']): number[] => samples.filter((s) => s.kind === kind).map((s) => s.ms);
 const fixed = (n: number): string => n.toFixed(1);
 
+/** Appends acknowledged so far, from the service's own metrics. */
+const appendsSoFar = async (target: FlowTarget): Promise<number> => {
+  const text = await (await target.management('/metrics')).text();
+  const count = /^connector_eventstore_append_duration_seconds_count\{outcome="ok"\} (\d+)/m.exec(text);
+  if (!count) throw new Error('bench: /metrics has no append count');
+  return Number(count[1]);
+};
+
+/** What one flow of a kind writes, callbacks included (the capacity model in docs/benchmarks.md builds on it). */
+const writesPerFlow = async (target: FlowTarget, events: () => number, flow: Flow): Promise<string> => {
+  const FLOWS = 40;
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 1_500));
+  await settle();
+  const [appends0, events0] = [await appendsSoFar(target), events()];
+  await Promise.all(Array.from({ length: FLOWS }, () => flow(target)));
+  await settle();
+  const [appends1, events1] = [await appendsSoFar(target), events()];
+  return `${((appends1 - appends0) / FLOWS).toFixed(1)} appends, ${((events1 - events0) / FLOWS).toFixed(1)} events`;
+};
+
 /** p99 / p50 of each flow at 8 in flight. */
 export const latencyFigures = async (options: SoakBenchOptions): Promise<Figure[]> => {
   const run = await mix(options.dir);
-  const child = await startChild({ service: `${options.dir}/latency` });
+  const dataDir = `${options.dir}/latency`;
+  const child = await startChild({ service: dataDir });
   const target = childTarget(child, BOOTSTRAP_KEY);
+  const file = Sqlite.open(`${dataDir}/events.sqlite`, { synchronous: 'NORMAL', readOnly: true });
+  const events = () => file.get<{ n: number }>('SELECT COUNT(*) AS n FROM events')!.n;
   try {
     await closedLoop(3, (n) => run(target, n));
+    const writes = {
+      verification: await writesPerFlow(target, events, await verificationFlow(options.dir)),
+      issuance: await writesPerFlow(target, events, issuanceFlow),
+    };
     options.progress(`latency: ${options.latencySeconds} s of verification and issuance flows in turn, ${IN_FLIGHT} in flight`);
     const { samples, perSecond: rate } = await closedLoop(options.latencySeconds, (n) => run(target, n));
     return (['verification', 'issuance'] as const).map((kind) => {
@@ -122,10 +150,13 @@ export const latencyFigures = async (options: SoakBenchOptions): Promise<Figure[
         ours: percentile(ms, 99),
         reference: median(ms),
         target: { atMost: 3 },
-        note: `${ms.length} ${kind} flows, mixed with the other kind in turn (${rate.toFixed(0)} flows/s in all), each timed from POST to the wallet's last answer.`,
+        note:
+          `${ms.length} ${kind} flows, mixed with the other kind in turn (${rate.toFixed(0)} flows/s in all), each timed from POST to the wallet's last answer. ` +
+          `Writes per ${kind} flow, its callbacks included (no callback URL: recorded and ended undeliverable): ${writes[kind]}.`,
       };
     });
   } finally {
+    file.close();
     await child.stop();
   }
 };
