@@ -1,14 +1,16 @@
 // Callback delivery: latency from a terminal event appended to the callback received on loopback
 // (p50, p99, events paced at 200/s) and deliveries per second with a receiver that answers at once.
 // The reference is the least any subscriber must do, measured in the same run on its own store of
-// the same kind: a bare `$all` subscription that signs each callback and POSTs it, with no
-// delivery record, claim or outcome. Ours also records, claims and records the outcome, each an
-// fsync'd append (synchronous=FULL): the ratio is the price of exactly-once bookkeeping.
+// the same kind: a bare `$all` subscription that translates each event to its callback, signs it
+// and POSTs it, with no delivery record, claim or outcome. Ours also records, claims and records
+// the outcome, each an fsync'd append (synchronous=FULL): the ratio is the price of exactly-once
+// bookkeeping.
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { isLeft } from 'fp-ts/lib/Either.js';
+import { callbackOf } from '../src/callbacks/callbackOf.js';
 import { webhookHeaders } from '../src/callbacks/signature.js';
 import { openSqliteEventStore } from '../src/eventstore/sqlite.js';
 import { START, type EventStore } from '../src/eventstore/port.js';
@@ -55,13 +57,15 @@ const throughput = async (append: Source, count: number, waitFor: (n: number) =>
   return perSecond(count, performance.now() - started);
 };
 
-/** The reference subscriber: sees each event, signs its callback body and POSTs it. */
+/** The reference subscriber: sees each event, translates it, signs its callback body and POSTs it. */
 const bareSubscriber = (store: EventStore, url: string) => {
   const subscription = store.subscribeToAll({ after: START, filter: { streamNamePrefixes: ['offer-'] } });
   const running = (async () => {
     for await (const message of subscription) {
       if (message.kind !== 'event') continue;
-      const body = JSON.stringify((message.event.data as { callback: { body: unknown } }).callback.body);
+      const callback = callbackOf(message.event);
+      if (isLeft(callback) || callback.right === undefined) continue;
+      const body = JSON.stringify(callback.right.body);
       const headers = webhookHeaders(TEST_WEBHOOK_SECRET, message.event.id, Math.floor(Date.now() / 1000), body);
       void fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers }, redirect: 'manual' })
         .then((r) => r.arrayBuffer())

@@ -2,8 +2,9 @@
 // `credentialstatus-<offer id>`, as a decider. The credential endpoint allocates each issued
 // credential's Status List entry (draft-ietf-oauth-status-list: a `uri` and an `idx`) before the
 // credential is signed; the integrator then revokes, suspends or reinstates them all at once.
-// Every change is one event carrying its own Issuance Event (REVOKED, SUSPENDED, REINSTATED)
-// whose `eventId` is the change's id, so each change is delivered, however often a status recurs.
+// Every change is one event with an id of its own, which src/callbacks translates into an
+// Issuance Event (REVOKED, SUSPENDED, REINSTATED) whose `eventId` is that id, so each change is
+// delivered, however often a status recurs.
 // The Status List Token served at each `uri` is a projection of these events
 // (projections/statusLists.ts).
 //
@@ -15,7 +16,7 @@
 import * as t from 'io-ts';
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
 import { streamName } from './kernel.js';
-import { CallbackRequest } from './callback.js';
+import { readingEmbeddedCallback, type EmbeddedCallback } from './embeddedCallback.js';
 import { eventCodec, type Decider } from './event.js';
 
 export const category = 'credentialstatus';
@@ -34,8 +35,11 @@ export const CredentialStatusAllocated = eventCodec(
   t.type({ offerId: t.string, tenantId: t.string, references: t.array(StatusReference), allocatedAt: t.string }),
 );
 
+/** Changes recorded before callbacks were translated name the tenant only in their callback. */
+const embedded = (callback: EmbeddedCallback) => ({ tenantId: callback.tenantId });
+
 const change = <Type extends string>(type: Type) =>
-  eventCodec(type, t.type({ offerId: t.string, changeId: t.string, at: t.string, callback: CallbackRequest }));
+  eventCodec(type, readingEmbeddedCallback(t.type({ offerId: t.string, tenantId: t.string, changeId: t.string, at: t.string }), embedded));
 
 export const CredentialSuspended = change('CredentialSuspended');
 export const CredentialRevoked = change('CredentialRevoked');
@@ -76,23 +80,13 @@ export type State =
 
 export const initialState: State = { status: 'none' };
 
-/** The Issuance Event status of each change. */
-const callbackStatus = { CredentialSuspended: 'SUSPENDED', CredentialRevoked: 'REVOKED', CredentialReinstated: 'REINSTATED' } as const;
-
-type Change = keyof typeof callbackStatus;
+type Change = 'CredentialSuspended' | 'CredentialRevoked' | 'CredentialReinstated';
 
 const changeTo = (from: CredentialStatus, to: CredentialStatus): Change | undefined => {
   if (from === to) return undefined;
   if (to === 'revoked') return 'CredentialRevoked';
   return to === 'suspended' ? 'CredentialSuspended' : 'CredentialReinstated';
 };
-
-const changeCallback = (tenantId: string, offerId: string, changeId: string, status: string): CallbackRequest => ({
-  tenantId,
-  eventId: changeId,
-  status,
-  body: { eventId: changeId, status, offerId },
-});
 
 export const decide = (command: Command, state: State): Either<DomainError, Event[]> => {
   switch (command.type) {
@@ -108,8 +102,7 @@ export const decide = (command: Command, state: State): Either<DomainError, Even
       // Setting the status it has is answered as done: PUT is idempotent, and nothing changed to tell.
       const type = changeTo(state.status, status);
       if (type === undefined) return right([]);
-      const callback = changeCallback(state.tenantId, state.offerId, changeId, callbackStatus[type]);
-      return right([{ type, data: { offerId: state.offerId, changeId, at, callback } }]);
+      return right([{ type, data: { offerId: state.offerId, tenantId: state.tenantId, changeId, at } }]);
     }
   }
 };

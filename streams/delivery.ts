@@ -1,7 +1,8 @@
 // Stream category `delivery`: one stream per callback delivery, `delivery-<delivery id>`. The id
 // is derived from (tenant, eventId, status), so two instances recording the same delivery collide
-// on `no_stream` and it is recorded once. The stream holds the callback request as the flow wrote
-// it (personal data only sealed), every claim and attempt, and how the delivery ended. As a decider:
+// on `no_stream` and it is recorded once. The stream holds the callback request the flow's
+// terminal event was translated to (src/callbacks/callbackOf.ts; personal data only sealed), every
+// claim and attempt, and how the delivery ended. As a decider:
 //
 //   none --RecordDelivery--> pending (claimed at once when the recording instance has room)
 //   pending (due, unclaimed) --ClaimDelivery--> pending, claimed
@@ -16,8 +17,32 @@ import { createHash } from 'node:crypto';
 import * as t from 'io-ts';
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
 import { streamName } from './kernel.js';
-import { CallbackRequest } from './callback.js';
+import { Sealed } from './dataKey.js';
 import { eventCodec, type Decider } from './event.js';
+
+/**
+ * What one delivery sends: the webhook body without personal data, and the personal part sealed
+ * with the flow's data key. The deliverer opens the sealed part, merges it into the body, posts
+ * it, and once the delivery has ended destroys that key.
+ */
+export const CallbackRequest = t.intersection(
+  [
+    t.type({
+      tenantId: t.string,
+      /** With `status`, identifies the delivery: `state` for verification, `offerId` for issuance, the change's id for a status change. */
+      eventId: t.string,
+      status: t.string,
+      /** The callback body as the spec defines it, minus the sealed fields. */
+      body: t.record(t.string, t.unknown),
+    }),
+    t.partial({
+      /** Fields merged into `body` after opening with the data key of `ownerId`. */
+      sealed: t.type({ ownerId: t.string, purpose: t.string, value: Sealed }),
+    }),
+  ],
+  'CallbackRequest',
+);
+export type CallbackRequest = t.TypeOf<typeof CallbackRequest>;
 
 export const category = 'delivery';
 export const deliveryStream = (deliveryId: string): string => streamName(category, deliveryId);

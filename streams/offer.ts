@@ -2,14 +2,16 @@
 // OfferCreated, then wallet steps (wrong transaction codes, the pre-authorized code redeemed),
 // then exactly one of CredentialIssued, OfferFailed or OfferExpired, then ClaimsPurged once the
 // offer's data key is destroyed. The claims are only ever here sealed with that key; the
-// pre-authorized code, transaction code and access token only as keyed hashes. As a decider: when
-// a pre-authorized code may be redeemed, how wrong transaction codes are counted and fail the
-// offer, when an access token still opens it, and which of issuance, failure and expiry ends it.
+// pre-authorized code, transaction code and access token only as keyed hashes. OfferCreated and
+// each end name the offer and its tenant: src/callbacks translates them into Issuance Events. As a
+// decider: when a pre-authorized code may be redeemed, how wrong transaction codes are counted and
+// fail the offer, when an access token still opens it, and which of issuance, failure and expiry
+// ends it.
 import * as t from 'io-ts';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { sameHash, streamName } from './kernel.js';
-import { CallbackRequest } from './callback.js';
 import { Sealed } from './dataKey.js';
+import { readingEmbeddedCallback, type EmbeddedCallback } from './embeddedCallback.js';
 import { eventCodec, type Decider } from './event.js';
 
 export const category = 'offer';
@@ -39,7 +41,6 @@ export const OfferCreated = eventCodec(
     txCode: t.union([TxCodeRequirement, t.null]),
     createdAt: t.string,
     expiresAt: t.string,
-    callback: CallbackRequest,
   }),
 );
 export const TxCodeRejected = eventCodec('TxCodeRejected', t.type({ attempt: t.number, rejectedAt: t.string }));
@@ -55,9 +56,16 @@ export const PreAuthorizedCodeRedeemed = eventCodec(
     expiresAt: t.string,
   }),
 );
-export const CredentialIssued = eventCodec('CredentialIssued', t.type({ issuedAt: t.string, callback: CallbackRequest }));
-export const OfferFailed = eventCodec('OfferFailed', t.type({ errorDetails: t.string, failedAt: t.string, callback: CallbackRequest }));
-export const OfferExpired = eventCodec('OfferExpired', t.type({ expiredAt: t.string, callback: CallbackRequest }));
+/** Ends recorded before callbacks were translated name the offer and tenant only in their callback. */
+const embedded = (callback: EmbeddedCallback) => ({ offerId: callback.eventId, tenantId: callback.tenantId });
+
+/** An end of the offer: which offer, whose, and the facts of that end. */
+const end = <Type extends string, Data extends t.Props>(type: Type, data: Data) =>
+  eventCodec(type, readingEmbeddedCallback(t.type({ offerId: t.string, tenantId: t.string, ...data }), embedded));
+
+export const CredentialIssued = end('CredentialIssued', { issuedAt: t.string });
+export const OfferFailed = end('OfferFailed', { errorDetails: t.string, failedAt: t.string });
+export const OfferExpired = end('OfferExpired', { expiredAt: t.string });
 /** The offer's data key is destroyed: the sealed claims can no longer be opened. */
 export const ClaimsPurged = eventCodec('ClaimsPurged', t.type({ purgedAt: t.string }));
 
@@ -83,7 +91,7 @@ export type OfferState =
 export type Command =
   | {
       readonly type: 'CreateOffer';
-      readonly data: Omit<t.TypeOf<typeof OfferCreated>['data'], 'createdAt' | 'callback'> & { readonly at: string };
+      readonly data: Omit<t.TypeOf<typeof OfferCreated>['data'], 'createdAt'> & { readonly at: string };
     }
   | {
       /** A token request with the pre-authorized code grant (OpenID4VCI section 6.1). */
@@ -155,14 +163,6 @@ export const evolve = (state: OfferState, event: OfferEvent): OfferState => {
   }
 };
 
-/** The Issuance Event (callback body): no personal data, so nothing sealed. */
-export const issuanceCallback = (tenantId: string, offerId: string, status: OfferStatus, errorDetails?: string): CallbackRequest => ({
-  tenantId,
-  eventId: offerId,
-  status,
-  body: { eventId: offerId, status, offerId, ...(errorDetails === undefined ? {} : { errorDetails }) },
-});
-
 type Open = Extract<OfferState, { status: OfferStatus }>;
 
 /** The offer, if it is still open at `at`: the one rule for redeeming its code and using its token. */
@@ -188,7 +188,7 @@ export const authorisedBy = (
 
 const failed = (state: Open, errorDetails: string, at: string): OfferEvent => ({
   type: 'OfferFailed',
-  data: { errorDetails, failedAt: at, callback: issuanceCallback(state.tenantId, state.offerId, 'FAILED', errorDetails) },
+  data: { offerId: state.offerId, tenantId: state.tenantId, errorDetails, failedAt: at },
 });
 
 const redeem = (state: Open, c: Extract<Command, { type: 'RedeemPreAuthorizedCode' }>['data']): Either<DomainError, OfferEvent[]> => {
@@ -211,7 +211,7 @@ export const decide = (command: Command, state: OfferState): Either<DomainError,
     case 'CreateOffer': {
       if (state.status !== 'none') return left({ _tag: 'OfferExists', offerId });
       const { at: createdAt, ...created } = command.data;
-      return right([{ type: 'OfferCreated', data: { ...created, createdAt, callback: issuanceCallback(created.tenantId, offerId, 'OFFER_CREATED') } }]);
+      return right([{ type: 'OfferCreated', data: { ...created, createdAt } }]);
     }
     case 'RedeemPreAuthorizedCode': {
       const open = openAt(state, offerId, at);
@@ -221,7 +221,7 @@ export const decide = (command: Command, state: OfferState): Either<DomainError,
       // Decided on the stream as it is when the credential is signed: an offer that expired or
       // failed meanwhile never issues.
       const open = authorisedBy(state, offerId, command.data.accessTokenHash, at);
-      return isLeft(open) ? open : right([{ type: 'CredentialIssued', data: { issuedAt: at, callback: issuanceCallback(open.right.tenantId, offerId, 'ISSUED') } }]);
+      return isLeft(open) ? open : right([{ type: 'CredentialIssued', data: { offerId, tenantId: open.right.tenantId, issuedAt: at } }]);
     }
     // Failure, expiry and purge end what is open (or purge what has ended) and otherwise record
     // nothing: whoever got in first has already ended the offer.
@@ -230,7 +230,7 @@ export const decide = (command: Command, state: OfferState): Either<DomainError,
     case 'ExpireOffer':
       return right(
         state.status === 'OFFER_CREATED' && Date.parse(state.expiresAt) <= Date.parse(at)
-          ? [{ type: 'OfferExpired', data: { expiredAt: at, callback: issuanceCallback(state.tenantId, offerId, 'EXPIRED') } }]
+          ? [{ type: 'OfferExpired', data: { offerId, tenantId: state.tenantId, expiredAt: at } }]
           : [],
       );
     case 'PurgeClaims':

@@ -1,13 +1,13 @@
 // Stream category `presentation`: one stream per OpenID4VP presentation request (verification
 // session), `presentation-<state>`. It holds the request, one event per flow type the signed
 // request object was first fetched with (each with its own nonce and response-encryption key;
-// streams written before re-fetches reused them may hold more), and exactly one terminal event
-// carrying the callback request.
+// streams written before re-fetches reused them may hold more), and exactly one terminal event:
+// the outcome's facts, which src/callbacks translates into the Presented Credentials Event.
 //
 // Personal data never appears in the clear: the DCQL query (its `values` may name a person's
 // data), the transaction data and the redirect URI are sealed with the session's data key
-// (owner id = state), and so are each request's private decryption key and the verified
-// credentials in the callback. Destroying that key after the callback leaves a stream that still
+// (owner id = state), and so are each request's private decryption key and a FULFILLED outcome's
+// presented credentials. Destroying that key after the callback leaves a stream that still
 // replays every transition.
 //
 // As a decider: one recorded request per flow type (a later fetch reuses it), exactly one
@@ -15,8 +15,8 @@
 import * as t from 'io-ts';
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
 import { streamName } from './kernel.js';
-import { CallbackRequest } from './callback.js';
 import { Sealed } from './dataKey.js';
+import { readingEmbeddedCallback, type EmbeddedCallback } from './embeddedCallback.js';
 import { eventCodec, type Decider } from './event.js';
 
 export const category = 'presentation';
@@ -37,7 +37,7 @@ export const purposes = {
   request: 'presentation-request',
   /** Suffixed with the request's `kid`, so one request's key cannot be swapped for another's. */
   responseKey: (kid: string) => `response-key/${kid}`,
-  credentials: 'presented-credentials',
+  presentedCredentials: 'presented-credentials',
 } as const;
 
 export const PresentationRequested = eventCodec(
@@ -68,8 +68,17 @@ export const PresentationRequestFetched = eventCodec(
   }),
 );
 
+/** What every outcome names: the session, its tenant (whose callback it is) and when it ended. */
+const outcomeFacts = { state: t.string, tenantId: t.string, at: t.string };
+
+/** Outcomes recorded before callbacks were translated name the tenant and credentials only in their callback. */
+const embedded = (callback: EmbeddedCallback) => ({
+  tenantId: callback.tenantId,
+  ...(callback.sealed ? { presentedCredentials: callback.sealed.value } : {}),
+});
+
 const terminal = <Type extends string, Data extends t.Props>(type: Type, data: Data) =>
-  eventCodec(type, t.type({ state: t.string, at: t.string, callback: CallbackRequest, ...data }));
+  eventCodec(type, readingEmbeddedCallback(t.type({ ...outcomeFacts, ...data }), embedded));
 
 /**
  * lotl mode: the SHA-256 of each trusted list version the outcome was decided with (each one a
@@ -78,14 +87,17 @@ const terminal = <Type extends string, Data extends t.Props>(type: Type, data: D
 const decidedBy = t.partial({ trustListDigests: t.readonlyArray(t.string) });
 
 const decidedTerminal = <Type extends string, Data extends t.Props>(type: Type, data: Data) =>
-  eventCodec(type, t.intersection([t.type({ state: t.string, at: t.string, callback: CallbackRequest, ...data }), decidedBy]));
+  eventCodec(type, readingEmbeddedCallback(t.intersection([t.type({ ...outcomeFacts, ...data }), decidedBy]), embedded));
 
 const ResponseCode = t.union([t.string, t.null]);
 
 export const PresentationFulfilled = decidedTerminal('PresentationFulfilled', {
   kid: t.string,
   flowType: FlowType,
+  /** Same-device only: the correlation token the wallet hands the browser; null cross-device. */
   responseCode: ResponseCode,
+  /** `{credentials, credentialsRaw}` as the spec defines them, sealed for purpose `presented-credentials`. */
+  presentedCredentials: Sealed,
 });
 export const PresentationRejected = terminal('PresentationRejected', {
   /** The wallet's OAuth 2.0 error code. */
@@ -97,6 +109,7 @@ export const PresentationVerificationFailed = decidedTerminal('PresentationVerif
   kid: t.string,
   flowType: FlowType,
   errorDetails: t.string,
+  /** Set only for a trust-enforcement failure in same-device flow (the browser is redirected). */
   responseCode: ResponseCode,
 });
 
@@ -148,20 +161,6 @@ export type PresentationState =
   | ({ readonly status: 'open' } & Session)
   | ({ readonly status: 'finished'; readonly outcome: PresentationStatus } & Session);
 
-/** The Presented Credentials Event (callback body) of an outcome; credentials only ever sealed. */
-export const presentationCallback = (
-  session: { readonly state: string; readonly tenantId: string },
-  status: PresentationStatus,
-  fields: Record<string, string>,
-  sealed?: CallbackRequest['sealed'],
-): CallbackRequest => ({
-  tenantId: session.tenantId,
-  eventId: session.state,
-  status,
-  body: { status, state: session.state, ...fields },
-  ...(sealed ? { sealed } : {}),
-});
-
 type Requested = t.TypeOf<typeof PresentationRequested>['data'];
 
 export type Command =
@@ -199,7 +198,7 @@ export const recordedFor = (fetched: readonly FetchedRequest[], flowType: FlowTy
 /** The time-out's terminal event. */
 export const presentationExpired = (session: { readonly state: string; readonly tenantId: string }, at: string): PresentationTerminalEvent => ({
   type: 'PresentationExpired',
-  data: { state: session.state, at, callback: presentationCallback(session, 'EXPIRED', {}) },
+  data: { state: session.state, tenantId: session.tenantId, at },
 });
 
 export const initialState: PresentationState = { status: 'none' };

@@ -37,13 +37,10 @@ const allocate: Command = { type: 'AllocateCredentialStatus', data: { offerId: O
 const set = (status: CredentialStatus, changeId: string): Command => ({ type: 'SetCredentialStatus', data: { status, changeId, at: AT } });
 
 const allocated: Event = { type: 'CredentialStatusAllocated', data: { offerId: OFFER, tenantId: TENANT, references: [REFERENCE], allocatedAt: AT } };
-const changed = (type: 'CredentialSuspended' | 'CredentialRevoked' | 'CredentialReinstated', changeId: string): Event => {
-  const status = { CredentialSuspended: 'SUSPENDED', CredentialRevoked: 'REVOKED', CredentialReinstated: 'REINSTATED' }[type];
-  return {
-    type,
-    data: { offerId: OFFER, changeId, at: AT, callback: { tenantId: TENANT, eventId: changeId, status, body: { eventId: changeId, status, offerId: OFFER } } },
-  };
-};
+const changed = (type: 'CredentialSuspended' | 'CredentialRevoked' | 'CredentialReinstated', changeId: string): Event => ({
+  type,
+  data: { offerId: OFFER, tenantId: TENANT, changeId, at: AT },
+});
 const suspended = (id: string) => changed('CredentialSuspended', id);
 const revoked = (id: string) => changed('CredentialRevoked', id);
 const reinstated = (id: string) => changed('CredentialReinstated', id);
@@ -65,15 +62,15 @@ test('given nothing issued, when any status is set, then it is refused: nothing 
   for (const status of ['valid', 'suspended', 'revoked'] as const) t.deepEqual(scenario([], set(status, 'c1')), left({ _tag: 'NothingIssued' }), status);
 });
 
-test('given valid, when suspended, then CredentialSuspended with a SUSPENDED callback whose eventId is the change id', (t) => {
+test('given valid, when suspended, then CredentialSuspended, with the change id', (t) => {
   t.deepEqual(scenario([allocated], set('suspended', 'c1')), right([suspended('c1')]));
 });
 
-test('given valid, when revoked, then CredentialRevoked with a REVOKED callback', (t) => {
+test('given valid, when revoked, then CredentialRevoked', (t) => {
   t.deepEqual(scenario([allocated], set('revoked', 'c1')), right([revoked('c1')]));
 });
 
-test('given suspended, when set valid, then CredentialReinstated with a REINSTATED callback', (t) => {
+test('given suspended, when set valid, then CredentialReinstated', (t) => {
   t.deepEqual(scenario([allocated, suspended('c1')], set('valid', 'c2')), right([reinstated('c2')]));
 });
 
@@ -93,11 +90,11 @@ test('given a status, when the same status is set again, then nothing is recorde
   t.deepEqual(scenario([allocated, revoked('c1')], set('revoked', 'c2')), right([]));
 });
 
-test('given suspend, reinstate, suspend again, then each change has its own eventId, so each is a delivery', (t) => {
+test('given suspend, reinstate, suspend again, then each change has its own id (its callback\'s eventId), so each is a delivery', (t) => {
   const history = [allocated, suspended('c1'), reinstated('c2')];
   const again = rightOf(scenario(history, set('suspended', 'c3')));
   t.deepEqual(again, [suspended('c3')]);
-  const ids = [...history, ...again].flatMap((e) => (e.type === 'CredentialStatusAllocated' ? [] : [e.data.callback.eventId]));
+  const ids = [...history, ...again].flatMap((e) => (e.type === 'CredentialStatusAllocated' ? [] : [e.data.changeId]));
   t.deepEqual(ids, ['c1', 'c2', 'c3']);
   t.like([...history, ...again].reduce(evolve, initialState), { status: 'suspended' });
 });

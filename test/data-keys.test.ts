@@ -19,7 +19,7 @@ const withStore = async (body: (dir: string, keys: ReturnType<typeof dataKeys>) 
   }
 };
 
-test('a value sealed with a flow key opens with it, for its purpose only', async (t) => {
+test('a value sealed with a data key opens with it, for its purpose only', async (t) => {
   await withStore(async (_dir, keys) => {
     const owner = randomUUID();
     const issued = await keys.issue(owner);

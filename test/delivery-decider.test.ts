@@ -2,7 +2,7 @@
 // holds, a command, and the events it decides (or the rejection).
 import test from 'ava';
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
-import type { CallbackRequest } from '../streams/callback.js';
+import type { CallbackRequest } from '../streams/delivery.js';
 import { decide, evolve, initialState, type AttemptOutcome, type Command, type DeliveryEvent, type DomainError } from '../streams/delivery.js';
 
 const ID = 'delivery-1';

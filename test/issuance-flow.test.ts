@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { x509 } from '../src/crypto/x509.js';
 import { loadSigningIdentity } from '../src/crypto/certificates.js';
 import { loadStream } from '../src/eventstore/handle.js';
-import { CallbackRequest } from '../streams/callback.js';
+import { callbackOf } from '../src/callbacks/callbackOf.js';
 import { Sealed } from '../streams/dataKey.js';
 import { offer, offerStream } from '../streams/offer.js';
 import { startTestService, type TestService } from './support/service.js';
@@ -92,7 +92,7 @@ test('a wallet receives a PID with tx_code and DPoP; an independent SD-JWT libra
   t.not(await thumbprint(w.holderKey.publicJwk), '');
 });
 
-test('after issuance the offer stream replays, carries the callbacks, and its claims are unrecoverable', async (t) => {
+test('after issuance the offer stream replays, its events translate to the callbacks, and its claims are unrecoverable', async (t) => {
   const created = await createOffer(service, { credential_configuration_id: 'membership', claims: { member_number: 'M-7', given_name: 'Zoë', family_name: 'Quux' } });
   const w = await wallet();
   const credential = await w.receive(created.credential_offer_uri);
@@ -111,8 +111,8 @@ test('after issuance the offer stream replays, carries the callbacks, and its cl
     ['OfferCreated', 'PreAuthorizedCodeRedeemed', 'CredentialIssued', 'ClaimsPurged'],
   );
   const callbacks = read.events.flatMap((e) => {
-    const cb = (e.data as { callback?: unknown }).callback;
-    return cb === undefined ? [] : [CallbackRequest.is(cb) ? cb : undefined];
+    const cb = callbackOf(e);
+    return isRight(cb) && cb.right ? [cb.right] : [];
   });
   t.deepEqual(
     callbacks.map((cb) => cb?.body),
@@ -121,7 +121,7 @@ test('after issuance the offer stream replays, carries the callbacks, and its cl
       { eventId: created.offer_id, status: 'ISSUED', offerId: created.offer_id },
     ],
   );
-  t.true(callbacks.every((cb) => cb !== undefined && cb.sealed === undefined && cb.eventId === created.offer_id));
+  t.true(callbacks.every((cb) => cb.sealed === undefined && cb.eventId === created.offer_id));
 
   // Nothing personal in the clear, and the sealed claims cannot be opened any more.
   const everything = JSON.stringify(read.events.map((e) => [e.data, e.metadata]));

@@ -3,7 +3,7 @@
 // table (spec/connector.md) and per refusal of a token or credential request.
 import test from 'ava';
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
-import { decide, evolve, initialState, issuanceCallback, type Command, type DomainError, type OfferEvent } from '../streams/offer.js';
+import { decide, evolve, initialState, type Command, type DomainError, type OfferEvent } from '../streams/offer.js';
 
 const ID = 'offer-1';
 const TENANT = 'tenant-1';
@@ -29,7 +29,7 @@ const created = (withTxCode = false): OfferEvent => ({
   type: 'OfferCreated',
   data: {
     offerId: ID, tenantId: TENANT, credentialConfigurationId: 'pid', claims, txCode: withTxCode ? txCode : null,
-    createdAt: T0, expiresAt: EXPIRES, callback: issuanceCallback(TENANT, ID, 'OFFER_CREATED'),
+    createdAt: T0, expiresAt: EXPIRES,
   },
 });
 const redeem = (txCodeHash: string | undefined, at = T1): Command => ({
@@ -39,18 +39,19 @@ const redeem = (txCodeHash: string | undefined, at = T1): Command => ({
 const redeemed = (at = T1): OfferEvent => ({ type: 'PreAuthorizedCodeRedeemed', data: { accessTokenHash: TOKEN_HASH, dpopJkt: 'jkt', redeemedAt: at, expiresAt: EXPIRES } });
 const rejected = (attempt: number, at = T1): OfferEvent => ({ type: 'TxCodeRejected', data: { attempt, rejectedAt: at } });
 const issue = (accessTokenHash = TOKEN_HASH, at = T2): Command => ({ type: 'IssueCredential', data: { offerId: ID, accessTokenHash, at } });
-const issued: OfferEvent = { type: 'CredentialIssued', data: { issuedAt: T2, callback: issuanceCallback(TENANT, ID, 'ISSUED') } };
+const offer = { offerId: ID, tenantId: TENANT };
+const issued: OfferEvent = { type: 'CredentialIssued', data: { ...offer, issuedAt: T2 } };
 const fail: Command = { type: 'FailOffer', data: { offerId: ID, errorDetails: 'claims unavailable', at: T2 } };
 const failed = (errorDetails = 'claims unavailable', at = T2): OfferEvent => ({
   type: 'OfferFailed',
-  data: { errorDetails, failedAt: at, callback: issuanceCallback(TENANT, ID, 'FAILED', errorDetails) },
+  data: { ...offer, errorDetails, failedAt: at },
 });
 const expire = (at: string): Command => ({ type: 'ExpireOffer', data: { offerId: ID, at } });
-const expired: OfferEvent = { type: 'OfferExpired', data: { expiredAt: EXPIRES, callback: issuanceCallback(TENANT, ID, 'EXPIRED') } };
+const expired: OfferEvent = { type: 'OfferExpired', data: { ...offer, expiredAt: EXPIRES } };
 const purge: Command = { type: 'PurgeClaims', data: { offerId: ID, at: LATER } };
 const purged: OfferEvent = { type: 'ClaimsPurged', data: { purgedAt: LATER } };
 
-test('given nothing, when an offer is created, then OfferCreated with the OFFER_CREATED Issuance Event; given it, then OfferExists', (t) => {
+test('given nothing, when an offer is created, then OfferCreated; given it, then OfferExists', (t) => {
   t.deepEqual(scenario([], create()), right([created()]));
   t.like([created()].reduce(evolve, initialState), { status: 'OFFER_CREATED', txCodeFailures: 0, token: null, claimsPurged: false });
   t.deepEqual(scenario([created()], create()), left({ _tag: 'OfferExists', offerId: ID }));

@@ -7,7 +7,6 @@ import {
   decide,
   evolve,
   initialState,
-  presentationCallback,
   type Command,
   type DomainError,
   type FetchedRequest,
@@ -17,7 +16,7 @@ import {
 
 const STATE = 'state-1';
 const TENANT = 'tenant-1';
-const session = { state: STATE, tenantId: TENANT };
+const ended = { state: STATE, tenantId: TENANT };
 const T0 = '2026-05-01T10:00:00.000Z';
 const T1 = '2026-05-01T10:01:00.000Z';
 const T2 = '2026-05-01T10:02:00.000Z';
@@ -44,26 +43,24 @@ const fetched = (flowType: FetchedRequest['flowType'], kid: string, at = T1): Pr
 const fulfilled: PresentationTerminalEvent = {
   type: 'PresentationFulfilled',
   data: {
-    state: STATE, at: T2, kid: 'k1', flowType: 'same-device', responseCode: 'rc',
-    callback: presentationCallback(session, 'FULFILLED', { responseCode: 'rc' }, { ownerId: STATE, purpose: 'presented-credentials', value: sealed('credentials') }),
+    ...ended, at: T2, kid: 'k1', flowType: 'same-device', responseCode: 'rc', presentedCredentials: sealed('credentials'),
   },
 };
 const rejected: PresentationTerminalEvent = {
   type: 'PresentationRejected',
-  data: { state: STATE, at: T2, error: 'access_denied', callback: presentationCallback(session, 'REJECTED', { errorDetails: 'access_denied' }) },
+  data: { ...ended, at: T2, error: 'access_denied' },
 };
 const processingFailed: PresentationTerminalEvent = {
   type: 'PresentationProcessingFailed',
-  data: { state: STATE, at: T2, errorDetails: 'undecryptable', callback: presentationCallback(session, 'PROCESSING_ERROR', { errorDetails: 'undecryptable' }) },
+  data: { ...ended, at: T2, errorDetails: 'undecryptable' },
 };
 const verificationFailed: PresentationTerminalEvent = {
   type: 'PresentationVerificationFailed',
   data: {
-    state: STATE, at: T2, kid: 'k1', flowType: 'cross-device', errorDetails: 'bad signature', responseCode: null,
-    callback: presentationCallback(session, 'VERIFICATION_FAILED', { errorDetails: 'bad signature' }),
+    ...ended, at: T2, kid: 'k1', flowType: 'cross-device', errorDetails: 'bad signature', responseCode: null,
   },
 };
-const expiredAt = (at: string): PresentationTerminalEvent => ({ type: 'PresentationExpired', data: { state: STATE, at, callback: presentationCallback(session, 'EXPIRED', {}) } });
+const expiredAt = (at: string): PresentationTerminalEvent => ({ type: 'PresentationExpired', data: { ...ended, at } });
 const outcome = (event: PresentationTerminalEvent, at = T2): Command => ({ type: 'RecordOutcome', data: { state: STATE, outcome: event, at } });
 const expire = (at: string): Command => ({ type: 'ExpirePresentation', data: { state: STATE, at } });
 

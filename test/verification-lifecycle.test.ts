@@ -3,8 +3,8 @@
 // field presence rules of the terminal events.
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
-import { CallbackRequest } from '../streams/callback.js';
-import { presentationStream } from '../streams/presentation.js';
+import { presentationStream, type PresentationTerminalEvent } from '../streams/presentation.js';
+import { presentationCallback } from '../src/callbacks/presentationCallback.js';
 import type { DataKey } from '../src/crypto/dataKeys.js';
 import { open, seal } from '../src/crypto/seal.js';
 import type { EventStore, Json } from '../src/eventstore/port.js';
@@ -128,7 +128,7 @@ test('personal data is sealed in the stream and gone with the session key', asyn
   }
 });
 
-test('terminal events carry callback requests following the spec field presence rules', async (t) => {
+test('terminal events translate to callback requests following the spec field presence rules', async (t) => {
   const secret = randomBytes(32);
   const key: DataKey = {
     seal: (value, purpose) => seal(secret, Buffer.from(JSON.stringify(value)), purpose),
@@ -137,23 +137,21 @@ test('terminal events carry callback requests following the spec field presence 
   const base = { state: 's', tenantId: 'tenant', at: new Date() };
   const same = { kid: 'k', flowType: 'same-device' as const };
   const cross = { kid: 'k', flowType: 'cross-device' as const };
-  const body = (event: { data: { callback: unknown } }) => {
-    t.true(CallbackRequest.is(event.data.callback));
-    return (event.data.callback as CallbackRequest).body;
-  };
+  const request = (event: PresentationTerminalEvent) => presentationCallback(event);
+  const body = (event: PresentationTerminalEvent) => request(event)?.body;
   const verified = { credentials: {}, credentialsRaw: {} };
-  t.deepEqual(Object.keys(body(fulfilled(base, same, verified, key))).sort(), ['responseCode', 'state', 'status']);
-  t.deepEqual(Object.keys(body(fulfilled(base, cross, verified, key))).sort(), ['state', 'status']);
-  t.truthy((fulfilled(base, cross, verified, key).data.callback as CallbackRequest).sealed);
+  t.deepEqual(Object.keys(body(fulfilled(base, same, verified, key))!).sort(), ['responseCode', 'state', 'status']);
+  t.deepEqual(Object.keys(body(fulfilled(base, cross, verified, key))!).sort(), ['state', 'status']);
+  t.truthy(request(fulfilled(base, cross, verified, key))?.sealed);
   const trust = { reason: 'issuer not trusted', trustEnforcement: true };
   const invalid = { reason: 'bad signature', trustEnforcement: false };
-  t.deepEqual(Object.keys(body(verificationFailed(base, same, trust))).sort(), ['errorDetails', 'responseCode', 'state', 'status']);
-  t.deepEqual(Object.keys(body(verificationFailed(base, cross, trust))).sort(), ['errorDetails', 'state', 'status']);
-  t.deepEqual(Object.keys(body(verificationFailed(base, same, invalid))).sort(), ['errorDetails', 'state', 'status']);
+  t.deepEqual(Object.keys(body(verificationFailed(base, same, trust))!).sort(), ['errorDetails', 'responseCode', 'state', 'status']);
+  t.deepEqual(Object.keys(body(verificationFailed(base, cross, trust))!).sort(), ['errorDetails', 'state', 'status']);
+  t.deepEqual(Object.keys(body(verificationFailed(base, same, invalid))!).sort(), ['errorDetails', 'state', 'status']);
   t.deepEqual(body(rejected(base, 'access_denied')), { status: 'REJECTED', state: 's', errorDetails: 'access_denied' });
   t.deepEqual(body(expired(base)), { status: 'EXPIRED', state: 's' });
   t.deepEqual(body(processingFailed(base, 'x')), { status: 'PROCESSING_ERROR', state: 's', errorDetails: 'x' });
   for (const event of [rejected(base, 'e'), expired(base), processingFailed(base, 'x'), verificationFailed(base, same, trust)]) {
-    t.is((event.data.callback as CallbackRequest).sealed, undefined);
+    t.is(request(event)?.sealed, undefined);
   }
 });

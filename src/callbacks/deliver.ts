@@ -7,8 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { deliveriesWithDataToDestroy, dueDeliveries } from '../../projections/deliveries.js';
 import { findTenantCallback } from '../../projections/tenantCallbacks.js';
-import type { CallbackRequest } from '../../streams/callback.js';
-import { delivery, deliveryStream, type AttemptOutcome, type Command, type Delivery, type DeliveryState } from '../../streams/delivery.js';
+import { delivery, deliveryStream, type AttemptOutcome, type CallbackRequest, type Command, type Delivery, type DeliveryState } from '../../streams/delivery.js';
 import { tenant, tenantStream, type TenantCallback } from '../../streams/tenant.js';
 import type { DataKeys } from '../crypto/dataKeys.js';
 import { handleCommand, loadStream, type Loaded } from '../eventstore/handle.js';
@@ -218,7 +217,7 @@ export class Deliverer {
     try {
       opened = key.open(value, purpose);
     } catch (err) {
-      log.error('sealed callback fields do not open with their flow key', { err });
+      log.error('sealed callback fields do not open with their data key', { err });
       return { gone: true };
     }
     if (typeof opened !== 'object' || opened === null || Array.isArray(opened)) {

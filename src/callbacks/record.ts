@@ -1,7 +1,8 @@
-// The recorder: a subscription to `$all`, filtered to the flow categories, that turns each event
-// carrying a callback request into a delivery stream. The delivery id is derived from (tenant,
-// eventId, status) and the stream is created with `no_stream`, so however many instances see the
-// event, one records it and the others find it recorded.
+// The recorder: a subscription to `$all`, filtered to the flow categories, that translates each
+// event asking for a callback (callbackOf.ts) into a delivery stream holding the callback request.
+// The delivery id is derived from (tenant, eventId, status) and the stream is created with
+// `no_stream`, so however many instances see the event, one records it and the others find it
+// recorded.
 //
 // Checkpoint: none of its own. Each instance records in `$all` order, so the furthest source
 // position among the recorded deliveries (the deliveries read model, itself rebuilt from the
@@ -9,8 +10,7 @@
 // that another instance already recorded collide harmlessly on `no_stream`.
 import { randomUUID } from 'node:crypto';
 import { isLeft, right, type Either } from 'fp-ts/lib/Either.js';
-import { CallbackRequest, callbackSourceCategories } from '../../streams/callback.js';
-import { delivery, deliveryIdOf, deliveryStream, type Command, type Delivery, type DomainError } from '../../streams/delivery.js';
+import { delivery, deliveryIdOf, deliveryStream, type CallbackRequest, type Command, type Delivery, type DomainError } from '../../streams/delivery.js';
 import {
   formatPosition,
   START,
@@ -23,16 +23,9 @@ import {
 import type { Logger } from '../log.js';
 import { streamRef } from '../../streams/kernel.js';
 import { handleCommand } from '../eventstore/handle.js';
+import { callbackOf, callbackSourceCategories } from './callbackOf.js';
 
 export const sourceFilter = { streamNamePrefixes: callbackSourceCategories.map((c) => `${c}-`) };
-
-/** The callback request an event carries; undefined when it carries none; 'malformed' when it breaks the contract. */
-export const callbackRequestOf = (recorded: RecordedEvent): CallbackRequest | undefined | 'malformed' => {
-  const data = recorded.data;
-  if (typeof data !== 'object' || data === null || Array.isArray(data) || !('callback' in data)) return undefined;
-  const decoded = CallbackRequest.decode((data as { callback: unknown }).callback);
-  return isLeft(decoded) ? 'malformed' : decoded.right;
-};
 
 export interface Claim {
   readonly instanceId: string;
@@ -79,7 +72,7 @@ export interface RecorderOptions {
   readonly store: EventStore;
   readonly log: Logger;
   readonly now: () => Date;
-  /** Called for each source event with a callback request; it records (and may claim). */
+  /** Called for each source event that asks for a callback, with its request; it records (and may claim). */
   readonly onCallback: (recorded: RecordedEvent, callback: CallbackRequest) => Promise<void>;
 }
 
@@ -111,15 +104,15 @@ export class DeliveryRecorder {
       try {
         for await (const message of subscription) {
           if (message.kind !== 'event') continue;
-          const callback = callbackRequestOf(message.event);
-          if (callback === 'malformed') {
+          const callback = callbackOf(message.event);
+          if (isLeft(callback)) {
             // A flow broke the contract; stalling every other tenant's callbacks behind it would be
             // worse than skipping it loudly.
-            this.options.log.error('callback request breaks its contract; skipped', {
-              stream: streamRef(message.event.streamId), revision: message.event.revision, type: message.event.type,
+            this.options.log.error('event breaks its contract, no callback; skipped', {
+              stream: streamRef(message.event.streamId), revision: message.event.revision, type: message.event.type, failures: callback.left.failures,
             });
-          } else if (callback) {
-            await this.options.onCallback(message.event, callback);
+          } else if (callback.right) {
+            await this.options.onCallback(message.event, callback.right);
           }
           this.position = message.event.position;
           backoffMs = 250;

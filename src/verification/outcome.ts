@@ -1,10 +1,11 @@
-// The five terminal events of a presentation and the Presented Credentials Event each carries
-// for the callback subscriber, with the spec's field presence rules:
-// - `responseCode`: same-device only, for FULFILLED and trust-enforcement VERIFICATION_FAILED;
-// - `credentials` / `credentialsRaw`: FULFILLED only, sealed with the session's data key;
-// - `errorDetails`: REJECTED, PROCESSING_ERROR and VERIFICATION_FAILED only.
+// The five terminal events of a presentation: the outcome's facts, as src/callbacks/
+// presentationCallback.ts translates them into the Presented Credentials Event:
+// - `responseCode`: a fresh one same-device, for FULFILLED and trust-enforcement
+//   VERIFICATION_FAILED only; null otherwise;
+// - `presentedCredentials`: FULFILLED only, sealed with the session's data key;
+// - `errorDetails` (`error` for REJECTED): REJECTED, PROCESSING_ERROR and VERIFICATION_FAILED only.
 import { randomBytes } from 'node:crypto';
-import { presentationCallback, presentationExpired, purposes, type FlowType, type PresentationTerminalEvent } from '../../streams/presentation.js';
+import { presentationExpired, purposes, type FlowType, type PresentationTerminalEvent } from '../../streams/presentation.js';
 import type { DataKey } from '../crypto/dataKeys.js';
 import type { Json } from '../eventstore/port.js';
 import type { VerificationFailure } from './sdJwtVc.js';
@@ -16,12 +17,14 @@ interface Base {
   readonly at: Date;
 }
 
+/** What every outcome names: the session, its tenant and when it ended. */
+const facts = (base: Base) => ({ state: base.state, tenantId: base.tenantId, at: base.at.toISOString() });
+
 /** Which fetched request the wallet answered. */
 interface Answered {
   readonly kid: string;
   readonly flowType: FlowType;
 }
-
 
 /** The correlation token the wallet hands the browser in the same-device redirect. */
 const newResponseCode = (): string => randomBytes(32).toString('base64url');
@@ -33,22 +36,15 @@ export const fulfilled = (
   key: DataKey,
 ): PresentationTerminalEvent => {
   const responseCode = answered.flowType === 'same-device' ? newResponseCode() : null;
-  const { trustListDigests, ...callbackFields } = verified;
-  const value = key.seal(callbackFields as unknown as Json, purposes.credentials);
+  const { trustListDigests, ...presented } = verified;
   return {
     type: 'PresentationFulfilled',
     data: {
-      state: base.state,
-      at: base.at.toISOString(),
+      ...facts(base),
       ...answered,
       responseCode,
+      presentedCredentials: key.seal(presented as unknown as Json, purposes.presentedCredentials),
       ...(trustListDigests ? { trustListDigests } : {}),
-      callback: presentationCallback(
-        base,
-        'FULFILLED',
-        responseCode === null ? {} : { responseCode },
-        { ownerId: base.state, purpose: purposes.credentials, value },
-      ),
     },
   };
 };
@@ -59,28 +55,23 @@ export const verificationFailed = (base: Base, answered: Answered, failure: Veri
   return {
     type: 'PresentationVerificationFailed',
     data: {
-      state: base.state,
-      at: base.at.toISOString(),
+      ...facts(base),
       ...answered,
       errorDetails: failure.reason,
       responseCode,
       ...(failure.trustListDigests ? { trustListDigests: failure.trustListDigests } : {}),
-      callback: presentationCallback(base, 'VERIFICATION_FAILED', {
-        errorDetails: failure.reason,
-        ...(responseCode === null ? {} : { responseCode }),
-      }),
     },
   };
 };
 
 export const rejected = (base: Base, error: string): PresentationTerminalEvent => ({
   type: 'PresentationRejected',
-  data: { state: base.state, at: base.at.toISOString(), error, callback: presentationCallback(base, 'REJECTED', { errorDetails: error }) },
+  data: { ...facts(base), error },
 });
 
 export const processingFailed = (base: Base, errorDetails: string): PresentationTerminalEvent => ({
   type: 'PresentationProcessingFailed',
-  data: { state: base.state, at: base.at.toISOString(), errorDetails, callback: presentationCallback(base, 'PROCESSING_ERROR', { errorDetails }) },
+  data: { ...facts(base), errorDetails },
 });
 
 export const expired = (base: Base): PresentationTerminalEvent => presentationExpired(base, base.at.toISOString());

@@ -205,16 +205,16 @@ export const receiveResponse = async (
   const recorded = await finish(deps.store, { type: 'RecordOutcome', data: { state, outcome, at: now.toISOString() } }, metadata, opened.right.loaded);
   if (isLeft(recorded)) return unavailableReply(recorded.left);
   if (recorded.right === undefined) throw new Error(`${streamRef(presentationStream(state))}: an outcome decided no event`);
-  await releaseKey(deps.dataKeys, recorded.right);
+  await destroyDataKeyUnlessNeeded(deps.dataKeys, recorded.right);
   return replyFor(recorded.right, request);
 };
 
 /**
- * Destroys the session's data key at once when the callback needs nothing sealed with it; a
- * FULFILLED session's key lives until the callback subscriber has delivered the credentials.
+ * Destroys the session's data key at once when the outcome holds nothing sealed with it; a
+ * FULFILLED session's key lives until the callback subscriber has delivered the presented credentials.
  */
-export const releaseKey = async (dataKeys: DataKeys, event: PresentationTerminalEvent): Promise<void> => {
-  if (event.data.callback.sealed === undefined) await dataKeys.destroy(event.data.state);
+export const destroyDataKeyUnlessNeeded = async (dataKeys: DataKeys, event: PresentationTerminalEvent): Promise<void> => {
+  if (event.type !== 'PresentationFulfilled') await dataKeys.destroy(event.data.state);
 };
 
 /** Lost races decided again on the stream as it now is: the outcome stays right whoever got in first. */
@@ -252,6 +252,6 @@ export const expirePresentation = async (
 ): Promise<boolean> => {
   const result = await finish(deps.store, { type: 'ExpirePresentation', data: { state, at: now.toISOString() } }, metadata);
   if (isLeft(result) || result.right === undefined) return false;
-  await releaseKey(deps.dataKeys, result.right);
+  await destroyDataKeyUnlessNeeded(deps.dataKeys, result.right);
   return true;
 };

@@ -1,9 +1,13 @@
-// Flow events that carry callback requests (streams/callback.ts), appended the way the
-// verification and issuance flows append them, with data their stream codecs accept, so the
-// callback subscriber can be tested without driving a wallet.
+// Flow events that ask for callbacks, appended the way the verification and issuance flows append
+// them, with data their stream codecs accept, so the callback subscriber can be tested without
+// driving a wallet. Each comes with the body the integrator must receive, written out from the
+// spec's payload tables. With `{ embedded: true }` an event is appended as the version before the
+// translation (src/callbacks/callbackOf.ts) recorded it: the facts named since in the data carried
+// only in an embedded `callback` request.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
-import type { CallbackRequest } from '../../streams/callback.js';
+import type { CallbackRequest } from '../../streams/delivery.js';
+import type { OfferEvent } from '../../streams/offer.js';
 import type { PresentationEvent, PresentationStatus } from '../../streams/presentation.js';
 import { purposes } from '../../streams/presentation.js';
 import type { DataKeys } from '../../src/crypto/dataKeys.js';
@@ -20,6 +24,20 @@ const mustAppend = async (store: EventStore, stream: string, events: EventData[]
   if (isLeft(result)) throw new Error(`append to ${stream} refused: ${result.left._tag}`);
   return result.right.position;
 };
+
+export interface Shape {
+  /** Append as the version before the translation did: `data.callback`, without the facts named since. */
+  readonly embedded?: boolean;
+}
+
+/** `event` as the version before the translation recorded it: the facts `namedSince` only in the embedded `callback`. */
+export const embeddingCallback = (event: { readonly type: string; readonly data: object }, callback: CallbackRequest, namedSince: readonly string[]) => ({
+  type: event.type,
+  data: { ...Object.fromEntries(Object.entries(event.data).filter(([key]) => !namedSince.includes(key))), callback },
+});
+
+const recorded = (event: { type: string; data: object }, callback: CallbackRequest, namedSince: readonly string[], shape: Shape): EventData =>
+  toData(shape.embedded ? embeddingCallback(event, callback, namedSince) : event);
 
 export const presentationStatuses: readonly PresentationStatus[] = ['FULFILLED', 'REJECTED', 'EXPIRED', 'PROCESSING_ERROR', 'VERIFICATION_FAILED'];
 
@@ -38,6 +56,7 @@ export const appendPresentationOutcome = async (
   dataKeys: DataKeys,
   tenantId: string,
   status: PresentationStatus,
+  shape: Shape = {},
 ): Promise<AppendedOutcome> => {
   const state = randomUUID();
   const issued = await dataKeys.issue(state);
@@ -54,17 +73,14 @@ export const appendPresentationOutcome = async (
           credentialsRaw: { pid: [{ issuer: 'https://issuer.example', claims: Buffer.from('{"given_name":"Erika"}').toString('base64') }] },
         }
       : undefined;
-  const callback: CallbackRequest = {
-    tenantId, eventId: state, status, body,
-    ...(personal ? { sealed: { ownerId: state, purpose: purposes.credentials, value: key.seal(personal, purposes.credentials) } } : {}),
-  };
+  const presentedCredentials = personal && key.seal(personal, purposes.presentedCredentials);
   const requested: PresentationEvent = {
     type: 'PresentationRequested',
     data: { state, tenantId, credentialQueryIds: ['pid'], transactionDataCount: 0, request: key.seal({}, purposes.request), expiresAt: FAR_FUTURE, createdAt: at },
   };
-  const common = { state, at, callback };
+  const common = { state, tenantId, at };
   const terminal: PresentationEvent = {
-    FULFILLED: { type: 'PresentationFulfilled' as const, data: { ...common, kid: 'k1', flowType: 'same-device' as const, responseCode } },
+    FULFILLED: { type: 'PresentationFulfilled' as const, data: { ...common, kid: 'k1', flowType: 'same-device' as const, responseCode, presentedCredentials: presentedCredentials! } },
     REJECTED: { type: 'PresentationRejected' as const, data: { ...common, error: 'access_denied' } },
     EXPIRED: { type: 'PresentationExpired' as const, data: common },
     PROCESSING_ERROR: { type: 'PresentationProcessingFailed' as const, data: { ...common, errorDetails: 'decryption failed' } },
@@ -73,7 +89,11 @@ export const appendPresentationOutcome = async (
       data: { ...common, kid: 'k1', flowType: 'same-device' as const, errorDetails: 'issuer not trusted', responseCode },
     },
   }[status];
-  const position = await mustAppend(store, `presentation-${state}`, [toData(requested), toData(terminal)], 'no_stream');
+  const callback: CallbackRequest = {
+    tenantId, eventId: state, status, body,
+    ...(presentedCredentials ? { sealed: { ownerId: state, purpose: purposes.presentedCredentials, value: presentedCredentials } } : {}),
+  };
+  const position = await mustAppend(store, `presentation-${state}`, [toData(requested), recorded(terminal, callback, ['tenantId', 'presentedCredentials'], shape)], 'no_stream');
   return { eventId: state, status, expectedBody: { ...body, ...personal }, position };
 };
 
@@ -84,26 +104,29 @@ const issuanceRequest = (tenantId: string, offerId: string, status: string, erro
 });
 
 /** An offer (OFFER_CREATED) and, when `outcome` is given, its end; data as streams/offer.ts defines it. */
-export const appendOffer = async (store: EventStore, tenantId: string, outcome?: OfferOutcome): Promise<AppendedOutcome[]> => {
+export const appendOffer = async (store: EventStore, tenantId: string, outcome?: OfferOutcome, shape: Shape = {}): Promise<AppendedOutcome[]> => {
   const offerId = randomUUID();
   const at = new Date().toISOString();
   const created = issuanceRequest(tenantId, offerId, 'OFFER_CREATED');
   const stream = `offer-${offerId}`;
   const outcomes: AppendedOutcome[] = [];
-  const createdAt = await mustAppend(store, stream, [toData({
+  const createdEvent: OfferEvent = {
     type: 'OfferCreated',
-    data: { offerId, tenantId, credentialConfigurationId: 'pid', claims: sealedJunk(), txCode: null, createdAt: at, expiresAt: FAR_FUTURE, callback: created },
-  })], 'no_stream');
+    data: { offerId, tenantId, credentialConfigurationId: 'pid', claims: sealedJunk(), txCode: null, createdAt: at, expiresAt: FAR_FUTURE },
+  };
+  const createdAt = await mustAppend(store, stream, [recorded(createdEvent, created, [], shape)], 'no_stream');
   outcomes.push({ eventId: offerId, status: 'OFFER_CREATED', expectedBody: created.body, position: createdAt });
   if (outcome) {
     const errorDetails = outcome === 'FAILED' ? 'issuer service unavailable' : undefined;
     const callback = issuanceRequest(tenantId, offerId, outcome, errorDetails);
-    const event = {
-      ISSUED: { type: 'CredentialIssued', data: { issuedAt: at, callback } },
-      FAILED: { type: 'OfferFailed', data: { errorDetails, failedAt: at, callback } },
-      EXPIRED: { type: 'OfferExpired', data: { expiredAt: at, callback } },
+    const offer = { offerId, tenantId };
+    const event: OfferEvent = {
+      ISSUED: { type: 'CredentialIssued' as const, data: { ...offer, issuedAt: at } },
+      FAILED: { type: 'OfferFailed' as const, data: { ...offer, errorDetails: errorDetails!, failedAt: at } },
+      EXPIRED: { type: 'OfferExpired' as const, data: { ...offer, expiredAt: at } },
     }[outcome];
-    outcomes.push({ eventId: offerId, status: outcome, expectedBody: callback.body, position: await mustAppend(store, stream, [toData(event)], 0) });
+    const position = await mustAppend(store, stream, [recorded(event, callback, ['offerId', 'tenantId'], shape)], 0);
+    outcomes.push({ eventId: offerId, status: outcome, expectedBody: callback.body, position });
   }
   return outcomes;
 };
