@@ -60,7 +60,8 @@ export const credentialOfferUri = (publicUrl: string, offerId: string): string =
 
 const BODY_LIMIT = 64 * 1024;
 
-type CreateOfferRequest = t.TypeOf<typeof CreateOfferBody>;
+/** The decoded body; the configuration's id need only be a string here. */
+type CreateOfferRequest = Omit<t.TypeOf<typeof CreateOfferBody>, 'credential_configuration_id'> & { readonly credential_configuration_id: string };
 
 export type OfferRefused =
   | { readonly _tag: 'UnknownCredentialConfiguration'; readonly id: string }
