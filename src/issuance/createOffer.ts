@@ -75,8 +75,8 @@ export interface CreatedOffer {
   readonly position: Position;
 }
 
-/** What creating an offer uses: the store, data keys, the MAC secrets, the configurations and the offer lifetime. */
-export type CreateOfferDeps = Pick<IssuanceContext, 'store' | 'dataKeys' | 'secrets' | 'configurations'> & { readonly offerTtlSeconds: number };
+/** What creating an offer uses: the store, data keys, the MAC secrets, the configurations, the clock and the offer lifetime. */
+export type CreateOfferDeps = Pick<IssuanceContext, 'store' | 'dataKeys' | 'secrets' | 'configurations' | 'now'> & { readonly offerTtlSeconds: number };
 
 /**
  * Records a new offer for the tenant: its claims checked against the configuration and sealed
@@ -88,7 +88,6 @@ export const createOffer = async (
   tenantId: string,
   request: CreateOfferRequest,
   metadata: EventMetadata,
-  now: Date,
 ): Promise<Either<OfferRefused, CreatedOffer>> => {
   const configuration = deps.configurations.get(request.credential_configuration_id);
   if (!configuration) return left({ _tag: 'UnknownCredentialConfiguration', id: request.credential_configuration_id });
@@ -99,6 +98,8 @@ export const createOffer = async (
   if (isLeft(key)) throw new Error(`data key for a fresh offer id: ${key.left._tag}`);
   const asked = request.tx_code;
   const txCode = asked && generateTxCode(asked.input_mode, asked.length);
+  // Read once the data key is issued: the offer's lifetime starts when it is recorded.
+  const now = deps.now();
   const create: Command = {
     type: 'CreateOffer',
     data: {
@@ -128,7 +129,7 @@ export const offersRouter = (ctx: IssuanceContext): Router => {
     const principal = principalOf(http);
     const body = decode(CreateOfferBody, await readJson(http, { limitBytes: BODY_LIMIT }), 'body');
     const metadata = { actor: `apikey:${principal.keyId}`, requestId: requestIdOf(http) };
-    const created = await createOffer({ ...ctx, offerTtlSeconds: ctx.config.offerTtlSeconds }, principal.tenantId, body, metadata, ctx.now());
+    const created = await createOffer({ ...ctx, offerTtlSeconds: ctx.config.offerTtlSeconds }, principal.tenantId, body, metadata);
     if (isLeft(created)) throw new HttpError(offerRefusal(created.left));
     const { offerId, txCode } = created.right;
     // So that GET /offers/:offer_id right after this answer finds it.
