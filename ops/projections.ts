@@ -131,7 +131,7 @@ export const registerProjections = (program: Command): void => {
 
   quarantine
     .command('ack')
-    .description('acknowledges the quarantined event at a position: it no longer holds readiness back; exit 2 if the store has no event there')
+    .description('acknowledges the quarantined event at a position: it no longer holds readiness back; acknowledging again records nothing; exit 2 if the store has no event there')
     .argument('<commit/prepare>', "the event's position, e.g. 42/42", positionArgument)
     .option(...JSON_OPTION)
     .action(
@@ -139,9 +139,11 @@ export const registerProjections = (program: Command): void => {
         withStore(async (store) => {
           const acknowledged = await acknowledgeQuarantine(store, at, metadata);
           if (isLeft(acknowledged)) return refuse(`the store has no event at ${formatPosition(at)}`);
-          printRecord(options, { position: formatPosition(at), acknowledged: true }, [
+          // Acknowledging again records nothing: the first acknowledgment stays on record.
+          const changed = acknowledged.right.position !== undefined;
+          printRecord(options, { position: formatPosition(at), acknowledged: true, changed }, [
             ['position', formatPosition(at)],
-            ['acknowledged', 'yes'],
+            ['acknowledged', changed ? 'yes' : `already, at ${acknowledged.right.acknowledgedAt}`],
           ]);
           return DONE;
         }),

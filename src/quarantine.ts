@@ -5,8 +5,8 @@
 // acknowledgment outlives rebuilds and reaches every instance; an acknowledged entry no longer
 // holds readiness back, but the read model still goes without the event.
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { acknowledgmentsStream, type QuarantineAcknowledged } from '../streams/quarantine.js';
-import { appendEvents, type EventMetadata } from './eventstore/handle.js';
+import { acknowledgmentsStream, quarantine, type Command } from '../streams/quarantine.js';
+import { handleCommand, type EventMetadata } from './eventstore/handle.js';
 import { formatPosition, type EventStore, type Position, type RecordedEvent } from './eventstore/port.js';
 import type { Sqlite } from './sqlite.js';
 
@@ -80,23 +80,33 @@ export interface NoEventAtPosition {
   readonly _tag: 'NoEventAtPosition';
 }
 
+export interface Acknowledgment {
+  /** Where this call recorded the acknowledgment; undefined when it was on record already. */
+  readonly position: Position | undefined;
+  /** When the event was first acknowledged. */
+  readonly acknowledgedAt: string;
+}
+
+/** Lost races decided again: an acknowledgment stays right whoever got in first. */
+const RACE_RETRIES = 3;
+
 /**
- * Records the operator's acknowledgment of the event at `position`. Refused when the store has no
- * event there, so a mistyped position cannot acknowledge nothing and look done.
+ * Records the operator's acknowledgment of the event at `position` (streams/quarantine.ts decides:
+ * acknowledging again records nothing). Refused when the store has no event there, so a mistyped
+ * position cannot acknowledge nothing and look done.
  */
 export const acknowledgeQuarantine = async (
   store: EventStore,
   position: Position,
   metadata: EventMetadata,
   now: Date = new Date(),
-): Promise<Either<NoEventAtPosition, Position>> => {
+): Promise<Either<NoEventAtPosition, Acknowledgment>> => {
   const [at] = await store.readAll({ fromPosition: position, maxCount: 1 });
-  if (!at || formatPosition(at.position) !== formatPosition(position)) return left({ _tag: 'NoEventAtPosition' });
-  const event: QuarantineAcknowledged = {
-    type: 'QuarantineAcknowledged',
-    data: { position: formatPosition(position), acknowledgedAt: now.toISOString() },
-  };
-  const appended = await appendEvents(store, acknowledgmentsStream, [event], 'any', metadata);
-  if (isLeft(appended)) throw new Error(`quarantine acknowledgment not recorded: ${appended.left._tag}`);
-  return right(appended.right.position);
+  const formatted = formatPosition(position);
+  if (!at || formatPosition(at.position) !== formatted) return left({ _tag: 'NoEventAtPosition' });
+  const command: Command = { type: 'AcknowledgeQuarantine', data: { position: formatted, at: now.toISOString() } };
+  // Named after the position: a re-run after a lost answer finds it acknowledged and appends nothing.
+  const handled = await handleCommand(store, quarantine, acknowledgmentsStream, command, { commandId: `acknowledge.${formatted}`, metadata, retries: RACE_RETRIES });
+  if (isLeft(handled)) throw new Error(`quarantine acknowledgment not recorded: ${handled.left._tag}`);
+  return right({ position: handled.right.position, acknowledgedAt: handled.right.state.acknowledged.get(formatted) ?? command.data.at });
 };

@@ -220,8 +220,8 @@ test('a rebuild records the quarantine again; an acknowledgment, kept in the sto
       const refused = await acknowledgeQuarantine(store, { commit: 999_999n, prepare: 999_999n }, { actor: 'test' });
       t.true(isLeft(refused), 'no event at that position');
       const acknowledged = await acknowledgeQuarantine(store, poison, { actor: 'test' });
-      if (!isRight(acknowledged)) throw new Error('not acknowledged');
-      t.true(await runner.waitFor(acknowledged.right, BOUND_MS));
+      if (!isRight(acknowledged) || !acknowledged.right.position) throw new Error('not acknowledged');
+      t.true(await runner.waitFor(acknowledged.right.position, BOUND_MS));
       t.like(runner.status().quarantine, { total: 1, unacknowledged: 0 });
 
       const progress: number[] = [];

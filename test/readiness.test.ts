@@ -126,8 +126,8 @@ test('not ready while a quarantined event is not acknowledged; acknowledged, it 
     t.is(quarantined.body.checks.find((c) => c.name === 'quarantine')!.detail, '1 quarantined event(s) not acknowledged');
 
     const acknowledged = await acknowledgeQuarantine(s.service.store, poison, { actor: 'test' });
-    if (!isRight(acknowledged)) throw new Error('not acknowledged');
-    t.true(await s.service.runner.waitFor(acknowledged.right, 60_000));
+    if (!isRight(acknowledged) || !acknowledged.right.position) throw new Error('not acknowledged');
+    t.true(await s.service.runner.waitFor(acknowledged.right.position, 60_000));
     t.is((await probe(await s.wallet('/health/ready'))).status, 200);
   });
 });

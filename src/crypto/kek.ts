@@ -12,7 +12,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { link, mkdir, open, readFile, realpath, stat, unlink, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { KEY_BYTES } from './seal.js';
 
@@ -95,22 +94,30 @@ const readKeyFile = async (file: string, log: Logger): Promise<Buffer> => {
   return key;
 };
 
+/** Where the key may come from (DATA_DIR, DATA_KEY_ENCRYPTION_KEY, DATA_KEY_ENCRYPTION_KEY_FILE). */
+export interface KekSource {
+  readonly dataDir: string;
+  /** The key itself, base64url. */
+  readonly dataKeyEncryptionKey?: string | undefined;
+  readonly dataKeyEncryptionKeyFile?: string | undefined;
+}
+
 /** The key-encryption key (see the top of this file); warns when a key file sits in DATA_DIR. */
 export const loadKek = async (
-  config: Pick<Config, 'dataDir' | 'dataKeyEncryptionKey' | 'dataKeyEncryptionKeyFile'>,
+  source: KekSource,
   log: Logger,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<Buffer> => {
-  const legacy = join(config.dataDir, KEK_FILE);
+  const legacy = join(source.dataDir, KEK_FILE);
   const legacyExists = await exists(legacy);
   const warnUnused = (): void =>
     log.warn('DATA_DIR holds a key-encryption key file that is not used: delete it, or move it out if data was sealed with it', { file: legacy });
-  if (config.dataKeyEncryptionKey) {
+  if (source.dataKeyEncryptionKey) {
     if (legacyExists) warnUnused();
-    return Buffer.from(config.dataKeyEncryptionKey, 'base64url');
+    return Buffer.from(source.dataKeyEncryptionKey, 'base64url');
   }
-  const file = config.dataKeyEncryptionKeyFile ?? (legacyExists ? legacy : defaultKekFile(env));
-  if (await isInside(config.dataDir, file)) {
+  const file = source.dataKeyEncryptionKeyFile ?? (legacyExists ? legacy : defaultKekFile(env));
+  if (await isInside(source.dataDir, file)) {
     log.warn('the key-encryption key file is inside DATA_DIR: a copy of DATA_DIR can open everything sealed in the store; move the file out and set DATA_KEY_ENCRYPTION_KEY_FILE to it', { file });
   } else if (legacyExists) {
     warnUnused();

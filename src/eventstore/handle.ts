@@ -1,10 +1,10 @@
 // The write side's one loop: load a stream, fold it, decide, append at the revision read.
 // A concurrent writer makes the append fail with WrongExpectedRevision; it is never silent. Where a
 // command says deciding again is safe, a lost race is decided again on the stream as it now is.
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { decodeRecorded, type Decider, type Event, type StreamContract } from '../../streams/event.js';
-import type { AppendError, AppendResult, EventStore, ExpectedRevision, Json, Position } from './port.js';
+import type { AppendError, EventStore, ExpectedRevision, Json, Position } from './port.js';
 
 /** Who caused a write and in answer to what; never personal data. */
 export interface EventMetadata {
@@ -52,23 +52,6 @@ export const eventIdOf = (commandId: string, streamId: string, index: number): s
   const hex = hash.subarray(0, 16).toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 };
-
-/**
- * Appends domain events as recorded events: each gets a fresh id (a retry of the same append is
- * the caller's to make with the same ids) and, when given, the metadata.
- */
-export const appendEvents = (
-  store: EventStore,
-  streamId: string,
-  events: readonly Event[],
-  expectedRevision: ExpectedRevision,
-  metadata?: EventMetadata,
-): Promise<Either<AppendError, AppendResult>> =>
-  store.append(
-    streamId,
-    events.map((e) => ({ id: randomUUID(), type: e.type, data: e.data as Json, ...(metadata ? { metadata: { ...metadata } } : {}) })),
-    expectedRevision,
-  );
 
 export interface CommandOptions<State> {
   /** Names this command: its events' ids derive from it (see eventIdOf). */

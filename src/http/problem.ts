@@ -44,6 +44,10 @@ export const problem = (
 export const invalidRequest = (detail: string, errors: readonly FieldError[] = []): Problem =>
   problem(400, '/problems/invalid-request', 'Invalid request', detail, errors);
 
+/** A 400 for values that fail validation: one `errors` entry each, the detail naming the one or counting them. */
+export const invalidValues = (errors: readonly FieldError[]): Problem =>
+  invalidRequest(errors.length === 1 ? `Invalid ${errors[0]!.location}.` : `${errors.length} values are invalid.`, errors);
+
 /** Send with a `WWW-Authenticate` header (see HttpError) so clients know which scheme to use. */
 export const unauthorized = (detail = 'Authentication is required.'): Problem =>
   problem(401, '/problems/unauthorized', 'Unauthorized', detail);

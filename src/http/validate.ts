@@ -10,18 +10,21 @@
 // Unknown extra properties are ignored (io-ts's default) unless the codec says otherwise
 // (t.exact/t.strict strip them; they are never reported).
 import * as t from 'io-ts';
-import { isRight } from 'fp-ts/lib/Either.js';
+import { isLeft, left, type Either } from 'fp-ts/lib/Either.js';
 import type { FieldError } from './problem.js';
-import { HttpError, invalidRequest } from './problem.js';
+import { HttpError, invalidValues } from './problem.js';
 
-/** Decode `input` or throw a 400 problem with one `errors` entry per io-ts failure. */
-export function decode<A>(codec: t.Decoder<unknown, A>, input: unknown, location: string): A {
+/** Decode `input`, or one entry per io-ts failure, rooted at `location` (for code inside the edge). */
+export function validate<A>(codec: t.Decoder<unknown, A>, input: unknown, location: string): Either<FieldError[], A> {
   const result = codec.decode(input);
-  if (isRight(result)) return result.right;
-  const errors = describeErrors(result.left, location);
-  throw new HttpError(
-    invalidRequest(errors.length === 1 ? `Invalid ${errors[0]!.location}.` : `${errors.length} values are invalid.`, errors),
-  );
+  return isLeft(result) ? left(describeErrors(result.left, location)) : result;
+}
+
+/** Decode `input` or throw a 400 problem with one `errors` entry per io-ts failure (at the edge). */
+export function decode<A>(codec: t.Decoder<unknown, A>, input: unknown, location: string): A {
+  const result = validate(codec, input, location);
+  if (isLeft(result)) throw new HttpError(invalidValues(result.left));
+  return result.right;
 }
 
 /** io-ts errors as problem entries, rooted at `location`. */

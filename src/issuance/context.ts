@@ -33,6 +33,6 @@ export const PATHS = {
   authorizationServerMetadata: '/.well-known/oauth-authorization-server',
 } as const;
 
-export const endpointUrl = (config: Pick<Config, 'publicUrl'>, path: string): string => `${config.publicUrl}${path}`;
+export const endpointUrl = (publicUrl: string, path: string): string => `${publicUrl}${path}`;
 
 export const PRE_AUTHORIZED_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';

@@ -4,14 +4,14 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import * as t from 'io-ts';
-import { isLeft } from 'fp-ts/lib/Either.js';
+import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { findOffer } from '../../projections/offers.js';
 import { offer, offerStream, type Command } from '../../streams/offer.js';
-import { handleCommand } from '../eventstore/handle.js';
-import type { Json } from '../eventstore/port.js';
+import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
+import type { Json, Position } from '../eventstore/port.js';
 import { readJson } from '../http/body.js';
 import { NonEmptyString, withMessage } from '../http/codecs.js';
-import { HttpError, invalidRequest, notFound, problem } from '../http/problem.js';
+import { HttpError, invalidValues, notFound, problem, type FieldError, type Problem } from '../http/problem.js';
 import { decode } from '../http/validate.js';
 import { requestIdOf } from '../log.js';
 import { logRef, streamRef } from '../../streams/kernel.js';
@@ -55,54 +55,90 @@ export const unknownCredentialConfiguration = (id: string) =>
   );
 
 /** `openid-credential-offer://?credential_offer_uri=...`: what the integrator renders as a QR code. */
-export const credentialOfferUri = (ctx: Pick<IssuanceContext, 'config'>, offerId: string): string =>
-  `openid-credential-offer://?credential_offer_uri=${encodeURIComponent(endpointUrl(ctx.config, PATHS.offer.replace(':offer_id', offerId)))}`;
+export const credentialOfferUri = (publicUrl: string, offerId: string): string =>
+  `openid-credential-offer://?credential_offer_uri=${encodeURIComponent(endpointUrl(publicUrl, PATHS.offer.replace(':offer_id', offerId)))}`;
 
 const BODY_LIMIT = 64 * 1024;
+
+/** The decoded body; the configuration's id need only be a string here. */
+type CreateOfferRequest = Omit<t.TypeOf<typeof CreateOfferBody>, 'credential_configuration_id'> & { readonly credential_configuration_id: string };
+
+export type OfferRefused =
+  | { readonly _tag: 'UnknownCredentialConfiguration'; readonly id: string }
+  | { readonly _tag: 'InvalidClaims'; readonly errors: readonly FieldError[] };
+
+export interface CreatedOffer {
+  readonly offerId: string;
+  readonly credentialConfigurationId: string;
+  /** The transaction code in clear, when one was asked for: only its MAC is recorded. */
+  readonly txCode: string | undefined;
+  readonly position: Position;
+}
+
+/** What creating an offer uses: the store, data keys, the MAC secrets, the configurations, the clock and the offer lifetime. */
+export type CreateOfferDeps = Pick<IssuanceContext, 'store' | 'dataKeys' | 'secrets' | 'configurations' | 'now'> & { readonly offerTtlSeconds: number };
+
+/**
+ * Records a new offer for the tenant: its claims checked against the configuration and sealed
+ * with a data key issued for it, a transaction code generated when asked for. Refused for a
+ * configuration that is not configured or claims it does not accept.
+ */
+export const createOffer = async (
+  deps: CreateOfferDeps,
+  tenantId: string,
+  request: CreateOfferRequest,
+  metadata: EventMetadata,
+): Promise<Either<OfferRefused, CreatedOffer>> => {
+  const configuration = deps.configurations.get(request.credential_configuration_id);
+  if (!configuration) return left({ _tag: 'UnknownCredentialConfiguration', id: request.credential_configuration_id });
+  const errors = validateClaims(configuration, request.claims, 'body.claims');
+  if (errors.length > 0) return left({ _tag: 'InvalidClaims', errors });
+  const offerId = randomUUID();
+  const key = await deps.dataKeys.issue(offerId);
+  if (isLeft(key)) throw new Error(`data key for a fresh offer id: ${key.left._tag}`);
+  const asked = request.tx_code;
+  const txCode = asked && generateTxCode(asked.input_mode, asked.length);
+  // Read once the data key is issued: the offer's lifetime starts when it is recorded.
+  const now = deps.now();
+  const create: Command = {
+    type: 'CreateOffer',
+    data: {
+      offerId,
+      tenantId,
+      credentialConfigurationId: configuration.id,
+      claims: key.right.seal(request.claims as Json, 'claims'),
+      txCode:
+        asked && txCode !== undefined
+          ? { input_mode: asked.input_mode, length: asked.length, description: asked.description ?? null, hash: txCodeHash(deps.secrets, offerId, txCode) }
+          : null,
+      expiresAt: new Date(now.getTime() + deps.offerTtlSeconds * 1000).toISOString(),
+      at: now.toISOString(),
+    },
+  };
+  const result = await handleCommand(deps.store, offer, offerStream(offerId), create, { commandId: randomUUID(), metadata });
+  if (isLeft(result)) throw new Error(`${streamRef(offerStream(offerId))} could not be recorded: ${result.left._tag}`);
+  return right({ offerId, credentialConfigurationId: configuration.id, txCode, position: result.right.position! });
+};
+
+const offerRefusal = (refused: OfferRefused): Problem =>
+  refused._tag === 'UnknownCredentialConfiguration' ? unknownCredentialConfiguration(refused.id) : invalidValues(refused.errors);
 
 export const offersRouter = (ctx: IssuanceContext): Router => {
   const router = new Router();
   router.post('/offers', requireScope('connector'), async (http) => {
     const principal = principalOf(http);
     const body = decode(CreateOfferBody, await readJson(http, { limitBytes: BODY_LIMIT }), 'body');
-    const configuration = ctx.configurations.get(body.credential_configuration_id);
-    if (!configuration) throw new HttpError(unknownCredentialConfiguration(body.credential_configuration_id));
-    const errors = validateClaims(configuration, body.claims, 'body.claims');
-    if (errors.length > 0) {
-      throw new HttpError(invalidRequest(errors.length === 1 ? `Invalid ${errors[0]!.location}.` : `${errors.length} values are invalid.`, errors));
-    }
-    const offerId = randomUUID();
-    const key = await ctx.dataKeys.issue(offerId);
-    if (isLeft(key)) throw new Error(`data key for a fresh offer id: ${key.left._tag}`);
-    const txCode = body.tx_code && generateTxCode(body.tx_code.input_mode, body.tx_code.length);
-    const now = ctx.now();
-    const create: Command = {
-      type: 'CreateOffer',
-      data: {
-        offerId,
-        tenantId: principal.tenantId,
-        credentialConfigurationId: configuration.id,
-        claims: key.right.seal(body.claims as Json, 'claims'),
-        txCode:
-          body.tx_code && txCode !== undefined
-            ? { input_mode: body.tx_code.input_mode, length: body.tx_code.length, description: body.tx_code.description ?? null, hash: txCodeHash(ctx.secrets, offerId, txCode) }
-            : null,
-        expiresAt: new Date(now.getTime() + ctx.config.offerTtlSeconds * 1000).toISOString(),
-        at: now.toISOString(),
-      },
-    };
-    const result = await handleCommand(ctx.store, offer, offerStream(offerId), create, {
-      commandId: randomUUID(),
-      metadata: { actor: `apikey:${principal.keyId}`, requestId: requestIdOf(http) },
-    });
-    if (isLeft(result)) throw new Error(`${streamRef(offerStream(offerId))} could not be recorded: ${result.left._tag}`);
+    const metadata = { actor: `apikey:${principal.keyId}`, requestId: requestIdOf(http) };
+    const created = await createOffer({ ...ctx, offerTtlSeconds: ctx.config.offerTtlSeconds }, principal.tenantId, body, metadata);
+    if (isLeft(created)) throw new HttpError(offerRefusal(created.left));
+    const { offerId, txCode } = created.right;
     // So that GET /offers/:offer_id right after this answer finds it.
-    await ctx.runner.waitFor(result.right.position!, ctx.config.readYourWritesTimeoutMs);
-    ctx.log.info('offer created', { offerRef: logRef(offerId), credentialConfigurationId: configuration.id, txCode: txCode !== undefined });
+    await ctx.runner.waitFor(created.right.position, ctx.config.readYourWritesTimeoutMs);
+    ctx.log.info('offer created', { offerRef: logRef(offerId), credentialConfigurationId: created.right.credentialConfigurationId, txCode: txCode !== undefined });
     http.status = 201;
     http.body = {
       offer_id: offerId,
-      credential_offer_uri: credentialOfferUri(ctx, offerId),
+      credential_offer_uri: credentialOfferUri(ctx.config.publicUrl, offerId),
       ...(txCode === undefined ? {} : { tx_code_value: txCode }),
     };
   });

@@ -45,7 +45,7 @@ const tokenRefusal = (error: DomainError): string => {
   }
 };
 
-const failOffer = async (ctx: IssuanceContext, offerId: string, errorDetails: string, metadata: EventMetadata): Promise<void> => {
+const failOffer = async (ctx: Pick<IssuanceContext, 'store' | 'dataKeys' | 'log' | 'now'>, offerId: string, errorDetails: string, metadata: EventMetadata): Promise<void> => {
   const fail: Command = { type: 'FailOffer', data: { offerId, errorDetails, at: ctx.now().toISOString() } };
   const failed = await handleCommand(ctx.store, offer, offerStream(offerId), fail, { commandId: randomUUID(), metadata });
   if (!isLeft(failed) && failed.right.events.length > 0) {
@@ -72,7 +72,7 @@ export const credentialEndpoint = (ctx: IssuanceContext) => async (http: Context
   const dpop = await verifyDpopProof(ctx.store, {
     proof: http.headers['dpop'],
     htm: 'POST',
-    htu: endpointUrl(ctx.config, PATHS.credential),
+    htu: endpointUrl(ctx.config.publicUrl, PATHS.credential),
     accessToken,
     now,
     maxAgeSeconds: ctx.config.proofMaxAgeSeconds,

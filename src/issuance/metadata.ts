@@ -3,7 +3,6 @@
 // Server Metadata (RFC 8414; the issuer is its own authorization server, so the issuer metadata
 // names none), and SD-JWT VC Type Metadata in the draft-13 array form.
 import type { Context } from 'koa';
-import type { Config } from '../config.js';
 import type { CredentialConfiguration, Display } from './configurations.js';
 import { endpointUrl, PATHS, PRE_AUTHORIZED_CODE_GRANT, type IssuanceContext } from './context.js';
 import { OAuthError } from './oauthError.js';
@@ -12,10 +11,10 @@ import { OAuthError } from './oauthError.js';
 const asLocaleDisplay = (display: readonly Display[]) =>
   display.map((d) => ({ name: d.name, locale: d.lang, ...(d.description === undefined ? {} : { description: d.description }) }));
 
-export const credentialIssuerMetadata = (config: Config, configurations: Iterable<CredentialConfiguration>) => ({
-  credential_issuer: config.publicUrl,
-  credential_endpoint: endpointUrl(config, PATHS.credential),
-  nonce_endpoint: endpointUrl(config, PATHS.nonce),
+export const credentialIssuerMetadata = (publicUrl: string, configurations: Iterable<CredentialConfiguration>) => ({
+  credential_issuer: publicUrl,
+  credential_endpoint: endpointUrl(publicUrl, PATHS.credential),
+  nonce_endpoint: endpointUrl(publicUrl, PATHS.nonce),
   credential_configurations_supported: Object.fromEntries(
     [...configurations].map((c) => [
       c.id,
@@ -34,9 +33,9 @@ export const credentialIssuerMetadata = (config: Config, configurations: Iterabl
   ),
 });
 
-export const authorizationServerMetadata = (config: Config) => ({
-  issuer: config.publicUrl,
-  token_endpoint: endpointUrl(config, PATHS.token),
+export const authorizationServerMetadata = (publicUrl: string) => ({
+  issuer: publicUrl,
+  token_endpoint: endpointUrl(publicUrl, PATHS.token),
   grant_types_supported: [PRE_AUTHORIZED_CODE_GRANT],
   'pre-authorized_grant_anonymous_access_supported': true,
   token_endpoint_auth_methods_supported: ['none'],
@@ -57,8 +56,8 @@ export const typeMetadata = (c: CredentialConfiguration) => ({
 });
 
 export const metadataRoutes = (ctx: IssuanceContext) => {
-  const issuer = credentialIssuerMetadata(ctx.config, ctx.configurations.values());
-  const server = authorizationServerMetadata(ctx.config);
+  const issuer = credentialIssuerMetadata(ctx.config.publicUrl, ctx.configurations.values());
+  const server = authorizationServerMetadata(ctx.config.publicUrl);
   return {
     issuer: (http: Context): void => {
       http.body = issuer;

@@ -64,7 +64,7 @@ export const tokenEndpoint = (ctx: IssuanceContext) => async (http: Context): Pr
   const dpop = await verifyDpopProof(ctx.store, {
     proof: http.headers['dpop'],
     htm: 'POST',
-    htu: endpointUrl(ctx.config, PATHS.token),
+    htu: endpointUrl(ctx.config.publicUrl, PATHS.token),
     now,
     maxAgeSeconds: ctx.config.proofMaxAgeSeconds,
   });

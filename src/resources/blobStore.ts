@@ -6,7 +6,6 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
 import { mkdir, open, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Config } from '../config.js';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
@@ -52,7 +51,7 @@ export interface BlobStore {
 }
 
 /** BLOB_DIR, else DATA_DIR/blobs: one directory for every writer of one deployment. */
-export const blobDirectory = (config: Pick<Config, 'blobDir' | 'dataDir'>): string => config.blobDir ?? join(config.dataDir, 'blobs');
+export const blobDirectory = (location: { readonly blobDir?: string | undefined; readonly dataDir: string }): string => location.blobDir ?? join(location.dataDir, 'blobs');
 
 export const directoryBlobStore = async (dir: string): Promise<BlobStore> => {
   await mkdir(dir, { recursive: true, mode: 0o700 });

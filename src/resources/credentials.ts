@@ -6,15 +6,16 @@ import type Router from '@koa/router';
 import { randomUUID } from 'node:crypto';
 import { buffer } from 'node:stream/consumers';
 import * as t from 'io-ts';
-import { isLeft } from 'fp-ts/lib/Either.js';
+import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { findLatest } from '../../projections/resources.js';
 import { CREDENTIAL_KIND, credentialStream, type CredentialData, type CredentialEvent, type CredentialState, credentialResource } from '../../streams/credential.js';
 import { DRAFT_KIND } from '../../streams/draft.js';
 import { FILE_KIND } from '../../streams/file.js';
 import { StringMap } from '../../streams/resource.js';
+import type { EventMetadata } from '../eventstore/handle.js';
 import { readJson } from '../http/body.js';
 import { Uuid } from '../http/codecs.js';
-import { HttpError, notFound } from '../http/problem.js';
+import { HttpError, invalidRequest, invalidValues, notFound, type Problem } from '../http/problem.js';
 import { decode } from '../http/validate.js';
 import type { Sqlite } from '../sqlite.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
@@ -23,7 +24,7 @@ import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import type { VersionedKind } from './kind.js';
 import { createResource, metadataOf, readableAddressOf, versionedRoutes } from './routes.js';
 import type { Uploads } from './uploads.js';
-import { claimValues, firstProof, flavorOf, readCredential, typesOf, type VerifiableCredential } from './verifiableCredential.js';
+import { claimValues, firstProof, flavorOf, readCredential, typesOf, type NotACredential, type VerifiableCredential } from './verifiableCredential.js';
 
 export const credentialsKind: VersionedKind<CredentialState, CredentialEvent> = {
   path: 'credentials',
@@ -63,6 +64,89 @@ const linksOf = async (db: Sqlite, tenantId: string, vc: VerifiableCredential): 
   return { files, credentials };
 };
 
+export type ImportError = { readonly _tag: 'BlobNotFound' } | { readonly _tag: 'DraftNotFound' } | NotACredential;
+
+export interface ImportRequest {
+  readonly tenantId: string;
+  readonly blobId: string;
+  readonly draftId: string | null;
+  readonly annotations: StringMap;
+  readonly labels: StringMap;
+}
+
+/** What an import reads: the read models, the tenant's uploads and the blobs' bytes. */
+export interface ImportDeps {
+  readonly db: Sqlite;
+  readonly uploads: Pick<Uploads, 'find'>;
+  readonly blobs: Pick<BlobStore, 'read'>;
+  readonly now: () => Date;
+}
+
+/**
+ * Reads the uploaded blob as a credential and takes it for a new credential resource: the
+ * CredentialImported to record, or why not (no such usable blob, or another import took it
+ * first; no such draft; not a credential, and then the blob stays usable).
+ */
+export const importCredential = async (deps: ImportDeps, request: ImportRequest, metadata: EventMetadata): Promise<Either<ImportError, CredentialEvent>> => {
+  const { tenantId, blobId, draftId } = request;
+  const found = await deps.uploads.find(tenantId, blobId, 'credential');
+  if (isLeft(found)) return left({ _tag: 'BlobNotFound' });
+  if (draftId !== null && !(await findLatest(deps.db, { tenantId, kind: DRAFT_KIND.name, id: draftId }))) return left({ _tag: 'DraftNotFound' });
+  const { blob, take } = found.right;
+  const read = readCredential(await buffer(deps.blobs.read(blob.digestMultibase)));
+  if (isLeft(read)) return read;
+  const vc = read.right;
+  const links = await linksOf(deps.db, tenantId, vc);
+  const credentialId = randomUUID();
+  if (isLeft(await take(credentialId, metadata))) return left({ _tag: 'BlobNotFound' });
+  const types = typesOf(vc);
+  return right({
+    type: 'CredentialImported',
+    data: {
+      credentialId,
+      tenantId,
+      blobId,
+      draftId,
+      data: {
+        data_model: {
+          flavor_name: flavorOf(vc),
+          issuanceDate: vc.issuanceDate ?? null,
+          expirationDate: vc.expirationDate ?? null,
+          proof: firstProof(vc),
+          type: types,
+        },
+        digest_multibase: blob.digestMultibase,
+        linked_credential_refs: links.credentials,
+        linked_file_refs: links.files,
+        type: types,
+        valid_from: normalised(vc.validFrom ?? vc.issuanceDate),
+        valid_until: normalised(vc.validUntil ?? vc.expirationDate),
+      },
+      annotations: request.annotations,
+      labels: request.labels,
+      importedAt: deps.now().toISOString(),
+    },
+  });
+};
+
+/** A blob that is not a credential, as the 400 located in `blob`. */
+const notACredential = (error: NotACredential): Problem => {
+  if (error._tag === 'InvalidCredential') return invalidValues(error.errors);
+  const message = `expected a verifiable credential in JSON; the blob is ${error.reason}`;
+  return invalidRequest(`The blob is ${error.reason}.`, [{ location: 'blob', message, value: undefined }]);
+};
+
+const importProblem = (error: ImportError): Problem => {
+  switch (error._tag) {
+    case 'BlobNotFound':
+      return notFound('No uploaded, unused blob has this blob_id.');
+    case 'DraftNotFound':
+      return notFound('No draft of this tenant has this draft_id.');
+    default:
+      return notACredential(error);
+  }
+};
+
 export const credentialRoutes = (router: Router, deps: ResourcesContext, uploads: Uploads, blobs: BlobStore): void => {
   const scope = requireScope(credentialsKind.scope);
   uploads.uploadRoute(router, credentialsKind.path, 'credential');
@@ -71,55 +155,20 @@ export const credentialRoutes = (router: Router, deps: ResourcesContext, uploads
     const blobId = decode(Uuid, ctx.query['blob_id'], 'query.blob_id').toLowerCase();
     const draftId = ctx.query['draft_id'] === undefined ? null : decode(Uuid, ctx.query['draft_id'], 'query.draft_id').toLowerCase();
     const body = decode(CreateBody, await readJson(ctx, { limitBytes: JSON_LIMIT }), 'body');
-    const tenantId = principalOf(ctx).tenantId;
+    const request = { tenantId: principalOf(ctx).tenantId, blobId, draftId, annotations: body.annotations ?? {}, labels: body.labels ?? {} };
     await deps.idempotent(ctx, body, async () => {
-      const found = await uploads.find(tenantId, blobId, 'credential');
-      if (isLeft(found)) throw new HttpError(notFound('No uploaded, unused blob has this blob_id.'));
-      if (draftId !== null && !(await findLatest(deps.runner.db, { tenantId, kind: DRAFT_KIND.name, id: draftId }))) {
-        throw new HttpError(notFound('No draft of this tenant has this draft_id.'));
-      }
-      const { blob, take } = found.right;
-      const vc = readCredential(await buffer(blobs.read(blob.digestMultibase)));
-      const links = await linksOf(deps.runner.db, tenantId, vc);
-      const credentialId = randomUUID();
-      const metadata = metadataOf(ctx);
-      if (isLeft(await take(credentialId, metadata))) throw new HttpError(notFound('No uploaded, unused blob has this blob_id.'));
-      const types = typesOf(vc);
-      const imported: CredentialEvent = {
-        type: 'CredentialImported',
-        data: {
-          credentialId,
-          tenantId,
-          blobId,
-          draftId,
-          data: {
-            data_model: {
-              flavor_name: flavorOf(vc),
-              issuanceDate: vc.issuanceDate ?? null,
-              expirationDate: vc.expirationDate ?? null,
-              proof: firstProof(vc),
-              type: types,
-            },
-            digest_multibase: blob.digestMultibase,
-            linked_credential_refs: links.credentials,
-            linked_file_refs: links.files,
-            type: types,
-            valid_from: normalised(vc.validFrom ?? vc.issuanceDate),
-            valid_until: normalised(vc.validUntil ?? vc.expirationDate),
-          },
-          annotations: body.annotations ?? {},
-          labels: body.labels ?? {},
-          importedAt: deps.now().toISOString(),
-        },
-      };
-      return createResource(deps, credentialsKind, ctx, credentialId, imported);
+      const imported = await importCredential({ db: deps.runner.db, uploads, blobs, now: deps.now }, request, metadataOf(ctx));
+      if (isLeft(imported)) throw new HttpError(importProblem(imported.left));
+      return createResource(deps, credentialsKind, ctx, imported.right.data.credentialId, imported.right);
     });
   });
 
   router.get('/credentials/:id/values', scope, async (ctx) => {
     const found = await findLatest(deps.runner.db, await readableAddressOf(ctx, deps, credentialsKind));
     if (!found) throw new HttpError(notFound('No resource of this kind has this id.'));
-    ctx.body = claimValues(readCredential(await buffer(blobs.read(String(found.data['digest_multibase'])))));
+    const read = readCredential(await buffer(blobs.read(String(found.data['digest_multibase']))));
+    if (isLeft(read)) throw new HttpError(notACredential(read.left));
+    ctx.body = claimValues(read.right);
   });
 
   versionedRoutes(router, credentialsKind, deps);

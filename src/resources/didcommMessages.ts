@@ -5,17 +5,19 @@
 import type Router from '@koa/router';
 import { randomUUID } from 'node:crypto';
 import * as t from 'io-ts';
-import { isLeft } from 'fp-ts/lib/Either.js';
+import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { findLatest } from '../../projections/resources.js';
 import { CREDENTIAL_KIND } from '../../streams/credential.js';
 import { Sealed } from '../../streams/dataKey.js';
 import { DIDCOMM_KIND, didcommKeyOwner, didcommStream, type DidcommMessageEvent, type DidcommMessageState, didcommMessageResource } from '../../streams/didcommMessage.js';
 import { FILE_KIND } from '../../streams/file.js';
 import { StringMap, type Envelope, type ResourceData } from '../../streams/resource.js';
+import type { DataKeys } from '../crypto/dataKeys.js';
 import { readJson } from '../http/body.js';
 import { NonEmptyString, Uuid } from '../http/codecs.js';
 import { HttpError, problem, type FieldError } from '../http/problem.js';
 import { decode } from '../http/validate.js';
+import type { Sqlite } from '../sqlite.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import { wireEnvelope } from './envelope.js';
@@ -28,7 +30,7 @@ const PURPOSE = 'didcomm-recipient';
 /** Bound on the credentials one message embeds through links. */
 const MAX_CLOSURE = 100;
 
-export const didcommKind = (deps: ResourcesContext): VersionedKind<DidcommMessageState, DidcommMessageEvent> => ({
+export const didcommKind = (deps: Pick<ResourcesContext, 'dataKeys'>): VersionedKind<DidcommMessageState, DidcommMessageEvent> => ({
   path: 'didcomm-messages',
   name: DIDCOMM_KIND.name,
   scope: 'resources',
@@ -53,6 +55,66 @@ const SendBody = t.intersection([
   t.partial({ annotations: StringMap, labels: StringMap }),
 ]);
 
+type SendRequest = t.TypeOf<typeof SendBody>;
+
+/** The ids the message names that are no live resource of the tenant, each located in the body. */
+export type ReferencesMissing = { readonly _tag: 'ReferencesMissing'; readonly missing: readonly FieldError[] };
+
+/** What sending reads and seals with: the read models, the data keys, the tenant DID's base. */
+export interface SendDeps {
+  readonly db: Sqlite;
+  readonly dataKeys: Pick<DataKeys, 'issue'>;
+  readonly publicUrl: string;
+  readonly now: () => Date;
+}
+
+/**
+ * The DidcommMessageSent of a new message embedding what it names (and, unless
+ * `disable_transitive_closure`, what those credentials link to), its recipient sealed with a data
+ * key issued for it; ReferencesMissing when a named resource is not a live one of the tenant.
+ */
+export const sendDidcommMessage = async (deps: SendDeps, tenantId: string, body: SendRequest): Promise<Either<ReferencesMissing, DidcommMessageEvent>> => {
+  const missing: FieldError[] = [];
+  const live = async (kindName: string, ids: readonly string[], field: string): Promise<Envelope[]> => {
+    const found: Envelope[] = [];
+    for (const [i, id] of ids.entries()) {
+      const envelope = await findLatest(deps.db, { tenantId, kind: kindName, id: id.toLowerCase() });
+      if (envelope && envelope.deletedAt === null) found.push(envelope);
+      else missing.push({ location: `body.data.${field}[${i}]`, message: `no ${kindName} of this tenant has this id`, value: id });
+    }
+    return found;
+  };
+  const credentials = await live(CREDENTIAL_KIND.name, body.data.credentials ?? [], 'credentials');
+  const files = await live(FILE_KIND.name, body.data.files ?? [], 'files');
+  // Presentations are not a kind of this service yet: none can be found.
+  for (const [i, id] of (body.data.presentations ?? []).entries()) {
+    missing.push({ location: `body.data.presentations[${i}]`, message: 'no presentation of this tenant has this id', value: id });
+  }
+  if (missing.length > 0) return left({ _tag: 'ReferencesMissing', missing });
+  if (!body.data.disable_transitive_closure) await closeOverLinks(deps.db, tenantId, credentials);
+
+  const messageId = randomUUID();
+  const key = await deps.dataKeys.issue(didcommKeyOwner(messageId));
+  if (isLeft(key)) throw new Error(`didcomm data key: ${key.left._tag}`);
+  const items = (envelopes: readonly Envelope[]): { items: ResourceData[] } => ({ items: envelopes.map((e) => wireEnvelope(e)) });
+  return right({
+    type: 'DidcommMessageSent',
+    data: {
+      messageId,
+      tenantId,
+      from: tenantDid(deps.publicUrl, tenantId),
+      to: key.right.seal(body.data.to, PURPOSE),
+      keyId: body.data.key_id.toLowerCase(),
+      credentials: items(credentials),
+      files: items(files),
+      presentations: { items: [] },
+      annotations: body.annotations ?? {},
+      labels: body.labels ?? {},
+      sentAt: deps.now().toISOString(),
+    },
+  });
+};
+
 export const didcommRoutes = (router: Router, deps: ResourcesContext): void => {
   const kind = didcommKind(deps);
 
@@ -60,46 +122,9 @@ export const didcommRoutes = (router: Router, deps: ResourcesContext): void => {
     const body = decode(SendBody, await readJson(ctx, { limitBytes: JSON_LIMIT }), 'body');
     const tenantId = principalOf(ctx).tenantId;
     await deps.idempotent(ctx, body, async () => {
-      const missing: FieldError[] = [];
-      const live = async (kindName: string, ids: readonly string[], field: string): Promise<Envelope[]> => {
-        const found: Envelope[] = [];
-        for (const [i, id] of ids.entries()) {
-          const envelope = await findLatest(deps.runner.db, { tenantId, kind: kindName, id: id.toLowerCase() });
-          if (envelope && envelope.deletedAt === null) found.push(envelope);
-          else missing.push({ location: `body.data.${field}[${i}]`, message: `no ${kindName} of this tenant has this id`, value: id });
-        }
-        return found;
-      };
-      const credentials = await live(CREDENTIAL_KIND.name, body.data.credentials ?? [], 'credentials');
-      const files = await live(FILE_KIND.name, body.data.files ?? [], 'files');
-      // Presentations are not a kind of this service yet: none can be found.
-      for (const [i, id] of (body.data.presentations ?? []).entries()) {
-        missing.push({ location: `body.data.presentations[${i}]`, message: 'no presentation of this tenant has this id', value: id });
-      }
-      if (missing.length > 0) throw new HttpError(problem(404, '/problems/not-found', 'Not found', 'A referenced resource does not exist in this tenant.', missing));
-      if (!body.data.disable_transitive_closure) await closeOverLinks(deps, tenantId, credentials);
-
-      const messageId = randomUUID();
-      const key = await deps.dataKeys.issue(didcommKeyOwner(messageId));
-      if (isLeft(key)) throw new Error(`didcomm data key: ${key.left._tag}`);
-      const items = (envelopes: readonly Envelope[]): { items: ResourceData[] } => ({ items: envelopes.map((e) => wireEnvelope(e)) });
-      const sent: DidcommMessageEvent = {
-        type: 'DidcommMessageSent',
-        data: {
-          messageId,
-          tenantId,
-          from: tenantDid(deps.config.publicUrl, tenantId),
-          to: key.right.seal(body.data.to, PURPOSE),
-          keyId: body.data.key_id.toLowerCase(),
-          credentials: items(credentials),
-          files: items(files),
-          presentations: { items: [] },
-          annotations: body.annotations ?? {},
-          labels: body.labels ?? {},
-          sentAt: deps.now().toISOString(),
-        },
-      };
-      return createResource(deps, kind, ctx, messageId, sent);
+      const sent = await sendDidcommMessage({ db: deps.runner.db, dataKeys: deps.dataKeys, publicUrl: deps.config.publicUrl, now: deps.now }, tenantId, body);
+      if (isLeft(sent)) throw new HttpError(problem(404, '/problems/not-found', 'Not found', 'A referenced resource does not exist in this tenant.', sent.left.missing));
+      return createResource(deps, kind, ctx, sent.right.data.messageId, sent.right);
     });
   });
 
@@ -107,7 +132,7 @@ export const didcommRoutes = (router: Router, deps: ResourcesContext): void => {
 };
 
 /** Adds, in place, the tenant's live credentials linked from those already included, transitively. */
-const closeOverLinks = async (deps: ResourcesContext, tenantId: string, credentials: Envelope[]): Promise<void> => {
+const closeOverLinks = async (db: Sqlite, tenantId: string, credentials: Envelope[]): Promise<void> => {
   const seen = new Set(credentials.map((c) => c.id));
   for (let i = 0; i < credentials.length && credentials.length < MAX_CLOSURE; i++) {
     const refs = credentials[i]!.data['linked_credential_refs'];
@@ -115,7 +140,7 @@ const closeOverLinks = async (deps: ResourcesContext, tenantId: string, credenti
       const id = typeof ref === 'object' && ref !== null && !Array.isArray(ref) ? (ref as { resource_id?: unknown }).resource_id : undefined;
       if (typeof id !== 'string' || seen.has(id) || credentials.length >= MAX_CLOSURE) continue;
       seen.add(id);
-      const linked = await findLatest(deps.runner.db, { tenantId, kind: CREDENTIAL_KIND.name, id });
+      const linked = await findLatest(db, { tenantId, kind: CREDENTIAL_KIND.name, id });
       if (linked && linked.deletedAt === null) credentials.push(linked);
     }
   }

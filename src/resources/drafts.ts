@@ -7,7 +7,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { randomUUID } from 'node:crypto';
 import * as t from 'io-ts';
-import { isLeft } from 'fp-ts/lib/Either.js';
+import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { findRevision } from '../../projections/resources.js';
 import { Sealed } from '../../streams/dataKey.js';
 import { draft, DRAFT_KIND, draftKeyOwner, draftStream, type DraftEvent, type DraftState, draftResource } from '../../streams/draft.js';
@@ -18,13 +18,13 @@ import { loadStream } from '../eventstore/handle.js';
 import type { Json } from '../eventstore/port.js';
 import { readJson } from '../http/body.js';
 import { IsoDateTime } from '../http/codecs.js';
-import { HttpError, invalidRequest, notFound } from '../http/problem.js';
+import { HttpError, invalidRequest, notFound, type Problem } from '../http/problem.js';
 import { decode } from '../http/validate.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import type { VersionedKind } from './kind.js';
 import { ENVELOPE_ONLY } from './search.js';
-import { apiLineOf } from './oasVersion.js';
+import { apiLineOf, type ApiLine } from './oasVersion.js';
 import { addressOf, createResource, readableAddressOf, revisionOf, updateRoute, versionedRoutes } from './routes.js';
 import { claimValue } from './verifiableCredential.js';
 
@@ -79,7 +79,7 @@ const openPrivate = (key: DataKey | undefined, sealed: Json | undefined): Privat
   return decoded.right as Private;
 };
 
-export const draftsKind = (deps: ResourcesContext): VersionedKind<DraftState, DraftEvent> => ({
+export const draftsKind = (deps: Pick<ResourcesContext, 'dataKeys'>): VersionedKind<DraftState, DraftEvent> => ({
   path: 'drafts',
   name: DRAFT_KIND.name,
   scope: 'resources',
@@ -96,7 +96,29 @@ export const draftsKind = (deps: ResourcesContext): VersionedKind<DraftState, Dr
   },
 });
 
-const badRequest = (location: string, message: string): HttpError => new HttpError(invalidRequest(message, [{ location, message, value: undefined }]));
+type CreateData = t.TypeOf<typeof Data040> | t.TypeOf<typeof Data038>;
+
+/** Why a draft may not be created with the schema it names. */
+export type SchemaRefused = { readonly _tag: 'SchemaChoice' } | { readonly _tag: 'UnpublishedMetaSchema' };
+
+/**
+ * The new draft's `meta_schema` (null with a temporary `schema`): on the 0.40 line exactly one of
+ * the two, and a meta_schema must be a schema the tenant has published.
+ */
+export const metaSchemaOf = async (line: ApiLine, data: CreateData, isPublished: (url: string) => Promise<boolean>): Promise<Either<SchemaRefused, string | null>> => {
+  const metaSchema = 'meta_schema' in data && typeof data.meta_schema === 'string' ? data.meta_schema : null;
+  if (line === '0.40' && (metaSchema === null) === (data.schema === undefined)) return left({ _tag: 'SchemaChoice' });
+  if (metaSchema !== null && !(await isPublished(metaSchema))) return left({ _tag: 'UnpublishedMetaSchema' });
+  return right(metaSchema);
+};
+
+const schemaProblem = (refused: SchemaRefused): Problem => {
+  const [location, message] =
+    refused._tag === 'SchemaChoice'
+      ? ['body.data', 'exactly one of schema or meta_schema is required']
+      : ['body.data.meta_schema', 'not the URL of a published schema of this tenant'];
+  return invalidRequest(message, [{ location, message, value: undefined }]);
+};
 
 export const draftRoutes = (router: Router, deps: ResourcesContext): void => {
   const kind = draftsKind(deps);
@@ -112,15 +134,11 @@ export const draftRoutes = (router: Router, deps: ResourcesContext): void => {
     const line = apiLineOf(ctx);
     const input = await readJson(ctx, { limitBytes: JSON_LIMIT });
     const body = line === '0.38' ? decode(Create038, input, 'body') : decode(Create040, input, 'body');
-    const data: t.TypeOf<typeof Data040> | t.TypeOf<typeof Data038> = body.data;
+    const data: CreateData = body.data;
     const tenantId = principalOf(ctx).tenantId;
-    const metaSchema = 'meta_schema' in data && typeof data.meta_schema === 'string' ? data.meta_schema : null;
-    if (line === '0.40' && (metaSchema === null) === (data.schema === undefined)) {
-      throw badRequest('body.data', 'exactly one of schema or meta_schema is required');
-    }
-    if (metaSchema !== null && !(await isPublishedSchema(tenantId, metaSchema))) {
-      throw badRequest('body.data.meta_schema', 'not the URL of a published schema of this tenant');
-    }
+    const chosen = await metaSchemaOf(line, data, (url) => isPublishedSchema(tenantId, url));
+    if (isLeft(chosen)) throw new HttpError(schemaProblem(chosen.left));
+    const metaSchema = chosen.right;
     await deps.idempotent(ctx, input as Json, async () => {
       const draftId = randomUUID();
       const key = await deps.dataKeys.issue(draftKeyOwner(draftId));
@@ -187,7 +205,7 @@ export const draftRoutes = (router: Router, deps: ResourcesContext): void => {
 };
 
 /** The draft at one revision as an unsigned credential (data model 1.1, JSON-LD). */
-const exported = async (deps: ResourcesContext, envelope: Envelope, request: t.TypeOf<typeof ExportBody>): Promise<Json> => {
+const exported = async (deps: Pick<ResourcesContext, 'dataKeys' | 'now'>, envelope: Envelope, request: t.TypeOf<typeof ExportBody>): Promise<Json> => {
   const d = envelope.data;
   const { values, meta } = openPrivate(await deps.dataKeys.find(draftKeyOwner(envelope.id)), d['sealed']);
   const strings = (value: Json | undefined): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);

@@ -2,12 +2,12 @@
 // `POST /files?blob_id=`); its bytes never change, so every revision downloads the same blob.
 import type Router from '@koa/router';
 import * as t from 'io-ts';
-import { isLeft, left, right } from 'fp-ts/lib/Either.js';
+import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { randomUUID } from 'node:crypto';
 import { findRevision } from '../../projections/resources.js';
 import { file, FILE_KIND, fileStream, type FileEvent, type FileState, fileResource } from '../../streams/file.js';
 import { StringMap, type Envelope } from '../../streams/resource.js';
-import { loadStream } from '../eventstore/handle.js';
+import { loadStream, type EventMetadata } from '../eventstore/handle.js';
 import type { EventStore } from '../eventstore/port.js';
 import { readJson } from '../http/body.js';
 import { Uuid } from '../http/codecs.js';
@@ -73,6 +73,69 @@ const Filename = t.refinement(t.string, (s) => s.length >= 1 && s.length <= 255 
 const MediaType = t.refinement(t.string, (s) => /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i.test(s), 'a media type');
 const CreateBody = t.partial({ annotations: StringMap, labels: StringMap, data: t.partial({ filename: Filename, content_type: MediaType }) });
 
+export type CreateFileError = { readonly _tag: 'BlobNotFound' } | { readonly _tag: 'SameContent' };
+
+export interface CreateFileRequest {
+  readonly tenantId: string;
+  readonly blobId: string;
+  readonly filename: string | undefined;
+  readonly contentType: string | undefined;
+  readonly annotations: StringMap;
+  readonly labels: StringMap;
+}
+
+/** A file about to be created: its first event, and `release`, which gives its content claim up if it is not. */
+export interface NewFile {
+  readonly created: FileEvent;
+  readonly release: () => Promise<void>;
+}
+
+/**
+ * Claims the uploaded blob's content for a new file and takes the blob: the FileCreated to record,
+ * or why not (no such usable blob, or another create took it first; a live file of the tenant
+ * with the same content, the spec's 409).
+ */
+export const createFile = async (
+  deps: { readonly store: EventStore; readonly uploads: Pick<Uploads, 'find'>; readonly now: () => Date },
+  request: CreateFileRequest,
+  metadata: EventMetadata,
+): Promise<Either<CreateFileError, NewFile>> => {
+  const { tenantId, blobId } = request;
+  const found = await deps.uploads.find(tenantId, blobId, 'file');
+  if (isLeft(found)) return left({ _tag: 'BlobNotFound' });
+  const { blob, take } = found.right;
+  const fileId = randomUUID();
+  // One live file per content in a tenant. The claim is appended first and decides a race
+  // (src/resources/fileContent.ts); the blob is taken only after it, so a refused create leaves
+  // the blob usable.
+  const content = { tenantId, digestMultibase: blob.digestMultibase, fileId, at: deps.now().toISOString() };
+  const claimed = await claimFileContent(deps.store, content, metadata);
+  if (isLeft(claimed)) return left({ _tag: 'SameContent' });
+  // Nobody else appends to the content stream while this new file holds it.
+  const release = () => releaseFileContentAt(deps.store, content, claimed.right, metadata);
+  if (isLeft(await take(fileId, metadata))) {
+    // Another create took the blob between our read and now: this file will not exist.
+    await release();
+    return left({ _tag: 'BlobNotFound' });
+  }
+  const created: FileEvent = {
+    type: 'FileCreated',
+    data: {
+      fileId,
+      tenantId,
+      blobId,
+      contentType: request.contentType ?? blob.contentType,
+      digestMultibase: blob.digestMultibase,
+      filename: request.filename ?? blobId,
+      filesize: blob.size,
+      annotations: request.annotations,
+      labels: request.labels,
+      createdAt: deps.now().toISOString(),
+    },
+  };
+  return right({ created, release });
+};
+
 export const fileRoutes = (router: Router, deps: ResourcesContext, uploads: Uploads, blobs: BlobStore): void => {
   const kind = filesKind(deps.store);
   const scope = requireScope(kind.scope);
@@ -81,42 +144,20 @@ export const fileRoutes = (router: Router, deps: ResourcesContext, uploads: Uplo
   router.post('/files', scope, async (ctx) => {
     const blobId = decode(Uuid, ctx.query['blob_id'], 'query.blob_id').toLowerCase();
     const body = decode(CreateBody, await readJson(ctx, { limitBytes: JSON_LIMIT }), 'body');
-    const tenantId = principalOf(ctx).tenantId;
+    const request = {
+      tenantId: principalOf(ctx).tenantId,
+      blobId,
+      filename: body.data?.filename,
+      contentType: body.data?.content_type,
+      annotations: body.annotations ?? {},
+      labels: body.labels ?? {},
+    };
     await deps.idempotent(ctx, body, async () => {
-      const found = await uploads.find(tenantId, blobId, 'file');
-      if (isLeft(found)) throw new HttpError(notFound('No uploaded, unused blob has this blob_id.'));
-      const { blob, take } = found.right;
-      const fileId = randomUUID();
-      const metadata = metadataOf(ctx);
-      // The spec's 409: one live file per content in a tenant. The claim is appended first and
-      // decides a race (src/resources/fileContent.ts); the blob is taken only after it, so a
-      // refused create leaves the blob usable.
-      const content = { tenantId, digestMultibase: blob.digestMultibase, fileId, at: deps.now().toISOString() };
-      const claimed = await claimFileContent(deps.store, content, metadata);
-      if (isLeft(claimed)) throw new HttpError(conflict(SAME_CONTENT));
-      // Nobody else appends to the content stream while this new file holds it.
-      const release = () => releaseFileContentAt(deps.store, content, claimed.right, metadata);
-      if (isLeft(await take(fileId, metadata))) {
-        // Another create took the blob between our read and now: this file will not exist.
-        await release();
-        throw new HttpError(notFound('No uploaded, unused blob has this blob_id.'));
+      const created = await createFile({ store: deps.store, uploads, now: deps.now }, request, metadataOf(ctx));
+      if (isLeft(created)) {
+        throw new HttpError(created.left._tag === 'SameContent' ? conflict(SAME_CONTENT) : notFound('No uploaded, unused blob has this blob_id.'));
       }
-      const created: FileEvent = {
-        type: 'FileCreated',
-        data: {
-          fileId,
-          tenantId,
-          blobId,
-          contentType: body.data?.content_type ?? blob.contentType,
-          digestMultibase: blob.digestMultibase,
-          filename: body.data?.filename ?? blobId,
-          filesize: blob.size,
-          annotations: body.annotations ?? {},
-          labels: body.labels ?? {},
-          createdAt: deps.now().toISOString(),
-        },
-      };
-      return createResource(deps, kind, ctx, fileId, created, release);
+      return createResource(deps, kind, ctx, created.right.created.data.fileId, created.right.created, created.right.release);
     });
   });
 

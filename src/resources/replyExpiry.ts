@@ -11,7 +11,7 @@ import { shredReply } from './idempotency.js';
 const PAGE = 100;
 
 /** Shreds every reply expired at this moment. */
-export const shredExpiredReplies = async (deps: ResourcesContext): Promise<void> => {
+export const shredExpiredReplies = async (deps: Pick<ResourcesContext, 'now' | 'runner' | 'store' | 'dataKeys'>): Promise<void> => {
   const now = deps.now();
   let page: ExpiredReply[];
   let after: ExpiredReply | undefined;

@@ -8,7 +8,7 @@ import { findHistory, findLatest, findRevision, resourcesProjection, type Resour
 import { decodeRecorded, type Event } from '../../streams/event.js';
 import { MAX_REVISION, StringMap, type Envelope } from '../../streams/resource.js';
 import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
-import type { Json } from '../eventstore/port.js';
+import type { EventStore, Json } from '../eventstore/port.js';
 import { readJson } from '../http/body.js';
 import { Uuid } from '../http/codecs.js';
 import { requestIdOf } from '../log.js';
@@ -32,8 +32,8 @@ export const addressOf = (ctx: Context, kind: { readonly name: string }): Resour
 };
 
 /** The tenant whose resource the stream holds, from its first event; undefined if that cannot be read. */
-const ownerOf = async <State, E extends Event>(deps: ResourcesContext, kind: VersionedKind<State, E>, stream: string): Promise<string | undefined> => {
-  const read = await deps.store.readStream(stream, { maxCount: 1 });
+const ownerOf = async <State, E extends Event>(store: EventStore, kind: VersionedKind<State, E>, stream: string): Promise<string | undefined> => {
+  const read = await store.readStream(stream, { maxCount: 1 });
   const first = read._tag === 'Found' ? read.events[0] : undefined;
   try {
     return first && kind.decider.envelopeOf(kind.decider.evolve(kind.decider.initialState, decodeRecorded(kind.decider.codec, first)))?.tenantId;
@@ -48,10 +48,14 @@ const ownerOf = async <State, E extends Event>(deps: ResourcesContext, kind: Ver
  * 503 instead of that view, another tenant the 404 of any id not its own. The owner comes from
  * the store, since the read model may never have recorded the resource.
  */
-export const readableAddressOf = async <State, E extends Event>(ctx: Context, deps: ResourcesContext, kind: VersionedKind<State, E>): Promise<ResourceAddress> => {
+export const readableAddressOf = async <State, E extends Event>(
+  ctx: Context,
+  deps: Pick<ResourcesContext, 'runner' | 'store'>,
+  kind: VersionedKind<State, E>,
+): Promise<ResourceAddress> => {
   const address = addressOf(ctx, kind);
   const stream = kind.streamOf(address.id);
-  if (isQuarantined(deps.runner.db, resourcesProjection.name, stream) && (await ownerOf(deps, kind, stream)) === address.tenantId) {
+  if (isQuarantined(deps.runner.db, resourcesProjection.name, stream) && (await ownerOf(deps.store, kind, stream)) === address.tenantId) {
     throw new HttpError(
       serviceUnavailable(
         'An event of this resource could not be applied to the read models; it cannot be read until an operator resolves it.',

@@ -6,12 +6,14 @@
 import Router from '@koa/router';
 import { randomUUID } from 'node:crypto';
 import * as t from 'io-ts';
+import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { SCHEMA_KIND, schemaStream, ClaimsSchema, type SchemaEvent, type SchemaState, schemaResource } from '../../streams/schema.js';
 import { StringMap } from '../../streams/resource.js';
 import { readJson } from '../http/body.js';
 import { withMessage } from '../http/codecs.js';
 import { conflict, HttpError, notFound } from '../http/problem.js';
 import { decode } from '../http/validate.js';
+import type { Sqlite } from '../sqlite.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import { etagOfEnvelope } from './envelope.js';
@@ -37,6 +39,28 @@ const CreateBody = t.intersection([
   t.partial({ annotations: StringMap, labels: StringMap }),
 ]);
 
+export interface CreateSchemaRequest {
+  readonly tenantId: string;
+  readonly data: t.TypeOf<typeof CreateBody>['data'];
+  readonly annotations: StringMap;
+  readonly labels: StringMap;
+  readonly at: string;
+}
+
+/** The SchemaCreated of a new schema; SchemaExists while a live schema of the tenant has its slug and version. */
+export const createSchema = (db: Sqlite, request: CreateSchemaRequest): Either<{ readonly _tag: 'SchemaExists' }, SchemaEvent> => {
+  const { tenantId, data } = request;
+  const same = db.get(
+    "SELECT id FROM resources WHERE tenant_id = ? AND kind = ? AND deleted_at IS NULL AND json_extract(data, '$.slug') = ? AND json_extract(data, '$.version') = ?",
+    [tenantId, SCHEMA_KIND.name, data.slug, data.version],
+  );
+  if (same) return left({ _tag: 'SchemaExists' });
+  return right({
+    type: 'SchemaCreated',
+    data: { schemaId: randomUUID(), tenantId, ...data, annotations: request.annotations, labels: request.labels, createdAt: request.at },
+  });
+};
+
 export const schemaRoutes = (router: Router, deps: ResourcesContext): Router => {
   const scope = requireScope(schemasKind.scope);
   const publicPath = (id: string): string => `/published-schemas/${id}`;
@@ -45,17 +69,10 @@ export const schemaRoutes = (router: Router, deps: ResourcesContext): Router => 
     const body = decode(CreateBody, await readJson(ctx, { limitBytes: JSON_LIMIT }), 'body');
     const tenantId = principalOf(ctx).tenantId;
     await deps.idempotent(ctx, body, async () => {
-      const same = deps.runner.db.get(
-        "SELECT id FROM resources WHERE tenant_id = ? AND kind = ? AND deleted_at IS NULL AND json_extract(data, '$.slug') = ? AND json_extract(data, '$.version') = ?",
-        [tenantId, SCHEMA_KIND.name, body.data.slug, body.data.version],
-      );
-      if (same) throw new HttpError(conflict('A schema with this slug and version exists.'));
-      const schemaId = randomUUID();
-      const created: SchemaEvent = {
-        type: 'SchemaCreated',
-        data: { schemaId, tenantId, ...body.data, annotations: body.annotations ?? {}, labels: body.labels ?? {}, createdAt: deps.now().toISOString() },
-      };
-      return createResource(deps, schemasKind, ctx, schemaId, created);
+      const request = { tenantId, data: body.data, annotations: body.annotations ?? {}, labels: body.labels ?? {}, at: deps.now().toISOString() };
+      const created = createSchema(deps.runner.db, request);
+      if (isLeft(created)) throw new HttpError(conflict('A schema with this slug and version exists.'));
+      return createResource(deps, schemasKind, ctx, created.right.data.schemaId, created.right);
     });
   });
 

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import * as t from 'io-ts';
+import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { envelopeOfRow, type ResourceRow } from '../../projections/resources.js';
 import type { Json } from '../eventstore/port.js';
 import { readJson } from '../http/body.js';
@@ -246,7 +247,14 @@ export const searcher = (kindName: string, data: DataSearch, { only, render }: S
     // plus on the sort terms takes the sort's index out of its choice.
     const unindexed = filters.length > 0 || only ? '+' : '';
     const cursorText = ctx.query['cursor'];
-    if (cursorText !== undefined) conditions.push(after(order, readCursor(cursorText, query, order.length)));
+    if (cursorText !== undefined) {
+      const values = readCursor(cursorText, query, order.length);
+      if (isLeft(values)) {
+        const value = values.left.cursor;
+        throw new HttpError(invalidRequest('The cursor does not belong to this search.', [{ location: 'query.cursor', message: 'expected a next_cursor of this search', value }]));
+      }
+      conditions.push(after(order, values.right));
+    }
     const rows = db.all<ResourceRow>(
       `SELECT *, ${order.map((o, i) => `${o.expression} AS sort_${i}`).join(', ')} FROM resources
        WHERE ${conditions.map((c) => `(${c.sql})`).join(' AND ')}
@@ -268,23 +276,26 @@ export const searcher = (kindName: string, data: DataSearch, { only, render }: S
   };
 };
 
-const badCursor = (value: unknown): HttpError =>
-  new HttpError(invalidRequest('The cursor does not belong to this search.', [{ location: 'query.cursor', message: 'expected a next_cursor of this search', value }]));
+/** A `cursor` that is not a `next_cursor` of this search (its query and sort), as given. */
+type ForeignCursor = { readonly _tag: 'ForeignCursor'; readonly cursor: unknown };
 
-const readCursor = (text: string | string[], query: string, length: number): readonly SqlValue[] => {
-  if (typeof text !== 'string' || text.length > MAX_CURSOR) throw badCursor(text);
+const foreignCursor = (cursor: unknown): Either<ForeignCursor, never> => left({ _tag: 'ForeignCursor', cursor });
+
+/** The sort values of the last row a `next_cursor` of this search names. */
+const readCursor = (text: string | string[], query: string, length: number): Either<ForeignCursor, readonly SqlValue[]> => {
+  if (typeof text !== 'string' || text.length > MAX_CURSOR) return foreignCursor(text);
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
   } catch {
-    throw badCursor(text);
+    return foreignCursor(text);
   }
   const cursor = parsed as { q?: unknown; v?: unknown };
   const values = cursor.v;
   if (cursor.q !== query || !Array.isArray(values) || values.length !== length || !values.every((v) => typeof v === 'string' || typeof v === 'number')) {
-    throw badCursor(text);
+    return foreignCursor(text);
   }
-  return values as SqlValue[];
+  return right(values as SqlValue[]);
 };
 
 /** Rows strictly after the cursor's row in the sort order (a lexicographic keyset comparison). */

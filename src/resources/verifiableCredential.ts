@@ -2,11 +2,12 @@
 // Only its description is kept in events (types, validity, proof type, related resources); the
 // claims stay in the blob and are read from there by `GET /credentials/{id}/values`.
 import * as t from 'io-ts';
+import { left, mapLeft, type Either } from 'fp-ts/lib/Either.js';
 import type { Json } from '../eventstore/port.js';
 import { parseBoundedJson } from '../http/boundedJson.js';
 import { IsoDateTime } from '../http/codecs.js';
-import { HttpError, invalidRequest } from '../http/problem.js';
-import { decode } from '../http/validate.js';
+import type { FieldError } from '../http/problem.js';
+import { validate } from '../http/validate.js';
 
 const V1_CONTEXT = 'https://www.w3.org/2018/credentials/v1';
 const V2_CONTEXT = 'https://www.w3.org/ns/credentials/v2';
@@ -29,14 +30,16 @@ const VerifiableCredential = t.intersection([
 ]);
 export type VerifiableCredential = t.TypeOf<typeof VerifiableCredential>;
 
-/** The blob parsed as a credential; anything else is a 400 located in `blob`. */
-export const readCredential = (bytes: Buffer): VerifiableCredential => {
+/** Why a blob is not a credential: it is not JSON (`reason`), or not a credential (`errors`, located in `blob`). */
+export type NotACredential =
+  | { readonly _tag: 'NotJson'; readonly reason: string }
+  | { readonly _tag: 'InvalidCredential'; readonly errors: readonly FieldError[] };
+
+/** The blob parsed as a credential. */
+export const readCredential = (bytes: Buffer): Either<NotACredential, VerifiableCredential> => {
   const parsed = parseBoundedJson(bytes.toString('utf8'));
-  if (!parsed.ok) {
-    const message = `expected a verifiable credential in JSON; the blob is ${parsed.reason}`;
-    throw new HttpError(invalidRequest(`The blob is ${parsed.reason}.`, [{ location: 'blob', message, value: undefined }]));
-  }
-  return decode(VerifiableCredential, parsed.value, 'blob');
+  if (!parsed.ok) return left({ _tag: 'NotJson', reason: parsed.reason });
+  return mapLeft((errors: FieldError[]): NotACredential => ({ _tag: 'InvalidCredential', errors }))(validate(VerifiableCredential, parsed.value, 'blob'));
 };
 
 export const flavorOf = (vc: VerifiableCredential): string => (vc['@context'][0] === V1_CONTEXT ? 'VC1_1' : 'VC2_0');

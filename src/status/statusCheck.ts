@@ -11,7 +11,6 @@
 // it carries) to a CA certificate of the credential's chain, or resolve to the same trust anchor:
 // otherwise anyone could publish a list saying a stolen credential is fine.
 import { left, right, isLeft, type Either } from 'fp-ts/lib/Either.js';
-import type { Config } from '../config.js';
 import type { TrustedChain, TrustVerifier, VerificationFailure } from '../trust/issuerTrust.js';
 import { sameCertificate } from '../trust/x509Chain.js';
 import { isRecord } from '../verification/json.js';
@@ -76,9 +75,18 @@ export const createCredentialStatusChecker = (options: { readonly client: Status
   };
 };
 
-/** The checker this instance's configuration describes; `trust` judges the lists' signers too. */
+/** The STATUS_LIST_* settings of the configuration. */
+export interface StatusListSettings {
+  readonly statusListFailurePolicy: StatusFailurePolicy;
+  readonly statusListFetchTimeoutSeconds: number;
+  readonly statusListMaxBytes: number;
+  readonly statusListCacheMaxSeconds: number;
+  readonly statusListCacheMaxBytes: number;
+}
+
+/** The checker the configuration's settings describe; `trust` judges the lists' signers too. */
 export const credentialStatusCheckerFromConfig = (
-  config: Pick<Config, 'statusListFailurePolicy' | 'statusListFetchTimeoutSeconds' | 'statusListMaxBytes' | 'statusListCacheMaxSeconds' | 'statusListCacheMaxBytes'>,
+  config: StatusListSettings,
   trust: TrustVerifier,
   onFetch?: StatusListClientOptions['onFetch'],
 ): CredentialStatusChecker =>

@@ -15,7 +15,6 @@
 // meaning no CRL was consulted (`isTrusted: false` already tells the integrator to refuse it).
 import type { Either } from 'fp-ts/lib/Either.js';
 import { isLeft, left, right } from 'fp-ts/lib/Either.js';
-import type { Config } from '../config.js';
 import type { x509 } from '../crypto/x509.js';
 import { createCrlChecker, type CrlChecker, type RevocationStatus } from './crl.js';
 import type { CredentialCategory, TrustFailureReason } from './serviceMapping.js';
@@ -126,10 +125,17 @@ export const createTrustVerifier = (options: TrustVerifierOptions): TrustVerifie
   };
 };
 
-/** The verifier this instance's configuration describes. */
-export const trustVerifierFromConfig = (
-  config: Pick<Config, 'x509VerifyTrustAnchor' | 'x509TrustAnchors' | 'x509CrlTimeoutSeconds' | 'x509TrustPolicy'>,
-): TrustVerifier =>
+/** The X509_* settings of the configuration that static trust uses. */
+export interface StaticTrustSettings {
+  readonly x509VerifyTrustAnchor: boolean;
+  /** Trust anchor certificates, DER in base64. */
+  readonly x509TrustAnchors: readonly string[];
+  readonly x509CrlTimeoutSeconds: number;
+  readonly x509TrustPolicy: TrustPolicy;
+}
+
+/** The verifier the configuration's settings describe. */
+export const trustVerifierFromConfig = (config: StaticTrustSettings): TrustVerifier =>
   createTrustVerifier({
     verifyTrustAnchor: config.x509VerifyTrustAnchor && config.x509TrustPolicy !== 'disabled',
     anchors: trustAnchorCertificates(config.x509TrustAnchors),

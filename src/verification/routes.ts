@@ -9,7 +9,7 @@ import type { DataKeys } from '../crypto/dataKeys.js';
 import type { EventMetadata } from '../eventstore/handle.js';
 import type { EventStore } from '../eventstore/port.js';
 import { readForm, readJson, type FormFields } from '../http/body.js';
-import { HttpError, invalidRequest } from '../http/problem.js';
+import { HttpError, invalidValues } from '../http/problem.js';
 import { decode } from '../http/validate.js';
 import type { Logger } from '../log.js';
 import { requestIdOf } from '../log.js';
@@ -52,9 +52,7 @@ export const managementRouter = (deps: VerificationDeps): Router => {
     const principal = principalOf(ctx);
     const request = decode(body, await readJson(ctx, { limitBytes: JSON_LIMIT }), 'body');
     const problems = validatePresentationBody(request, deps.trustListUrls());
-    if (problems.length > 0) {
-      throw new HttpError(invalidRequest(problems.length === 1 ? `Invalid ${problems[0]!.location}.` : `${problems.length} values are invalid.`, problems));
-    }
+    if (problems.length > 0) throw new HttpError(invalidValues(problems));
     const metadata = { actor: `apikey:${principal.keyId}`, requestId: requestIdOf(ctx) };
     const created = await createPresentation(deps, principal.tenantId, request, deps.bounds, metadata, new Date());
     if (isLeft(created)) throw new Error(`presentation not created: ${created.left._tag}`);

@@ -1,0 +1,68 @@
+// Code inside the edges answers typed errors (fp-ts Either), which only the routes turn into
+// problems: reading an uploaded credential, choosing a draft's schema, creating an offer. Each
+// refusal is a value naming what is wrong, and a refused offer writes nothing.
+import test from 'ava';
+import { randomBytes } from 'node:crypto';
+import { isRight } from 'fp-ts/lib/Either.js';
+import { offerStream } from '../streams/offer.js';
+import { dataKeys } from '../src/crypto/dataKeys.js';
+import { createOffer, type CreateOfferDeps } from '../src/issuance/createOffer.js';
+import { DEFAULT_CONFIGURATIONS, parseCredentialConfigurations } from '../src/issuance/configurations.js';
+import { issuanceSecrets } from '../src/issuance/secrets.js';
+import { metaSchemaOf } from '../src/resources/drafts.js';
+import { readCredential } from '../src/resources/verifiableCredential.js';
+import { leftOf, rightOf } from './support/either.js';
+import { withStoreDir } from './support/readmodels.js';
+
+const bytes = (value: unknown): Buffer => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value), 'utf8');
+
+test('an uploaded blob that is not JSON is NotJson, saying what it is instead', (t) => {
+  t.like(leftOf(readCredential(bytes('not json'))), { _tag: 'NotJson' });
+});
+
+test('an uploaded JSON document that is no credential is InvalidCredential, each failure located in the blob', (t) => {
+  const refused = leftOf(readCredential(bytes({ '@context': ['https://example.com'], type: 'Thing' })));
+  if (refused._tag !== 'InvalidCredential') return t.fail(refused._tag);
+  t.true(refused.errors.length > 0);
+  t.true(refused.errors.every((e) => e.location.startsWith('blob')));
+  t.true(refused.errors.some((e) => e.location === 'blob.credentialSubject'));
+});
+
+test('an uploaded credential is read', (t) => {
+  const vc = { '@context': ['https://www.w3.org/ns/credentials/v2'], type: ['VerifiableCredential'], credentialSubject: { name: 'x' } };
+  t.true(isRight(readCredential(bytes(vc))));
+});
+
+const published = async (url: string): Promise<boolean> => url === 'https://schemas.example/published';
+
+test('a 0.40 draft names exactly one of schema and meta_schema, and a meta_schema the tenant published', async (t) => {
+  t.deepEqual(leftOf(await metaSchemaOf('0.40', {}, published)), { _tag: 'SchemaChoice' });
+  t.deepEqual(leftOf(await metaSchemaOf('0.40', { meta_schema: 'https://schemas.example/published', schema: { schema: {} } }, published)), { _tag: 'SchemaChoice' });
+  t.deepEqual(leftOf(await metaSchemaOf('0.40', { meta_schema: 'https://schemas.example/other' }, published)), { _tag: 'UnpublishedMetaSchema' });
+  t.is(rightOf(await metaSchemaOf('0.40', { meta_schema: 'https://schemas.example/published' }, published)), 'https://schemas.example/published');
+  t.is(rightOf(await metaSchemaOf('0.40', { schema: { schema: {} } }, published)), null);
+  t.is(rightOf(await metaSchemaOf('0.38', { schema: {} }, published)), null);
+});
+
+const configurations = new Map(parseCredentialConfigurations(DEFAULT_CONFIGURATIONS, 'defaults').map((c) => [c.id, c]));
+const membership = { member_number: 'M-1', given_name: 'Ada', family_name: 'Lovelace' };
+
+test('an offer of an unconfigured configuration, or with claims it does not accept, is refused and writes nothing', async (t) => {
+  await withStoreDir('typed-errors-', async (_dir, store) => {
+    const kek = randomBytes(32);
+    const deps: CreateOfferDeps = { store, dataKeys: dataKeys(store, kek), secrets: issuanceSecrets(kek), configurations, now: () => new Date(), offerTtlSeconds: 600 };
+    const offer = (credential_configuration_id: string, claims: unknown) => createOffer(deps, 'tenant-1', { credential_configuration_id, claims }, { actor: 'test' });
+
+    t.deepEqual(leftOf(await offer('no-such-configuration', membership)), { _tag: 'UnknownCredentialConfiguration', id: 'no-such-configuration' });
+    const invalid = leftOf(await offer('membership', { given_name: 'Ada' }));
+    if (invalid._tag !== 'InvalidClaims') return t.fail(invalid._tag);
+    t.true(invalid.errors.some((e) => e.location === 'body.claims.member_number'));
+    t.deepEqual(await store.readAll({ maxCount: 1 }), [], 'nothing written');
+
+    const created = rightOf(await offer('membership', membership));
+    t.is(created.credentialConfigurationId, 'membership');
+    t.is(created.txCode, undefined);
+    const read = await store.readStream(offerStream(created.offerId));
+    t.is(read._tag, 'Found');
+  });
+});
