@@ -110,7 +110,7 @@ const refusals: readonly { name: string; serve: (w: TrustWorld) => Promise<Buffe
   { name: 'signed by a key its LoTL pointer does not name', serve: async (w) => Buffer.from(await signXmlList(trustedListXml({ territory: 'DE', sequenceNumber: 8 }), w.signers.fr)), reason: /does not verify/ },
   { name: 'larger than X509_MAX_RESPONSE_BYTES', serve: async (w) => Buffer.from(`${await w.deXml(8)}${' '.repeat(70_000)}`), reason: /^response larger than 65536 bytes$/, options: { maxBytes: 65_536 } },
   // Long enough that the lists answering on loopback are never the ones timed out on a busy machine.
-  { name: 'too slow (X509_LOTL_FETCH_TIMEOUT)', serve: async () => 'hang', reason: /^timed out after 2000 ms$/, options: { timeoutMs: 2000 } },
+  { name: 'too slow (X509_LOTL_FETCH_TIMEOUT)', serve: async () => 'hang', reason: /^timed out after 5000 ms$/, options: { timeoutMs: 5000 } },
   { name: 'bearing a DOCTYPE (its signature still valid)', serve: async (w) => Buffer.from((await w.deXml(8)).replace('?>', '?><!DOCTYPE TrustServiceStatusList [<!ENTITY e "x">]>')), reason: /^carries a DOCTYPE declaration$/ },
   { name: 'rewinding the sequence number (properly signed)', serve: async (w) => Buffer.from(await w.deXml(6)), reason: /^sequence number 6 is lower than the recorded 7: refused as a rewind$/ },
   { name: 'redirected', serve: async () => 302, reason: /^answered HTTP 302 \(redirects are not followed\)$/ },
