@@ -18,7 +18,7 @@ import { healthRouter, managementApp, openManagementRouters, publicApp, routeTab
 import { openApiDocument } from './http/openapi/document.js';
 import type { Logger } from './log.js';
 import { instrumentedStore } from './metrics/instrumentedStore.js';
-import { createMetrics, type Metrics } from './metrics/metrics.js';
+import { createMetrics, type Metrics, type MetricsOptions } from './metrics/metrics.js';
 import { observeProjectionLag } from './metrics/projectionLag.js';
 import { ProjectionRunner } from './projection-runner.js';
 import type { ReadModels } from './readModels.js';
@@ -61,6 +61,7 @@ interface Role<R extends Closable> {
   readonly serve: { readonly early: boolean; readonly listening: (urls: ListenUrls) => void } | undefined;
   /** The store as this process's features use it. */
   readonly store?: (store: EventStore) => EventStore;
+  readonly metrics?: MetricsOptions;
 }
 
 const listen = (server: Server, port: number, host: string): Promise<string> =>
@@ -88,7 +89,7 @@ const closeServer = (server: Server, timeoutMs: number): Promise<void> =>
 const compose = async <R extends Closable>(config: Config, log: Logger, role: Role<R>): Promise<Service<R>> => {
   // First: a key-encryption key that cannot be had stops the start before anything is opened.
   const kek = await loadKek(config, log);
-  const metrics: Metrics = createMetrics(log);
+  const metrics: Metrics = createMetrics(log, role.metrics);
   const opened = instrumentedStore(await openEventStore(config), metrics);
   const store = role.store?.(opened) ?? opened;
   const runner = await role.open(store).catch(async (err: unknown) => {
@@ -207,6 +208,7 @@ export interface Following<R extends Closable> {
   readonly early: boolean;
   readonly store: (store: EventStore) => EventStore;
   readonly listening: (urls: ListenUrls) => void;
+  readonly metrics: MetricsOptions;
 }
 
 /** A worker: both listeners and the features' routes, over read models another process keeps. */
@@ -217,4 +219,5 @@ export const startWorkerService = <R extends Closable>(config: Config, log: Logg
     background: false,
     serve: { early: following.early, listening: following.listening },
     store: following.store,
+    metrics: following.metrics,
   });

@@ -135,6 +135,20 @@ test('with WORKERS=2, a write answered by one worker is read on the next connect
     t.is(served.length, 2 * rounds);
     const crossed = Array.from({ length: rounds }, (_, i) => served[2 * i]!.worker !== served[2 * i + 1]!.worker).filter(Boolean).length;
     t.true(crossed >= rounds / 2, `${crossed} of ${rounds} reads were served by the other worker`);
+
+    // Whichever worker a scrape reaches, it counts the requests both served.
+    const created = /^connector_http_requests_total\{(?=[^}]*method="POST")(?=[^}]*route="\/offers")(?=[^}]*status="201")[^}]*\} (\d+)$/m;
+    for (let i = 0; i < 2; i++) {
+      const scraped = await new Promise<string>((resolve, reject) => {
+        request(`${service.managementUrl}/metrics`, { agent: false }, (response) => {
+          let text = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => (text += chunk));
+          response.on('end', () => resolve(text));
+        }).on('error', reject).end();
+      });
+      t.is(scraped.match(created)?.[1], String(rounds), `scrape ${i}`);
+    }
   });
 });
 

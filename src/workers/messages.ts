@@ -1,5 +1,6 @@
 // What the primary and its workers tell each other over the node:cluster IPC channel. Every
 // message carries `connector`, so nothing else on the channel is taken for one.
+import type { MetricsSnapshot } from '../metrics/metrics.js';
 import type { RunnerStatus } from '../readModels.js';
 import type { ListenUrls } from '../service.js';
 
@@ -10,7 +11,12 @@ export interface ReadModelsNews {
   readonly started: boolean;
 }
 
-export type ToWorker = ReadModelsNews;
+export type ToWorker =
+  | ReadModelsNews
+  /** The primary gathers every process's metrics for a scrape: the worker answers with a `snapshot`. */
+  | { readonly connector: 'snapshotWanted'; readonly id: number }
+  /** Every process's snapshot, for the worker's `scrape` of the same id. */
+  | { readonly connector: 'scraped'; readonly id: number; readonly snapshots: readonly MetricsSnapshot[] };
 
 export type ToPrimary =
   /** A worker has begun: it is answered with the read models' news. */
@@ -18,15 +24,19 @@ export type ToPrimary =
   /** The worker's appends are durable up to this position (formatPosition). */
   | { readonly connector: 'appended'; readonly position: string }
   /** The worker serves both listeners here. */
-  | { readonly connector: 'listening'; readonly urls: ListenUrls };
+  | { readonly connector: 'listening'; readonly urls: ListenUrls }
+  /** GET /metrics reached this worker: it wants every process's snapshot. */
+  | { readonly connector: 'scrape'; readonly id: number }
+  | { readonly connector: 'snapshot'; readonly id: number; readonly snapshot: MetricsSnapshot };
 
 const isMessage = (message: unknown): message is { connector: string } =>
   typeof message === 'object' && message !== null && typeof (message as { connector?: unknown }).connector === 'string';
 
-export const isToWorker = (message: unknown): message is ToWorker => isMessage(message) && message.connector === 'readModels';
+export const isToWorker = (message: unknown): message is ToWorker =>
+  isMessage(message) && ['readModels', 'snapshotWanted', 'scraped'].includes(message.connector);
 
 export const isToPrimary = (message: unknown): message is ToPrimary =>
-  isMessage(message) && ['hello', 'appended', 'listening'].includes(message.connector);
+  isMessage(message) && ['hello', 'appended', 'listening', 'scrape', 'snapshot'].includes(message.connector);
 
 /**
  * `work` at most once per turn of the event loop, however often it is asked for in the turn, once

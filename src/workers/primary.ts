@@ -11,9 +11,11 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Config } from '../config.js';
 import { parsePosition, type EventStore } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { ProjectionRunner } from '../projection-runner.js';
 import { startService, type ListenUrls } from '../service.js';
 import { isToPrimary, oncePerTurn, type ReadModelsNews, type ToPrimary } from './messages.js';
+import { SnapshotGathering } from './metrics.js';
 
 /** The first restart's delay; each crash in a row doubles it, up to MAX_BACKOFF_MS. */
 export const FIRST_BACKOFF_MS = 250;
@@ -24,8 +26,9 @@ const STABLE_MS = 60_000;
 const EXIT_GRACE_MS = 5_000;
 
 interface Slot {
-  readonly index: number;
   worker: Worker | undefined;
+  /** The worker has said it serves. */
+  listening: boolean;
   forkedAt: number;
   crashes: number;
   restart: NodeJS.Timeout | undefined;
@@ -42,15 +45,16 @@ class Supervisor {
   /** Settles once every worker of the first start listens, or one of them has died first. */
   private readonly firstStart: Promise<ListenUrls>;
   private firstStartSettled: { resolve: (urls: ListenUrls) => void; reject: (err: Error) => void } | undefined;
-  private readonly listeningSlots = new Set<number>();
   private readonly broadcast = oncePerTurn(() => this.sendNews());
+  private readonly snapshots = new SnapshotGathering();
+  private metrics: Metrics | undefined;
 
   constructor(
     count: number,
     private readonly config: Config,
     private readonly log: Logger,
   ) {
-    this.slots = Array.from({ length: count }, (_, index) => ({ index, worker: undefined, forkedAt: 0, crashes: 0, restart: undefined }));
+    this.slots = Array.from({ length: count }, () => ({ worker: undefined, listening: false, forkedAt: 0, crashes: 0, restart: undefined }));
     this.firstStart = new Promise((resolve, reject) => (this.firstStartSettled = { resolve, reject }));
     this.firstStart.catch(() => undefined);
   }
@@ -64,7 +68,8 @@ class Supervisor {
   }
 
   /** The primary has started: workers build their features and serve; resolves once all of them listen. */
-  async serve(): Promise<ListenUrls> {
+  async serve(metrics: Metrics): Promise<ListenUrls> {
+    this.metrics = metrics;
     this.started = true;
     this.broadcast();
     return this.firstStart;
@@ -96,6 +101,7 @@ class Supervisor {
   private fork(slot: Slot): void {
     const worker = cluster.fork();
     slot.worker = worker;
+    slot.listening = false;
     slot.forkedAt = Date.now();
     slot.restart = undefined;
     this.log.info('worker started', { worker: worker.id, pid: worker.process.pid });
@@ -115,10 +121,16 @@ class Supervisor {
         if (position) this.store?.appendedElsewhere?.(position);
         return;
       }
+      case 'scrape':
+        void this.scrape(worker, message.id);
+        return;
+      case 'snapshot':
+        this.snapshots.received(message.id, message.snapshot);
+        return;
       case 'listening':
         this.log.info('worker listening', { worker: worker.id, pid: worker.process.pid });
-        this.listeningSlots.add(slot.index);
-        if (!this.serving && this.listeningSlots.size === this.slots.length) {
+        slot.listening = true;
+        if (!this.serving && this.slots.every((s) => s.listening)) {
           this.serving = true;
           this.firstStartSettled?.resolve(message.urls);
         }
@@ -127,7 +139,10 @@ class Supervisor {
   }
 
   private exited(slot: Slot, worker: Worker, code: number | null, signal: string | null): void {
-    if (slot.worker === worker) slot.worker = undefined;
+    if (slot.worker === worker) {
+      slot.worker = undefined;
+      slot.listening = false;
+    }
     if (this.stopping) return;
     const fields = { worker: worker.id, pid: worker.process.pid, code, signal };
     if (!this.serving) {
@@ -141,6 +156,13 @@ class Supervisor {
     const restartInMs = Math.min(FIRST_BACKOFF_MS * 2 ** (slot.crashes - 1), MAX_BACKOFF_MS);
     this.log.error('worker exited, restarting it', { ...fields, restartInMs });
     slot.restart = setTimeout(() => this.fork(slot), restartInMs);
+  }
+
+  /** Every serving process's snapshot, the primary's own included, to the worker that was scraped. */
+  private async scrape(worker: Worker, id: number): Promise<void> {
+    const serving = this.slots.flatMap((slot) => (slot.worker && slot.listening ? [slot.worker] : []));
+    const snapshots = await this.snapshots.gather(serving, this.metrics);
+    if (worker.isConnected()) worker.send({ connector: 'scraped', id, snapshots });
   }
 
   private news(): ReadModelsNews {
@@ -171,7 +193,7 @@ export const startPrimary = async (config: Config, log: Logger): Promise<{ stop(
     throw err;
   }
   try {
-    const urls = await supervisor.serve();
+    const urls = await supervisor.serve(service.context.metrics);
     log.info('listening', { ...urls, publicUrl: config.publicUrl, workers: config.workers });
   } catch (err) {
     await supervisor.stop();

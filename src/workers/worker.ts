@@ -10,6 +10,7 @@ import type { Logger } from '../log.js';
 import { startWorkerService, type Service } from '../service.js';
 import { FollowedReadModels } from './followedReadModels.js';
 import { isToWorker, oncePerTurn, type ReadModelsNews, type ToPrimary } from './messages.js';
+import { SnapshotAsking } from './metrics.js';
 
 /** The store, telling `appended` the position of every append and tombstone it acknowledges. */
 const announcing = (store: EventStore, appended: (position: Position) => void): EventStore => ({
@@ -33,12 +34,23 @@ export const startWorker = async (config: Config, log: Logger): Promise<Service<
   const send = (message: ToPrimary): void => void process.send?.(message);
   let latest: ReadModelsNews | undefined;
   let readModels: FollowedReadModels | undefined;
+  const snapshots = new SnapshotAsking(send);
   const answered = new Promise<ReadModelsNews>((resolve) => {
     process.on('message', (message: unknown) => {
       if (!isToWorker(message)) return;
-      latest = message;
-      readModels?.update(message);
-      resolve(message);
+      switch (message.connector) {
+        case 'readModels':
+          latest = message;
+          readModels?.update(message);
+          resolve(message);
+          return;
+        case 'snapshotWanted':
+          void snapshots.wanted(message.id);
+          return;
+        case 'scraped':
+          snapshots.scraped(message.id, message.snapshots);
+          return;
+      }
     });
   });
   send({ connector: 'hello' });
@@ -46,7 +58,7 @@ export const startWorker = async (config: Config, log: Logger): Promise<Service<
 
   let durable = START;
   const announce = oncePerTurn(() => send({ connector: 'appended', position: formatPosition(durable) }));
-  return startWorkerService(config, log, {
+  const service = await startWorkerService(config, log, {
     open: async () => (readModels = FollowedReadModels.open(readModelsFile(config), latest ?? first)),
     prepare: (opened) => opened.whenStarted(),
     // A worker restarted after the service has started listens only once it can serve: the other
@@ -58,5 +70,8 @@ export const startWorker = async (config: Config, log: Logger): Promise<Service<
         announce();
       }),
     listening: (urls) => send({ connector: 'listening', urls }),
+    metrics: { everyProcess: snapshots.everyProcess },
   });
+  snapshots.own = service.context.metrics;
+  return service;
 };
