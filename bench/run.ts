@@ -15,10 +15,10 @@
 // append round, default 1.5), BENCH_REBUILD_EVENTS (default 30000), BENCH_SYNC (append figures
 // to run, default FULL,NORMAL), BENCH_STRICT=1 (exit 1 when a target is missed), BENCH_ONLY
 // (comma-separated groups: appends, rebuild, callbacks, verification, verification-cpu,
-// presentation-verification, trust-resolution, issuance, issuance-cpu, resources),
+// presentation-verification, trust-resolution, issuance, issuance-cpu, resources, workers),
 // BENCH_CPU_FLOWS (flows per round of the *-cpu groups, default 300), BENCH_LONG_FLOWS (flows
 // of their long run, default 3000), BENCH_PROFILE_DIR (write the *-cpu groups' service CPU
-// profile there).
+// profile there), BENCH_WORKERS_IN_FLIGHT (flows in flight of the workers group, default 8).
 import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
@@ -39,6 +39,7 @@ import { printJson, printTable, type Figure } from './report.js';
 import { verificationCpuFigures, verificationFigures } from './verification.js';
 import { presentationVerificationFigures } from './presentationVerification.js';
 import { trustResolutionFigures } from './trustResolution.js';
+import { workersFigures } from './workers.js';
 import { perSecond } from './stats.js';
 import { stopCheckingAnswers } from '../test/support/openapi.js';
 
@@ -339,6 +340,7 @@ const main = async (): Promise<void> => {
       issuance: () => issuanceFigures(common),
       'issuance-cpu': () => issuanceCpuFigures(common),
       resources: () => resourceFigures(common),
+      workers: () => workersFigures(common),
     };
     const only = process.env['BENCH_ONLY']?.split(',').map((g) => g.trim()).filter((g) => g !== '');
     const unknown = (only ?? []).filter((g) => !(g in groups));

@@ -96,7 +96,8 @@ const compose = async <R extends Closable>(config: Config, log: Logger, role: Ro
     await store.close();
     throw err;
   });
-  observeProjectionLag(metrics, store, runner, 'read_models');
+  // Where the read models are kept: a worker's scrape gets the primary's figure (src/workers/metrics.ts).
+  if (role.background) observeProjectionLag(metrics, store, runner, 'read_models');
   let features: readonly Feature[] = [];
   let started = false;
   const ready = readiness(

@@ -1,8 +1,8 @@
 // A worker's view of the read models the primary keeps (src/workers/): the same SQLite file,
 // opened read-only, and the primary's runner status as the primary last sent it. A write waiting
-// for read-your-writes resolves when the primary says its checkpoint has passed the write's
-// position: the primary sends that after the transaction committed, so a query made then sees it.
-import { parsePosition, START, type Position } from '../eventstore/port.js';
+// for read-your-writes tells the primary the position it waits for; the primary answers once its
+// checkpoint has passed it, after the transaction committed, so a query made then sees it.
+import { comparePositions, parsePosition, START, type Position } from '../eventstore/port.js';
 import { CheckpointWaiters, type ReadModels, type RunnerStatus } from '../readModels.js';
 import { Sqlite } from '../sqlite.js';
 import type { ReadModelsNews } from './messages.js';
@@ -15,11 +15,15 @@ export class FollowedReadModels implements ReadModels {
   private constructor(
     readonly db: Sqlite,
     private news: ReadModelsNews,
+    private readonly want: (position: Position) => void,
   ) {}
 
-  /** Opens the primary's read-model file read-only: a worker never writes to it. */
-  static open(file: string, first: ReadModelsNews): FollowedReadModels {
-    return new FollowedReadModels(Sqlite.open(file, { synchronous: 'NORMAL', readOnly: true }), first);
+  /**
+   * Opens the primary's read-model file read-only (a worker never writes to it); `want` asks the
+   * primary for news once its checkpoint reaches a position.
+   */
+  static open(file: string, first: ReadModelsNews, want: (position: Position) => void): FollowedReadModels {
+    return new FollowedReadModels(Sqlite.open(file, { synchronous: 'NORMAL', readOnly: true }), first, want);
   }
 
   /** The primary's latest news. */
@@ -35,7 +39,9 @@ export class FollowedReadModels implements ReadModels {
   }
 
   waitFor(position: Position, timeoutMs: number): Promise<boolean> {
-    return this.waiters.wait(this.checkpoint, position, timeoutMs);
+    const checkpoint = this.checkpoint;
+    if (comparePositions(checkpoint, position) < 0) this.want(position);
+    return this.waiters.wait(checkpoint, position, timeoutMs);
   }
 
   whenCaughtUp(): Promise<void> {

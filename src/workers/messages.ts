@@ -23,6 +23,8 @@ export type ToPrimary =
   | { readonly connector: 'hello' }
   /** The worker's appends are durable up to this position (formatPosition). */
   | { readonly connector: 'appended'; readonly position: string }
+  /** A request waits for the read models to reach this position: news is wanted once they do. */
+  | { readonly connector: 'waitFor'; readonly position: string }
   /** The worker serves both listeners here. */
   | { readonly connector: 'listening'; readonly urls: ListenUrls }
   /** GET /metrics reached this worker: it wants every process's snapshot. */
@@ -36,7 +38,7 @@ export const isToWorker = (message: unknown): message is ToWorker =>
   isMessage(message) && ['readModels', 'snapshotWanted', 'scraped'].includes(message.connector);
 
 export const isToPrimary = (message: unknown): message is ToPrimary =>
-  isMessage(message) && ['hello', 'appended', 'listening', 'scrape', 'snapshot'].includes(message.connector);
+  isMessage(message) && ['hello', 'appended', 'waitFor', 'listening', 'scrape', 'snapshot'].includes(message.connector);
 
 /**
  * `work` at most once per turn of the event loop, however often it is asked for in the turn, once

@@ -4,9 +4,9 @@
 // (callback recording and delivery, expiry and purge schedulers), then supervises: a worker that
 // dies is logged and started again after a backoff; SIGTERM stops the workers, then itself.
 //
-// Over the IPC channel the primary sends each worker the runner's status (its checkpoint, for
-// read-your-writes, and what readiness reports), and each worker sends how far its appends are
-// durable, which wakes the primary's subscriptions at once (messages.ts).
+// Over the IPC channel the primary sends the workers the runner's status (its checkpoint, for
+// read-your-writes, and what readiness reports: news.ts), and each worker sends how far its
+// appends are durable, which wakes the primary's subscriptions at once (messages.ts).
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from '../config.js';
 import { parsePosition, type EventStore } from '../eventstore/port.js';
@@ -14,8 +14,9 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { ProjectionRunner } from '../projection-runner.js';
 import { startService, type ListenUrls } from '../service.js';
-import { isToPrimary, oncePerTurn, type ReadModelsNews, type ToPrimary } from './messages.js';
+import { isToPrimary, oncePerTurn, type ToPrimary } from './messages.js';
 import { SnapshotGathering } from './metrics.js';
+import { ReadModelsNewsDesk } from './news.js';
 
 /** The first restart's delay; each crash in a row doubles it, up to MAX_BACKOFF_MS. */
 export const FIRST_BACKOFF_MS = 250;
@@ -24,6 +25,8 @@ const MAX_BACKOFF_MS = 30_000;
 const STABLE_MS = 60_000;
 /** Beyond SHUTDOWN_TIMEOUT_MS, how long a stopping worker has to exit before it is killed. */
 const EXIT_GRACE_MS = 5_000;
+/** How stale the checkpoint a worker knows may get, at most; never above a quarter of READINESS_MAX_LAG_MS. */
+const HEARTBEAT_MS = 1_000;
 
 interface Slot {
   worker: Worker | undefined;
@@ -36,7 +39,7 @@ interface Slot {
 
 class Supervisor {
   private readonly slots: Slot[];
-  private runner: ProjectionRunner | undefined;
+  private news: ReadModelsNewsDesk | undefined;
   private store: EventStore | undefined;
   private started = false;
   /** Every worker of the first start has listened: from now on a worker that dies is restarted. */
@@ -45,7 +48,10 @@ class Supervisor {
   /** Settles once every worker of the first start listens, or one of them has died first. */
   private readonly firstStart: Promise<ListenUrls>;
   private firstStartSettled: { resolve: (urls: ListenUrls) => void; reject: (err: Error) => void } | undefined;
-  private readonly broadcast = oncePerTurn(() => this.sendNews());
+  private readonly changed = oncePerTurn(() => {
+    // Once stopping, the read models may be closed: the workers are stopping too.
+    if (!this.stopping) this.news?.changed();
+  });
   private readonly snapshots = new SnapshotGathering();
   private metrics: Metrics | undefined;
 
@@ -61,9 +67,14 @@ class Supervisor {
 
   /** Forks the workers once the read models are open; they answer probes while the primary catches up. */
   begin(runner: ProjectionRunner, store: EventStore): void {
-    this.runner = runner;
     this.store = store;
-    runner.onChange(this.broadcast);
+    this.news = new ReadModelsNewsDesk(
+      () => runner.status(),
+      () => this.started,
+      () => this.slots.flatMap((slot) => (slot.worker ? [slot.worker] : [])),
+    );
+    this.news.startHeartbeat(Math.max(10, Math.min(HEARTBEAT_MS, this.config.readinessMaxLagMs / 4)));
+    runner.onChange(this.changed);
     for (const slot of this.slots) this.fork(slot);
   }
 
@@ -71,12 +82,13 @@ class Supervisor {
   async serve(metrics: Metrics): Promise<ListenUrls> {
     this.metrics = metrics;
     this.started = true;
-    this.broadcast();
+    this.changed();
     return this.firstStart;
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
+    this.news?.stop();
     const running = this.slots.flatMap((slot) => {
       clearTimeout(slot.restart);
       return slot.worker && !slot.worker.isDead() ? [slot.worker] : [];
@@ -114,8 +126,13 @@ class Supervisor {
   private receive(slot: Slot, worker: Worker, message: ToPrimary): void {
     switch (message.connector) {
       case 'hello':
-        this.send(worker);
+        this.news?.to(worker);
         return;
+      case 'waitFor': {
+        const position = parsePosition(message.position);
+        if (position) this.news?.want(worker, position);
+        return;
+      }
       case 'appended': {
         const position = parsePosition(message.position);
         if (position) this.store?.appendedElsewhere?.(position);
@@ -165,18 +182,6 @@ class Supervisor {
     if (worker.isConnected()) worker.send({ connector: 'scraped', id, snapshots });
   }
 
-  private news(): ReadModelsNews {
-    return { connector: 'readModels', status: this.runner!.status(), started: this.started };
-  }
-
-  private sendNews(): void {
-    const news = this.news();
-    for (const slot of this.slots) if (slot.worker) this.send(slot.worker, news);
-  }
-
-  private send(worker: Worker, news: ReadModelsNews = this.news()): void {
-    if (worker.isConnected()) worker.send(news);
-  }
 }
 
 /**

@@ -59,7 +59,8 @@ export const startWorker = async (config: Config, log: Logger): Promise<Service<
   let durable = START;
   const announce = oncePerTurn(() => send({ connector: 'appended', position: formatPosition(durable) }));
   const service = await startWorkerService(config, log, {
-    open: async () => (readModels = FollowedReadModels.open(readModelsFile(config), latest ?? first)),
+    open: async () =>
+      (readModels = FollowedReadModels.open(readModelsFile(config), latest ?? first, (position) => send({ connector: 'waitFor', position: formatPosition(position) }))),
     prepare: (opened) => opened.whenStarted(),
     // A worker restarted after the service has started listens only once it can serve: the other
     // workers answer meanwhile. At the first start, every worker answers probes from the outset.
