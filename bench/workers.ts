@@ -20,6 +20,11 @@ import { flow as verificationFlow, parties } from './verification.js';
 
 /** Flows in flight (BENCH_WORKERS_IN_FLIGHT, default 8, as the other flow groups). */
 const IN_FLIGHT = Math.max(1, Number(process.env['BENCH_WORKERS_IN_FLIGHT']) || 8);
+/**
+ * Untimed flows on each service before the rounds. Each process compiles and optimises its own
+ * code: a worker seeing half the flows takes twice as many to get there.
+ */
+const WARM_UP = 200;
 
 export interface WorkersBenchOptions {
   readonly dir: string;
@@ -110,8 +115,9 @@ const compare = async (label: string, flow: (target: FlowTarget) => Promise<unkn
   const [one, two] = await Promise.all([1, 2].map((workers) => startMain(workers, join(options.dir, `workers-${label}-${workers}`), tick)));
   const sides: Side[] = [one!, two!].map((service) => ({ service, flowsPerSecond: [], serviceMsPerFlow: [], generatorMsPerFlow: [] }));
   try {
-    const warm = await Promise.all(sides.map(async (side) => (await runInFlight(40, IN_FLIGHT, () => flow(side.service))).perSecond));
-    const count = Math.max(60, Math.round(Math.min(...warm) * options.roundSeconds));
+    const warm: number[] = [];
+    for (const side of sides) warm.push((await runInFlight(WARM_UP, IN_FLIGHT, () => flow(side.service))).perSecond);
+    const count = Math.max(120, Math.round(Math.min(...warm) * options.roundSeconds));
     options.progress(`workers: ${options.rounds} rounds of ${count} ${label} flows a side, ${IN_FLIGHT} in flight, WORKERS=1 and WORKERS=2 in turn`);
     for (let round = 0; round < options.rounds; round++) {
       for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {

@@ -19,7 +19,7 @@ import { SnapshotGathering } from './metrics.js';
 import { ReadModelsNewsDesk } from './news.js';
 
 /** The first restart's delay; each crash in a row doubles it, up to MAX_BACKOFF_MS. */
-export const FIRST_BACKOFF_MS = 250;
+const FIRST_BACKOFF_MS = 250;
 const MAX_BACKOFF_MS = 30_000;
 /** A worker that ran this long before dying starts the backoff over. */
 const STABLE_MS = 60_000;
@@ -129,8 +129,11 @@ class Supervisor {
         this.news?.to(worker);
         return;
       case 'waitFor': {
+        // The worker appended it, durably: its announcement is still on the way.
         const position = parsePosition(message.position);
-        if (position) this.news?.want(worker, position);
+        if (!position) return;
+        this.store?.appendedElsewhere?.(position);
+        this.news?.want(worker, position);
         return;
       }
       case 'appended': {
