@@ -73,7 +73,6 @@ class Supervisor {
       () => this.started,
       () => this.slots.flatMap((slot) => (slot.worker ? [slot.worker] : [])),
     );
-    this.news.startHeartbeat(Math.max(10, Math.min(HEARTBEAT_MS, this.config.readinessMaxLagMs / 4)));
     runner.onChange(this.changed);
     for (const slot of this.slots) this.fork(slot);
   }
@@ -83,6 +82,7 @@ class Supervisor {
     this.metrics = metrics;
     this.started = true;
     this.changed();
+    this.news?.startHeartbeat(Math.max(10, Math.min(HEARTBEAT_MS, this.config.readinessMaxLagMs / 4)));
     return this.firstStart;
   }
 
