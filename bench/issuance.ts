@@ -28,7 +28,7 @@ const EXCHANGES = 5;
 const IN_FLIGHT = Math.max(1, Number(process.env['BENCH_ISSUANCE_IN_FLIGHT']) || 8);
 
 /** One flow: an integrator creates an offer, a fresh wallet receives the credential. */
-const flow = async (target: FlowTarget): Promise<void> => {
+export const flow = async (target: FlowTarget): Promise<void> => {
   const created = await target.management('/offers', {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },

@@ -15,12 +15,13 @@
 // append round, default 1.5), BENCH_REBUILD_EVENTS (default 30000), BENCH_SYNC (append figures
 // to run, default FULL,NORMAL), BENCH_STRICT=1 (exit 1 when a target is missed), BENCH_ONLY
 // (comma-separated groups: appends, rebuild, callbacks, verification, verification-cpu,
-// presentation-verification, trust-resolution, issuance, issuance-cpu, resources, latency, and
-// soak, which runs only when named),
+// presentation-verification, trust-resolution, issuance, issuance-cpu, resources, workers,
+// latency, and soak, which runs only when named),
 // BENCH_CPU_FLOWS (flows per round of the *-cpu groups, default 300), BENCH_LONG_FLOWS (flows
 // of their long run, default 3000), BENCH_PROFILE_DIR (write the *-cpu groups' service CPU
-// profile there), BENCH_LATENCY_SECONDS (the latency group's run, default 20), BENCH_SOAK_SECONDS
-// (the soak's length, default 600).
+// profile there), BENCH_WORKERS_IN_FLIGHT (flows in flight of the workers group, default 8),
+// BENCH_LATENCY_SECONDS (the latency group's run, default 20), BENCH_SOAK_SECONDS (the soak's
+// length, default 600).
 import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
@@ -42,6 +43,7 @@ import { verificationCpuFigures, verificationFigures } from './verification.js';
 import { presentationVerificationFigures } from './presentationVerification.js';
 import { trustResolutionFigures } from './trustResolution.js';
 import { latencyFigures, soakFigures } from './soak.js';
+import { workersFigures } from './workers.js';
 import { perSecond } from './stats.js';
 import { stopCheckingAnswers } from '../test/support/openapi.js';
 
@@ -344,6 +346,7 @@ const main = async (): Promise<void> => {
       issuance: () => issuanceFigures(common),
       'issuance-cpu': () => issuanceCpuFigures(common),
       resources: () => resourceFigures(common),
+      workers: () => workersFigures(common),
       latency: () => latencyFigures({ ...common, latencySeconds: LATENCY_SECONDS, soakSeconds: SOAK_SECONDS }),
       soak: () => soakFigures({ ...common, latencySeconds: LATENCY_SECONDS, soakSeconds: SOAK_SECONDS }),
     };

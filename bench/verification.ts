@@ -44,7 +44,7 @@ interface Wallet {
 }
 
 /** One flow through the service; returns the POST /oidc4vp latency in ms. */
-const flow = async (service: FlowTarget, wallet: Wallet): Promise<number> => {
+export const flow = async (service: FlowTarget, wallet: Wallet): Promise<number> => {
   const started = performance.now();
   const created = await service.management('/oidc4vp', {
     method: 'POST',
@@ -121,7 +121,7 @@ export interface VerificationBenchOptions {
 }
 
 /** The wallet with its credential, and the reference's verifier with the service's checks. */
-const parties = async (config: Config) => {
+export const parties = async (config: Config) => {
   const issuer = await createTestIssuer();
   const holder = await createHolder();
   const wallet: Wallet = {

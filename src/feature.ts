@@ -7,7 +7,7 @@ import type { DataKeys } from './crypto/dataKeys.js';
 import type { EventStore } from './eventstore/port.js';
 import type { Logger } from './log.js';
 import type { Metrics } from './metrics/metrics.js';
-import type { ProjectionRunner } from './projection-runner.js';
+import type { ReadModels } from './readModels.js';
 import type { ReadinessCheck } from './readiness.js';
 
 /** What every feature gets from the service. */
@@ -19,7 +19,7 @@ export interface ServiceContext {
   /** Appends are timed and counted into `metrics`. */
   readonly store: EventStore;
   /** Read models (`runner.db`) and read-your-writes (`runner.waitFor`). */
-  readonly runner: ProjectionRunner;
+  readonly runner: ReadModels;
   readonly dataKeys: DataKeys;
   /** The key-encryption key (src/crypto/kek.ts): wraps data keys, seals callback secrets, derives DID keys. */
   readonly kek: Buffer;
@@ -36,6 +36,13 @@ export interface Feature {
    * models: the place for "trust data usable" once trust lists are configured.
    */
   readonly readinessChecks?: readonly ReadinessCheck[];
+  /**
+   * Background work the deployment's process that keeps the read models runs, once for all its
+   * processes (with WORKERS > 1, the primary; src/workers/): schedulers, subscribers.
+   */
   start?(): void;
+  /** Background work every process that serves requests runs for itself: keeping its own copy of something current. */
+  startServing?(): void;
+  /** Stops whatever either of them started. */
   stop?(): Promise<void>;
 }

@@ -1,8 +1,12 @@
-// The process: read configuration, start, and stop cleanly on SIGTERM or SIGINT.
+// The process: read configuration, start, and stop cleanly on SIGTERM or SIGINT. With WORKERS > 1
+// this is the primary or one of its workers (src/workers/primary.ts); with 1, the whole service.
+import cluster from 'node:cluster';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { loadConfig } from './config.js';
 import { createLogger } from './log.js';
 import { startService } from './service.js';
+import { startPrimary } from './workers/primary.js';
+import { startWorker } from './workers/worker.js';
 
 // Every file and directory the service makes is given a private mode explicitly; this also
 // covers whatever a library might create without one.
@@ -12,8 +16,10 @@ if (isLeft(config)) {
   for (const message of config.left) process.stderr.write(`configuration error: ${message}\n`);
   process.exit(1);
 }
-const log = createLogger({ level: config.right.logLevel });
-const service = await startService(config.right, log).catch((err: unknown) => {
+const worker = config.right.workers > 1 ? cluster.worker : undefined;
+const log = createLogger({ level: config.right.logLevel, ...(worker ? { fields: { worker: worker.id } } : {}) });
+const start = config.right.workers === 1 ? startService : worker ? startWorker : startPrimary;
+const service = await start(config.right, log).catch((err: unknown) => {
   log.error('start failed', { err });
   process.exit(1);
 });

@@ -10,11 +10,14 @@
 // checkpoint: nothing is set aside for it.
 import type { Projection, SqlChange } from '../projections/projection.js';
 import { quarantineAcknowledgmentsProjection } from '../projections/quarantineAcknowledgments.js';
-import { START, comparePositions, formatPosition, parsePosition, type EventStore, type Position, type RecordedEvent, type Subscription } from './eventstore/port.js';
+import { START, formatPosition, parsePosition, type EventStore, type Position, type RecordedEvent, type Subscription } from './eventstore/port.js';
 import type { Logger } from './log.js';
 import { isEnvironmental, reasonOf } from './projection-failure.js';
 import { clearQuarantine, countQuarantine, QUARANTINE_SCHEMA, recordQuarantine } from './quarantine.js';
+import { CheckpointWaiters, type ReadModels, type RunnerStatus } from './readModels.js';
 import { Sqlite } from './sqlite.js';
+
+export type { RunnerStatus } from './readModels.js';
 
 /** The most events applied in one transaction; reading waits while this many are queued. */
 const MAX_BATCH = 1000;
@@ -28,30 +31,9 @@ INSERT OR IGNORE INTO projection_checkpoint (id, position) VALUES (1, '0/0');
 CREATE TABLE IF NOT EXISTS projection_schema (name TEXT PRIMARY KEY, schema TEXT NOT NULL, tables TEXT NOT NULL);
 ${QUARANTINE_SCHEMA}`;
 
-export interface RunnerStatus {
-  readonly checkpoint: string;
-  readonly caughtUp: boolean;
-  /** Events applied since this process started. */
-  readonly applied: number;
-  /** Transactions that applied them: one carries every event handed over in one turn of the event loop. */
-  readonly commits: number;
-  /** Time from an event's append to its application, for the last event applied. */
-  readonly lastLagMs: number | null;
-  /** Why projecting is stalled, while it is; it retries from the checkpoint. */
-  readonly failing: string | null;
-  /** Events set aside since the read models were built; unacknowledged ones hold readiness back. */
-  readonly quarantine: { readonly total: number; readonly unacknowledged: number };
-}
-
 export type Progress = (status: RunnerStatus) => void;
 
-interface Waiter {
-  readonly position: Position;
-  readonly resolve: (reached: boolean) => void;
-  readonly timer: NodeJS.Timeout;
-}
-
-export class ProjectionRunner {
+export class ProjectionRunner implements ReadModels {
   private checkpoint: Position = START;
   private caughtUp = false;
   private applied = 0;
@@ -61,8 +43,9 @@ export class ProjectionRunner {
   private running: Promise<void> | undefined;
   private subscription: Subscription | undefined;
   private stopping = false;
-  private waiters: Waiter[] = [];
+  private readonly waiters = new CheckpointWaiters();
   private caughtUpListeners: (() => void)[] = [];
+  private readonly changeListeners: (() => void)[] = [];
   private progress: Progress | undefined;
   /** Settles the rebuild under way: caught up, or stalled. */
   private rebuilding: { readonly resolve: () => void; readonly reject: (err: unknown) => void } | undefined;
@@ -108,34 +91,23 @@ export class ProjectionRunner {
 
   async close(): Promise<void> {
     await this.stop();
-    for (const waiter of this.waiters.splice(0)) {
-      clearTimeout(waiter.timer);
-      waiter.resolve(false);
-    }
+    this.waiters.abandon();
     this.db.close();
     this.writer.close();
   }
 
-  /** Resolves true once every event up to `position` is applied, false after `timeoutMs`. */
   waitFor(position: Position, timeoutMs: number): Promise<boolean> {
-    if (comparePositions(this.checkpoint, position) >= 0) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const waiter: Waiter = {
-        position,
-        resolve,
-        timer: setTimeout(() => {
-          this.waiters = this.waiters.filter((w) => w !== waiter);
-          resolve(false);
-        }, timeoutMs),
-      };
-      this.waiters.push(waiter);
-    });
+    return this.waiters.wait(this.checkpoint, position, timeoutMs);
   }
 
-  /** Resolves when the runner has applied all history that existed when it subscribed. */
   whenCaughtUp(): Promise<void> {
     if (this.caughtUp) return Promise.resolve();
     return new Promise((resolve) => this.caughtUpListeners.push(resolve));
+  }
+
+  /** Calls `listener` after each commit, on catching up and when projecting stalls: whenever `status()` may have changed. */
+  onChange(listener: () => void): void {
+    this.changeListeners.push(listener);
   }
 
   status(): RunnerStatus {
@@ -203,6 +175,7 @@ export class ProjectionRunner {
           retryInMs: backoffMs,
         });
         this.rebuilding?.reject(err);
+        this.changed();
         await subscription.stop();
         if (!this.stopping) await new Promise((resolve) => setTimeout(resolve, backoffMs));
         backoffMs = Math.min(backoffMs * 2, 30_000);
@@ -224,7 +197,8 @@ export class ProjectionRunner {
       // Some event of the batch fails: each goes on its own, so that the others are still applied.
       for (const event of batch) this.commitAlone(event);
     }
-    this.resolveWaiters();
+    this.waiters.reached(this.checkpoint);
+    this.changed();
     this.progress?.(this.status());
   }
 
@@ -285,16 +259,12 @@ export class ProjectionRunner {
   private markCaughtUp(): void {
     this.caughtUp = true;
     for (const listener of this.caughtUpListeners.splice(0)) listener();
+    this.changed();
     this.rebuilding?.resolve();
   }
 
-  private resolveWaiters(): void {
-    this.waiters = this.waiters.filter((waiter) => {
-      if (comparePositions(this.checkpoint, waiter.position) < 0) return true;
-      clearTimeout(waiter.timer);
-      waiter.resolve(true);
-      return false;
-    });
+  private changed(): void {
+    for (const listener of this.changeListeners) listener();
   }
 
   /** Starts over when the stored schemas differ from the projections' (added, removed, changed). */

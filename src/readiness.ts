@@ -5,7 +5,7 @@
 // error message (an EventStoreDB client's may name its host or credentials) or a stream name.
 import { comparePositions, parsePosition, START, type EventStore, type RecordedEvent } from './eventstore/port.js';
 import type { Logger } from './log.js';
-import type { ProjectionRunner } from './projection-runner.js';
+import type { ReadModels } from './readModels.js';
 
 export interface ReadinessCheck {
   readonly name: string;
@@ -60,7 +60,7 @@ export const storeCheck = (store: EventStore): ReadinessCheck => ({
  * ago (by the store's clock). Before the first catch-up after a start or rebuild, and while
  * projecting is stalled, the read models are behind whatever the store holds.
  */
-export const projectionsCheck = (runner: ProjectionRunner, store: EventStore, maxLagMs: number): ReadinessCheck => ({
+export const projectionsCheck = (runner: ReadModels, store: EventStore, maxLagMs: number): ReadinessCheck => ({
   name: 'projections',
   failure: async () => {
     const status = runner.status();
@@ -79,7 +79,7 @@ export const projectionsCheck = (runner: ProjectionRunner, store: EventStore, ma
   },
 });
 
-export const quarantineCheck = (runner: ProjectionRunner): ReadinessCheck => ({
+export const quarantineCheck = (runner: ReadModels): ReadinessCheck => ({
   name: 'quarantine',
   failure: async () => {
     const { unacknowledged } = runner.status().quarantine;

@@ -1,7 +1,12 @@
-// Composes the service: event store, projection runner, both listeners, bootstrap, features; and
-// takes it apart again in the reverse order on shutdown. The listeners come up before the read
-// models catch up, answering probes (live, not ready) and 503 to the rest, so that however long
-// the catch-up takes, or however far behind a projection is, the process is seen to be alive.
+// Composes the service: event store, read models, both listeners, bootstrap, features; and takes
+// it apart again in the reverse order on shutdown. The listeners come up before the read models
+// catch up, answering probes (live, not ready) and 503 to the rest, so that however long the
+// catch-up takes, or however far behind a projection is, the process is seen to be alive.
+//
+// One process does all of it (WORKERS=1: `startService`). With WORKERS > 1 (src/workers/) the
+// work is split: the primary keeps the read models and runs the background work without
+// listening (`startService` with `serve: false`); each worker serves both listeners, reading the
+// read models the primary keeps (`startWorkerService`).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { allProjections } from '../projections/index.js';
@@ -13,24 +18,50 @@ import { healthRouter, managementApp, openManagementRouters, publicApp, routeTab
 import { openApiDocument } from './http/openapi/document.js';
 import type { Logger } from './log.js';
 import { instrumentedStore } from './metrics/instrumentedStore.js';
-import { createMetrics } from './metrics/metrics.js';
+import { createMetrics, type Metrics, type MetricsOptions } from './metrics/metrics.js';
 import { observeProjectionLag } from './metrics/projectionLag.js';
 import { ProjectionRunner } from './projection-runner.js';
+import type { ReadModels } from './readModels.js';
 import { projectionsCheck, quarantineCheck, readiness, storeCheck } from './readiness.js';
 import { dataKeys } from './crypto/dataKeys.js';
 import { loadKek } from './crypto/kek.js';
 import { features as allFeatures } from './features.js';
 import { bootstrapTenant } from './tenancy/bootstrap.js';
 
-export interface Service {
+export interface Service<R extends ReadModels = ProjectionRunner> {
   readonly store: EventStore;
-  readonly runner: ProjectionRunner;
+  readonly runner: R;
   readonly context: ServiceContext;
+  /** Empty in a primary over workers, which does not listen. */
   readonly managementUrl: string;
   readonly publicListenUrl: string;
   /** Every method and path each listener routes: for the robustness suite and the OpenAPI document's test. */
   readonly routes: { readonly management: readonly RouteEntry[]; readonly public: readonly RouteEntry[] };
   stop(): Promise<void>;
+}
+
+/** Where both listeners answer. */
+export interface ListenUrls {
+  readonly management: string;
+  readonly public: string;
+}
+
+/** Read models this process can close. */
+type Closable = ReadModels & { close(): Promise<void> };
+
+/** What one process of the service does (see the top of this file). */
+interface Role<R extends Closable> {
+  /** Opens the read models once the store is open. */
+  readonly open: (store: EventStore) => Promise<R>;
+  /** Brings the read models up to date and does the first-start work; features are built after it. */
+  readonly prepare: (readModels: R, store: EventStore) => Promise<void>;
+  /** Runs the features' background work (Feature.start). */
+  readonly background: boolean;
+  /** Serves both listeners; `early`: from before `prepare`, answering probes and 503 until started. */
+  readonly serve: { readonly early: boolean; readonly listening: (urls: ListenUrls) => void } | undefined;
+  /** The store as this process's features use it. */
+  readonly store?: (store: EventStore) => EventStore;
+  readonly metrics?: MetricsOptions;
 }
 
 const listen = (server: Server, port: number, host: string): Promise<string> =>
@@ -46,6 +77,7 @@ const listen = (server: Server, port: number, host: string): Promise<string> =>
 /** Stops accepting, lets in-flight requests finish, and cuts what is left after `timeoutMs`. */
 const closeServer = (server: Server, timeoutMs: number): Promise<void> =>
   new Promise((resolve) => {
+    if (!server.listening) return resolve();
     const force = setTimeout(() => server.closeAllConnections(), timeoutMs);
     server.close(() => {
       clearTimeout(force);
@@ -54,13 +86,18 @@ const closeServer = (server: Server, timeoutMs: number): Promise<void> =>
     server.closeIdleConnections();
   });
 
-export const startService = async (config: Config, log: Logger): Promise<Service> => {
+const compose = async <R extends Closable>(config: Config, log: Logger, role: Role<R>): Promise<Service<R>> => {
   // First: a key-encryption key that cannot be had stops the start before anything is opened.
   const kek = await loadKek(config, log);
-  const metrics = createMetrics(log);
-  const store = instrumentedStore(await openEventStore(config), metrics);
-  const runner = await ProjectionRunner.open({ store, file: readModelsFile(config), projections: allProjections, log });
-  observeProjectionLag(metrics, store, runner, 'read_models');
+  const metrics: Metrics = createMetrics(log, role.metrics);
+  const opened = instrumentedStore(await openEventStore(config), metrics);
+  const store = role.store?.(opened) ?? opened;
+  const runner = await role.open(store).catch(async (err: unknown) => {
+    await store.close();
+    throw err;
+  });
+  // Where the read models are kept: a worker's scrape gets the primary's figure (src/workers/metrics.ts).
+  if (role.background) observeProjectionLag(metrics, store, runner, 'read_models');
   let features: readonly Feature[] = [];
   let started = false;
   const ready = readiness(
@@ -78,20 +115,19 @@ export const startService = async (config: Config, log: Logger): Promise<Service
   let serveWallet: Handler = startingApp({ log, metrics, readiness: ready, listener: 'public' }).callback();
   const management = createServer((request, response) => serveManagement(request, response));
   const wallet = createServer((request, response) => serveWallet(request, response));
+  const urls = { management: '', public: '' };
+  const listenBoth = async (): Promise<void> => {
+    urls.management = await listen(management, config.managementPort, config.managementHost);
+    urls.public = await listen(wallet, config.publicPort, config.publicHost);
+  };
   let context: ServiceContext;
-  let managementUrl: string;
-  let publicListenUrl: string;
   let routes: Service['routes'];
   try {
-    managementUrl = await listen(management, config.managementPort, config.managementHost);
-    publicListenUrl = await listen(wallet, config.publicPort, config.publicHost);
-    log.info('answering probes, catching up with the event store', { management: managementUrl, public: publicListenUrl });
-    runner.start();
-    // Authentication reads the read models: serve once they hold everything already recorded.
-    await runner.whenCaughtUp();
-    if (config.bootstrapApiKey) {
-      await bootstrapTenant(store, runner, config.bootstrapApiKey, log, config.readYourWritesTimeoutMs);
+    if (role.serve?.early) {
+      await listenBoth();
+      log.info('answering probes, catching up with the event store', urls);
     }
+    await role.prepare(runner, store);
     context = { config, log, metrics, store, runner, kek, dataKeys: dataKeys(store, kek) };
     features = await allFeatures(context);
     const open = openManagementRouters({ metrics, readiness: ready, document: openApiDocument(config) });
@@ -100,6 +136,7 @@ export const startService = async (config: Config, log: Logger): Promise<Service
     routes = { management: routeTable([...open, ...managementRouters]), public: routeTable(publicRouters) };
     serveManagement = managementApp({ log, metrics, readModels: runner.db, open, routers: managementRouters }).callback();
     serveWallet = publicApp({ log, metrics, routers: publicRouters }).callback();
+    if (role.serve && !role.serve.early) await listenBoth();
   } catch (err) {
     // A start that fails half-way leaves nothing open behind it.
     // Probes may hold connections open by now: they are cut, not waited for.
@@ -108,9 +145,12 @@ export const startService = async (config: Config, log: Logger): Promise<Service
     await store.close();
     throw err;
   }
-  for (const feature of features) feature.start?.();
+  for (const feature of features) {
+    if (role.background) feature.start?.();
+    if (role.serve) feature.startServing?.();
+  }
   started = true;
-  log.info('listening', { management: managementUrl, public: publicListenUrl, publicUrl: config.publicUrl });
+  role.serve?.listening(urls);
 
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> =>
@@ -121,5 +161,64 @@ export const startService = async (config: Config, log: Logger): Promise<Service
       await store.close();
       log.info('stopped', {});
     })());
-  return { store, runner, context, managementUrl, publicListenUrl, routes, stop };
+  return { store, runner, context, managementUrl: urls.management, publicListenUrl: urls.public, routes, stop };
 };
+
+/** Told of the read models and the store once both are open, before catching up. */
+type Opened = (runner: ProjectionRunner, store: EventStore) => void;
+
+/** Keeps the read models: catches up, then creates the bootstrap tenant on a first start. */
+const projecting = (config: Config, log: Logger, opened?: Opened) => ({
+  open: async (store: EventStore) => {
+    const runner = await ProjectionRunner.open({ store, file: readModelsFile(config), projections: allProjections, log });
+    opened?.(runner, store);
+    return runner;
+  },
+  prepare: async (runner: ProjectionRunner, store: EventStore) => {
+    runner.start();
+    // Authentication reads the read models: serve once they hold everything already recorded.
+    await runner.whenCaughtUp();
+    if (config.bootstrapApiKey) await bootstrapTenant(store, runner, config.bootstrapApiKey, log, config.readYourWritesTimeoutMs);
+  },
+});
+
+/**
+ * The service in this process: all of it, or (`serve: false`) all but the listeners, for the
+ * primary over workers; `opened` is told of the read models before they catch up.
+ */
+export const startService = (
+  config: Config,
+  log: Logger,
+  options: { readonly serve?: false; readonly opened?: Opened } = {},
+): Promise<Service> =>
+  compose(config, log, {
+    ...projecting(config, log, options.opened),
+    background: true,
+    serve:
+      options.serve === false
+        ? undefined
+        : { early: true, listening: (urls) => log.info('listening', { ...urls, publicUrl: config.publicUrl }) },
+  });
+
+/** How a worker reads what the primary keeps and tells it what it does. */
+export interface Following<R extends Closable> {
+  /** The primary's read models, opened on the store; `prepare` resolves once the primary has started. */
+  readonly open: (store: EventStore) => Promise<R>;
+  readonly prepare: (readModels: R) => Promise<void>;
+  /** Listen from the start, answering probes while the primary starts (false: once ready to serve). */
+  readonly early: boolean;
+  readonly store: (store: EventStore) => EventStore;
+  readonly listening: (urls: ListenUrls) => void;
+  readonly metrics: MetricsOptions;
+}
+
+/** A worker: both listeners and the features' routes, over read models another process keeps. */
+export const startWorkerService = <R extends Closable>(config: Config, log: Logger, following: Following<R>): Promise<Service<R>> =>
+  compose(config, log, {
+    open: following.open,
+    prepare: (readModels) => following.prepare(readModels),
+    background: false,
+    serve: { early: following.early, listening: following.listening },
+    store: following.store,
+    metrics: following.metrics,
+  });

@@ -35,7 +35,12 @@ interface Prepared {
 const IN_MEMORY = new Set([':memory:', '']);
 
 /** Milliseconds a write waits for another process (the ops tool, a second instance) to commit. */
-const BUSY_TIMEOUT_MS = 10_000;
+export const BUSY_TIMEOUT_MS = 10_000;
+
+/** What `tryTransaction` returns when another connection holds the write lock. */
+export const BUSY = Symbol('busy');
+
+const isBusy = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === 'SQLITE_BUSY';
 
 export class Sqlite {
   private readonly statements = new Map<string, Prepared>();
@@ -81,6 +86,30 @@ export class Sqlite {
    */
   transaction<T>(work: () => T & (T extends PromiseLike<unknown> ? never : unknown)): T {
     this.exec('BEGIN IMMEDIATE');
+    return this.commitAfter(work);
+  }
+
+  /**
+   * `transaction`, unless another connection (another process) holds the write lock: then
+   * nothing runs and BUSY is returned at once. SQLite's busy handler would wait for the lock by
+   * sleeping on the calling thread, and with it the whole event loop; the caller can instead try
+   * again after other work.
+   */
+  tryTransaction<T>(work: () => T & (T extends PromiseLike<unknown> ? never : unknown)): T | typeof BUSY {
+    this.exec('PRAGMA busy_timeout = 0');
+    try {
+      this.exec('BEGIN IMMEDIATE');
+    } catch (err) {
+      if (isBusy(err)) return BUSY;
+      throw err;
+    } finally {
+      this.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    }
+    return this.commitAfter(work);
+  }
+
+  /** Runs `work` in the transaction just begun: committed if it returns, rolled back if it throws. */
+  private commitAfter<T>(work: () => T): T {
     try {
       const result = work();
       this.exec('COMMIT');

@@ -123,3 +123,23 @@ test('appends asked for together commit together, each with its own outcome', as
     await remove();
   }
 });
+
+test('an append while another connection holds the write lock waits with the event loop free, and commits once the lock is released', async (t) => {
+  const { file, remove } = await tempFile();
+  const store = await openSqliteEventStore({ file });
+  const other = Sqlite.open(file, { synchronous: 'NORMAL' });
+  try {
+    other.exec('BEGIN IMMEDIATE');
+    let settled = false;
+    const appended = store.append('held', [{ id: randomUUID(), type: 'Held', data: {} }], 'no_stream').finally(() => (settled = true));
+    // SQLite's busy handler would sleep on this thread: no timer could fire until it gave up.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    t.false(settled);
+    other.exec('COMMIT');
+    t.like(await appended, { _tag: 'Right', right: { nextExpectedRevision: 0 } });
+  } finally {
+    other.close();
+    await store.close();
+    await remove();
+  }
+});

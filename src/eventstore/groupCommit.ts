@@ -5,10 +5,16 @@
 // flush that started before their commit could not cover them anyway, so this delays no
 // acknowledgement and makes one commit of what would have been many.
 //
+// Another process may hold the write lock (a worker beside this one: src/workers/, or the ops
+// tool). The commit then does not wait for it in SQLite's busy handler, which would put the whole
+// event loop to sleep: it tries again after a turn of the event loop, then after growing pauses,
+// with whatever was asked for meanwhile in the same transaction. Past BUSY_TIMEOUT_MS it waits
+// in the busy handler after all, and a lock still held then fails the writes.
+//
 // A statement's own refusal (no row inserted) is its result, not a failure; if the shared
 // transaction fails (disk full, I/O), nothing of it is kept and each write runs again alone, for
 // its own outcome.
-import type { Sqlite } from '../sqlite.js';
+import { BUSY, BUSY_TIMEOUT_MS, type Sqlite } from '../sqlite.js';
 
 interface QueuedWrite {
   readonly statement: () => unknown;
@@ -16,10 +22,16 @@ interface QueuedWrite {
   readonly reject: (error: unknown) => void;
 }
 
+/** Tries at the next turn of the event loop this many times, then after pauses doubling up to MAX_PAUSE_MS. */
+const IMMEDIATE_RETRIES = 3;
+const MAX_PAUSE_MS = 8;
+
 export class GroupCommit {
   private readonly queued: QueuedWrite[] = [];
   private scheduled = false;
   private flushing = false;
+  /** While another process holds the write lock: since when, and how many tries so far. */
+  private busy: { readonly since: number; tries: number } | undefined;
 
   constructor(
     private readonly db: Sqlite,
@@ -38,14 +50,15 @@ export class GroupCommit {
   private schedule(): void {
     if (this.scheduled || this.flushing || this.queued.length === 0) return;
     this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      this.commit();
-    });
+    setImmediate(() => this.commit());
   }
 
   private commit(): void {
-    const committed = this.runAll(this.queued.splice(0));
+    this.scheduled = false;
+    const writes = this.queued.splice(0);
+    const committed = this.runAll(writes);
+    if (committed === BUSY) return this.retry(writes);
+    this.busy = undefined;
     if (committed.length === 0) return;
     this.flushing = true;
     this.durable()
@@ -59,14 +72,32 @@ export class GroupCommit {
       });
   }
 
-  /** Commits the writes; rejects at once those that failed, returns the others with results. */
-  private runAll(writes: readonly QueuedWrite[]): { write: QueuedWrite; result: unknown }[] {
-    if (writes.length > 1) {
-      try {
-        const results = this.db.transaction(() => writes.map((w) => w.statement()));
-        return writes.map((write, i) => ({ write, result: results[i] }));
-      } catch {
-        // Rolled back: fall through to one transaction per write.
+  /** Another process holds the write lock: the writes go first in the next try. */
+  private retry(writes: readonly QueuedWrite[]): void {
+    this.queued.unshift(...writes);
+    const busy = (this.busy ??= { since: Date.now(), tries: 0 });
+    busy.tries++;
+    this.scheduled = true;
+    if (busy.tries <= IMMEDIATE_RETRIES) setImmediate(() => this.commit());
+    else setTimeout(() => this.commit(), Math.min(2 ** (busy.tries - IMMEDIATE_RETRIES - 1), MAX_PAUSE_MS));
+  }
+
+  /**
+   * Commits the writes; rejects at once those that failed and returns the others with results;
+   * BUSY, with nothing run, while another process holds the write lock (until BUSY_TIMEOUT_MS).
+   */
+  private runAll(writes: readonly QueuedWrite[]): { write: QueuedWrite; result: unknown }[] | typeof BUSY {
+    const patient = this.busy !== undefined && Date.now() - this.busy.since >= BUSY_TIMEOUT_MS;
+    const all = () => writes.map((w) => w.statement());
+    try {
+      const results = patient ? this.db.transaction(all) : this.db.tryTransaction(all);
+      if (results === BUSY) return BUSY;
+      return writes.map((write, i) => ({ write, result: results[i] }));
+    } catch (err) {
+      // Rolled back. A write alone has its outcome; several go again one transaction each.
+      if (writes.length === 1) {
+        writes[0]!.reject(err);
+        return [];
       }
     }
     return writes.flatMap((write) => {

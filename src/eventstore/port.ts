@@ -104,6 +104,12 @@ export interface EventStore {
   subscribeToAll(options: SubscribeToAllOptions): Subscription;
   /** Deletes the stream for good: it can never be written or read again. */
   tombstone(streamId: string, expectedRevision: ExpectedRevision): Promise<Either<AppendError, Position>>;
+  /**
+   * Another process sharing this store (a worker: src/workers/) has made everything up to
+   * `position` durable: live subscriptions read on at once instead of at their next poll. Only a
+   * store whose subscriptions poll has it; EventStoreDB pushes to its subscriptions itself.
+   */
+  readonly appendedElsewhere?: (position: Position) => void;
   close(): Promise<void>;
 }
 

@@ -323,6 +323,14 @@ class SqliteEventStore implements EventStore {
     });
   }
 
+  /** Already on stable storage: the other process acknowledged it after its own flush of the shared WAL. */
+  readonly appendedElsewhere = (position: Position): void => {
+    const head = Number(position.commit);
+    if (head <= this.durablePosition) return;
+    this.durablePosition = head;
+    this.notifyAppended();
+  };
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import type { DataKeys } from '../crypto/dataKeys.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
-import type { ProjectionRunner } from '../projection-runner.js';
+import type { ReadModels } from '../readModels.js';
 import type { StatusAllocator } from '../status/allocation.js';
 import type { CredentialConfiguration } from './configurations.js';
 import type { IssuerSigningKey } from './sdJwtVc.js';
@@ -13,7 +13,7 @@ export interface IssuanceContext {
   readonly config: Config;
   readonly log: Logger;
   readonly store: EventStore;
-  readonly runner: ProjectionRunner;
+  readonly runner: ReadModels;
   readonly dataKeys: DataKeys;
   readonly secrets: IssuanceSecrets;
   readonly configurations: ReadonlyMap<string, CredentialConfiguration>;

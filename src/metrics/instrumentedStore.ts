@@ -32,5 +32,6 @@ export const instrumentedStore = (store: EventStore, metrics: Metrics): EventSto
   readAll: (options) => store.readAll(options),
   subscribeToAll: (options) => store.subscribeToAll(options),
   tombstone: (streamId, expectedRevision) => store.tombstone(streamId, expectedRevision),
+  ...(store.appendedElsewhere ? { appendedElsewhere: store.appendedElsewhere } : {}),
   close: () => store.close(),
 });

@@ -7,7 +7,7 @@
 //
 // Labels are bounded by construction: route templates (never paths), statuses, outcome names.
 // Never a state, offer id, tenant id, URL or anything a caller chose.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import type { Logger } from '../log.js';
 
 const PREFIX = 'connector_';
@@ -60,6 +60,18 @@ export interface Metrics {
   refreshOnScrape(what: string, refresh: () => Promise<void> | void, unknown: () => void): void;
   /** The exposition in the Prometheus text format. */
   scrape(): Promise<{ readonly contentType: string; readonly body: string }>;
+  /** This process's figures, refreshed, for a scrape that sums the processes of one deployment on a machine. */
+  snapshot(): Promise<MetricsSnapshot>;
+}
+
+export type MetricsSnapshot = MetricObjectWithValues<MetricValue<string>>[];
+
+export interface MetricsOptions {
+  /**
+   * Every process's snapshot, this one's included: a scrape then answers their sum (with
+   * WORKERS > 1 a worker asks the primary for them, src/workers/). Unset: this process alone.
+   */
+  readonly everyProcess?: () => Promise<readonly MetricsSnapshot[]>;
 }
 
 let perProcess: Registry | undefined;
@@ -72,19 +84,32 @@ const processMetrics = (): Registry => {
   return perProcess;
 };
 
-export const createMetrics = (log: Logger): Metrics => {
+export const createMetrics = (log: Logger, options: MetricsOptions = {}): Metrics => {
   // Started with the first service, so GC and event-loop figures cover the whole run.
   const processRegistry = processMetrics();
   const registry = new Registry();
   const registers = [registry];
   const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
     new Counter<L>({ name: PREFIX + name, help, labelNames, registers });
-  const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
-    new Gauge<L>({ name: PREFIX + name, help, labelNames, registers });
+  // `max`: a figure of the whole deployment every process reads alike (a read model), not summed over them.
+  const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[] = [], aggregator: 'sum' | 'max' = 'sum') =>
+    new Gauge<L>({ name: PREFIX + name, help, labelNames, registers, aggregator });
   const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) =>
     new Histogram<L>({ name: PREFIX + name, help, labelNames, buckets, registers });
 
   const refreshers: { readonly what: string; readonly refresh: () => Promise<void> | void; readonly unknown: () => void }[] = [];
+  /** Both registries as one, once every gauge read from elsewhere is refreshed. */
+  const refreshed = async (): Promise<Registry> => {
+    for (const { what, refresh, unknown } of refreshers) {
+      try {
+        await refresh();
+      } catch (err) {
+        unknown();
+        log.warn('metrics refresh failed; its gauges are NaN in this scrape', { metrics: what, err });
+      }
+    }
+    return Registry.merge([processRegistry, registry]);
+  };
   const httpLabels = ['listener', 'method', 'route', 'status'] as const;
   return {
     http: {
@@ -104,15 +129,16 @@ export const createMetrics = (log: Logger): Metrics => {
       retriesScheduled: counter('callback_retries_scheduled_total', 'Failed callback attempts after which another attempt was scheduled.'),
       deliveriesEnded: counter('callback_deliveries_ended_total', 'Callback deliveries this instance ended, by outcome.', ['outcome']),
       inFlight: gauge('callback_attempts_in_flight', 'Callback attempts this instance is running now.'),
-      pending: gauge('callback_deliveries_pending', 'Callback deliveries recorded and not yet ended, in the whole deployment (read model).'),
+      pending: gauge('callback_deliveries_pending', 'Callback deliveries recorded and not yet ended, in the whole deployment (read model).', [], 'max'),
     },
     projections: {
       lagPositions: gauge(
         'projection_lag_positions',
         'How far the runner checkpoint is behind the end of $all, in commit positions: events on the embedded store, transaction-log bytes on EventStoreDB.',
         ['runner'],
+        'max',
       ),
-      lagSeconds: gauge('projection_lag_seconds', 'Age of the oldest event in $all the runner has not applied yet; 0 when caught up.', ['runner']),
+      lagSeconds: gauge('projection_lag_seconds', 'Age of the oldest event in $all the runner has not applied yet; 0 when caught up.', ['runner'], 'max'),
     },
     trustLists: { fetches: counter('trust_list_fetches_total', 'Trusted list downloads, by list and outcome.', ['source', 'outcome']) },
     statusLists: { fetches: counter('status_list_fetches_total', 'Status list downloads, by outcome.', ['outcome']) },
@@ -120,16 +146,9 @@ export const createMetrics = (log: Logger): Metrics => {
       refreshers.push({ what, refresh, unknown });
     },
     async scrape() {
-      for (const { what, refresh, unknown } of refreshers) {
-        try {
-          await refresh();
-        } catch (err) {
-          unknown();
-          log.warn('metrics refresh failed; its gauges are NaN in this scrape', { metrics: what, err });
-        }
-      }
-      const merged = Registry.merge([processRegistry, registry]);
+      const merged = options.everyProcess ? AggregatorRegistry.aggregate([...(await options.everyProcess())]) : await refreshed();
       return { contentType: merged.contentType, body: await merged.metrics() };
     },
+    snapshot: async () => (await refreshed()).getMetricsAsJSON(),
   };
 };

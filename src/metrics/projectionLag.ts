@@ -2,10 +2,10 @@
 // `$all`, and how long the oldest event it has not applied has been waiting. Two small reads of
 // the store per scrape, none of them scanning.
 import { comparePositions, parsePosition, START, type EventStore } from '../eventstore/port.js';
-import type { ProjectionRunner } from '../projection-runner.js';
+import type { ReadModels } from '../readModels.js';
 import type { Metrics } from './metrics.js';
 
-export const observeProjectionLag = (metrics: Metrics, store: EventStore, runner: ProjectionRunner, name: string): void => {
+export const observeProjectionLag = (metrics: Metrics, store: EventStore, runner: ReadModels, name: string): void => {
   const labels = { runner: name };
   const { lagPositions, lagSeconds } = metrics.projections;
   metrics.refreshOnScrape(

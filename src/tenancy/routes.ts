@@ -2,7 +2,7 @@
 import Router from '@koa/router';
 import { findTenant } from '../../projections/tenants.js';
 import type { Feature, ServiceContext } from '../feature.js';
-import type { ProjectionRunner } from '../projection-runner.js';
+import type { ReadModels } from '../readModels.js';
 import { listQuarantine } from '../quarantine.js';
 import { principalOf, requireScope } from './authenticate.js';
 
@@ -11,7 +11,7 @@ export const tenancyFeature = ({ runner }: ServiceContext): Feature => ({
   managementRouters: [tenancyRouter(runner)],
 });
 
-const tenancyRouter = (runner: ProjectionRunner): Router => {
+const tenancyRouter = (runner: ReadModels): Router => {
   const router = new Router();
   router.get('/tenant', async (ctx) => {
     const principal = principalOf(ctx);

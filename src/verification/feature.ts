@@ -67,8 +67,9 @@ export const verificationFeature = async (context: ServiceContext): Promise<Feat
     publicRouters: [publicRouter(deps)],
     start() {
       expiry = startPresentationExpiry({ ...deps, readModels: context.runner.db }, context.config.presentationExpiryIntervalMs);
-      trust.start();
     },
+    // Each serving process holds its own copy of the trusted lists.
+    startServing: () => trust.start(),
     async stop() {
       await Promise.all([expiry?.stop(), trust.stop()]);
     },
