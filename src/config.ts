@@ -4,7 +4,6 @@
 // To add a variable, add one row to `variables`; `Config` follows from the table.
 // An empty value counts as unset (`FOO=` in a compose file usually means "no value").
 import { isIP } from 'node:net';
-import { availableParallelism } from 'node:os';
 import * as t from 'io-ts';
 import type { Either } from 'fp-ts/lib/Either.js';
 import { isLeft, left, right } from 'fp-ts/lib/Either.js';
@@ -143,7 +142,7 @@ const variables = {
   /** `/health/ready` fails once the oldest event the read models have not applied is this old. */
   readinessMaxLagMs: withDefault('READINESS_MAX_LAG_MS', MillisecondsFromString, '10000'),
   /** Processes serving requests (docs/operations.md, Process model); 1 runs the whole service in one process. */
-  workers: withDefault('WORKERS', integerFromString(1, 256), String(availableParallelism())),
+  workers: withDefault('WORKERS', integerFromString(1, 256), '1'),
   // verification (OpenID4VP): variables added here
   /** PEM chain (leaf first) and PKCS#8 key of the access certificate; unset means a development chain in DATA_DIR. */
   accessCertificateFile: optional('ACCESS_CERTIFICATE_FILE', NonEmptyText),
