@@ -133,7 +133,8 @@ export const latencyFigures = async (options: SoakBenchOptions): Promise<Figure[
   const child = await startChild({ service: dataDir });
   const target = childTarget(child, BOOTSTRAP_KEY);
   const file = Sqlite.open(`${dataDir}/events.sqlite`, { synchronous: 'NORMAL', readOnly: true });
-  const events = () => file.get<{ n: number }>('SELECT COUNT(*) AS n FROM events')!.n;
+  // Positions are never reused: the head counts every event appended, erased ones (a destroyed data key) included.
+  const events = () => file.get<{ n: number | null }>('SELECT MAX(position) AS n FROM events')!.n ?? 0;
   try {
     await closedLoop(3, (n) => run(target, n));
     const writes = {
