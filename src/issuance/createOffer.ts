@@ -115,7 +115,12 @@ export const createOffer = async (
       at: now.toISOString(),
     },
   };
-  const result = await handleCommand(deps.store, offer, offerStream(offerId), create, { commandId: randomUUID(), metadata });
+  // A fresh id's stream: nothing to read, and the store refuses it at `no_stream` were it taken.
+  const result = await handleCommand(deps.store, offer, offerStream(offerId), create, {
+    commandId: randomUUID(),
+    metadata,
+    loaded: { state: offer.initialState, expectedRevision: 'no_stream' },
+  });
   if (isLeft(result)) throw new Error(`${streamRef(offerStream(offerId))} could not be recorded: ${result.left._tag}`);
   return right({ offerId, credentialConfigurationId: configuration.id, txCode, position: result.right.position! });
 };

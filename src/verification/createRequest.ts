@@ -127,8 +127,13 @@ export const createPresentation = async (
       at: now.toISOString(),
     },
   };
-  // 256 random bits do not collide; the decider makes sure of it rather than assuming.
-  const recorded = await handleCommand(deps.store, presentation, presentationStream(state), requestPresentation, { commandId: randomUUID(), metadata });
+  // 256 random bits do not collide; the store makes sure of it rather than assuming (`no_stream`),
+  // so nothing is read first.
+  const recorded = await handleCommand(deps.store, presentation, presentationStream(state), requestPresentation, {
+    commandId: randomUUID(),
+    metadata,
+    loaded: { state: presentation.initialState, expectedRevision: 'no_stream' },
+  });
   if (isLeft(recorded)) return recorded;
   return right({ state, expiresAt, position: recorded.right.position! });
 };
