@@ -1,12 +1,12 @@
 // Read model of the issuer's Status Lists: each list's size and a version that moves with every
 // status change in it, and every allocated entry with its offer and Status Type. The public route
-// builds each Status List Token from it (src/status/publication.ts), so a list is a projection of
+// builds each Status List Token from it (src/issuance/status/publication.ts), so a list is a projection of
 // the credential-status events; only entries that are not VALID need reading to build one.
 import * as credentialStatus from '../streams/credentialStatus.js';
 import { decodeRecorded, inCategory } from '../streams/event.js';
 import * as statusIndex from '../streams/statusIndex.js';
+import { STATUS } from '../streams/statusType.js';
 import type { Sqlite } from '../src/sqlite.js';
-import { STATUS } from '../src/status/statusList.js';
 import { change, type Projection, type SqlChange } from './projection.js';
 
 /** The Status Type each change leaves in the list. */

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { validate } from '@readme/openapi-parser';
 import { METHODS as ALL_METHODS } from '../src/http/openapi/components.js';
-import { openApiDocument, SERVICE_VERSION, type OpenApiDocument } from '../src/http/openapi/document.js';
+import { openApiDocument, SERVICE_VERSION, type OpenApiDocument } from '../src/app/openapiDocument.js';
 import type { Method, PathItem } from '../src/http/openapi/types.js';
 import { assertDocumented, listenersOf, schemaProblems, type Listener } from './support/openapi.js';
 import { startTestService, type TestService } from './support/service.js';

@@ -1,6 +1,6 @@
 // The platform resource API (spec/resource-api.md) on the management listener.
 import Router from '@koa/router';
-import type { Feature, ServiceContext } from '../feature.js';
+import type { Feature, ServiceContext } from '../featureContract.js';
 import { apiKeyRoutes } from './apiKeys.js';
 import { blobDirectory, directoryBlobStore } from './blobStore.js';
 import { credentialRoutes } from './credentials.js';
