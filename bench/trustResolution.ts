@@ -12,7 +12,7 @@ import { openSqliteEventStore } from '../src/eventstore/sqlite.js';
 import { silentLogger } from '../src/log.js';
 import { createCredentialStatusChecker } from '../src/verification/status/statusCheck.js';
 import { createStatusListClient } from '../src/verification/status/statusListClient.js';
-import { directoryBlobStore } from '../src/resources/blobStore.js';
+import { directoryBlobStore } from '../src/blobStore.js';
 import { createCrlChecker } from '../src/trust/crl.js';
 import { createTrustVerifier } from '../src/trust/issuerTrust.js';
 import { createLotlTrustVerifier } from '../src/trust/lotlTrust.js';

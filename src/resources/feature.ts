@@ -2,7 +2,7 @@
 import Router from '@koa/router';
 import type { Feature, ServiceContext } from '../featureContract.js';
 import { apiKeyRoutes } from './apiKeys.js';
-import { blobDirectory, directoryBlobStore } from './blobStore.js';
+import { blobDirectory, directoryBlobStore } from '../blobStore.js';
 import { credentialRoutes } from './credentials.js';
 import { didcommRoutes } from './didcommMessages.js';
 import { draftRoutes } from './drafts.js';

@@ -21,7 +21,7 @@ import { decode } from '../../http/validate.js';
 import type { IssuanceContext } from '../context.js';
 import { requestIdOf } from '../../log.js';
 import { logRef, streamRef } from '../../../streams/kernel.js';
-import { ifMatch } from '../../resources/conditional.js';
+import { ifMatch } from '../../http/conditional.js';
 import { principalOf, requireScope } from '../../tenancy/authenticate.js';
 
 const PATH = '/offers/:offer_id/credential-status';

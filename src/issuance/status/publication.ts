@@ -8,7 +8,7 @@ import Router from '@koa/router';
 import { findStatusList, nonValidEntries } from '../../../projections/statusLists.js';
 import type { IssuerSigningKey } from '../sdJwtVc.js';
 import { HttpError, notFound } from '../../http/problem.js';
-import { noneMatchHits } from '../../resources/conditional.js';
+import { noneMatchHits } from '../../http/conditional.js';
 import type { Sqlite } from '../../sqlite.js';
 import { STATUS_LIST_ROUTE, statusListPath } from './paths.js';
 import { buildStatusList, STATUS_LIST_MEDIA_TYPE } from '../../statusList/statusList.js';
