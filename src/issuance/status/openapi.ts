@@ -1,5 +1,5 @@
-// Credential status (src/issuance/status/): the management routes that revoke, suspend and reinstate what
-// was issued under an offer, and the public Status List Tokens verifiers fetch.
+// Credential status, the issuer's side: the management routes that revoke, suspend and reinstate
+// what was issued under an offer, and the public Status List Tokens verifiers fetch.
 import { apiKey, header, json, jsonBody, managementAnswers, noAuthentication, object, operation, pathParameter, ref, string, arrayOf } from '../../http/openapi/components.js';
 import type { Area } from '../../http/openapi/types.js';
 
