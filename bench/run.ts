@@ -1,6 +1,6 @@
 // `npm run bench`: throughput of the embedded event store and the projection runner, each beside
 // the raw SQLite figure for the same work measured in the same run, through the same driver
-// wrapper (src/sqlite.ts), with the same PRAGMAs and payloads. Ratios are what the targets are
+// wrapper (src/readside/sqliteConnection.ts), with the same PRAGMAs and payloads. Ratios are what the targets are
 // about: absolute numbers drift between machines.
 //
 // Fairness: ours and the reference are interleaved after a warm-up (appends in alternating blocks
@@ -32,8 +32,8 @@ import { allProjections } from '../projections/index.js';
 import type { EventStore } from '../src/eventstore/port.js';
 import { openSqliteEventStore } from '../src/eventstore/sqlite.js';
 import { silentLogger } from '../src/log.js';
-import { ProjectionRunner } from '../src/projection-runner.js';
-import { Sqlite } from '../src/sqlite.js';
+import { ProjectionRunner } from '../src/readside/projectionRunner.js';
+import { Sqlite } from '../src/readside/sqliteConnection.js';
 import { callbackFigures } from './callbacks.js';
 import { commandTraffic, history, type PlannedAppend } from './fixtures.js';
 import { issuanceCpuFigures, issuanceFigures } from './issuance.js';
@@ -207,7 +207,7 @@ const fillStore = async (store: EventStore, plan: readonly PlannedAppend[]): Pro
 
 const rebuildOurs = async (store: EventStore, expected: { tenants: number; keys: number }): Promise<number> => {
   const file = freshFile('readmodels');
-  const runner = await ProjectionRunner.open({
+  const runner = ProjectionRunner.open({
     store,
     file,
     projections: allProjections,

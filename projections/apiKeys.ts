@@ -1,7 +1,7 @@
 // Read model of API keys for authentication: found by the hash of the presented secret.
 import { apiKey, Scope } from '../streams/apiKey.js';
 import { decodeRecorded, inCategory } from '../streams/event.js';
-import type { Sqlite } from '../src/sqlite.js';
+import type { Sqlite } from '../src/readside/sqliteConnection.js';
 import { change, type Projection } from './projection.js';
 
 export const apiKeysProjection: Projection = {

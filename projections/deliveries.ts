@@ -4,7 +4,7 @@
 import { delivery, type DeliveryStatus } from '../streams/delivery.js';
 import { decodeRecorded, inCategory } from '../streams/event.js';
 import { parsePosition, type Position } from '../src/eventstore/port.js';
-import type { Sqlite } from '../src/sqlite.js';
+import type { Sqlite } from '../src/readside/sqliteConnection.js';
 import { change, type Projection } from './projection.js';
 
 export const deliveriesProjection: Projection = {

@@ -4,7 +4,7 @@
 // the authority (the scheduler re-reads it before it records a shred).
 import { decodeRecorded, inCategory } from '../streams/event.js';
 import { idempotency } from '../streams/idempotency.js';
-import type { Sqlite } from '../src/sqlite.js';
+import type { Sqlite } from '../src/readside/sqliteConnection.js';
 import { change, type Projection } from './projection.js';
 
 export const idempotentRepliesProjection: Projection = {

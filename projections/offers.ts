@@ -3,7 +3,7 @@
 // yet purged). The claims are not here: they exist only sealed in the offer stream.
 import { decodeRecorded, inCategory } from '../streams/event.js';
 import { offer, type OfferStatus } from '../streams/offer.js';
-import type { Sqlite } from '../src/sqlite.js';
+import type { Sqlite } from '../src/readside/sqliteConnection.js';
 import { change, type Projection } from './projection.js';
 
 export const offersProjection: Projection = {

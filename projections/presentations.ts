@@ -3,7 +3,7 @@
 // itself is decided on the stream (src/verification/response.ts, expirePresentation).
 import { decodeRecorded, inCategory } from '../streams/event.js';
 import { presentation, statusOf } from '../streams/presentation.js';
-import type { Sqlite } from '../src/sqlite.js';
+import type { Sqlite } from '../src/readside/sqliteConnection.js';
 import { change, type Projection } from './projection.js';
 
 export const presentationsProjection: Projection = {

@@ -1,8 +1,8 @@
 // A read model: the tables it owns and a pure function from a recorded event to the SQL
-// changes it makes. The runner (src/projection-runner.ts) applies the changes and the
+// changes it makes. The runner (src/readside/projectionRunner.ts) applies the changes and the
 // checkpoint in one transaction.
 import type { RecordedEvent } from '../src/eventstore/port.js';
-import type { SqlValue } from '../src/sqlite.js';
+import type { SqlValue } from '../src/readside/sqliteConnection.js';
 
 export interface SqlChange {
   readonly sql: string;

@@ -11,7 +11,7 @@ import { file, fileResourceChange } from '../streams/file.js';
 import { schema, schemaResourceChange } from '../streams/schema.js';
 import { etagOf, type Envelope, type ResourceChange, type ResourceData, type StringMap } from '../streams/resource.js';
 import type { RecordedEvent } from '../src/eventstore/port.js';
-import type { Sqlite, SqlValue } from '../src/sqlite.js';
+import type { Sqlite, SqlValue } from '../src/readside/sqliteConnection.js';
 import { change, type Projection, type SqlChange } from './projection.js';
 
 /** The stream categories holding resources, and how their events change the envelope. */

@@ -5,7 +5,7 @@
 import * as credentialStatus from '../streams/credentialStatus.js';
 import { decodeRecorded, inCategory } from '../streams/event.js';
 import * as statusIndex from '../streams/statusIndex.js';
-import type { Sqlite } from '../src/sqlite.js';
+import type { Sqlite } from '../src/readside/sqliteConnection.js';
 import { STATUS } from '../src/status/statusList.js';
 import { change, type Projection, type SqlChange } from './projection.js';
 

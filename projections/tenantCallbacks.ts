@@ -4,7 +4,7 @@ import { isRight } from 'fp-ts/lib/Either.js';
 import { Sealed } from '../streams/dataKey.js';
 import { decodeRecorded, inCategory } from '../streams/event.js';
 import { tenant, type TenantCallback } from '../streams/tenant.js';
-import type { Sqlite } from '../src/sqlite.js';
+import type { Sqlite } from '../src/readside/sqliteConnection.js';
 import { change, type Projection } from './projection.js';
 
 export const tenantCallbacksProjection: Projection = {

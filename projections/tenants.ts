@@ -1,7 +1,7 @@
 // Read model of tenants, for the ops tool and for "has the store any tenant yet?".
 import { decodeRecorded, inCategory } from '../streams/event.js';
 import { tenant } from '../streams/tenant.js';
-import type { Sqlite } from '../src/sqlite.js';
+import type { Sqlite } from '../src/readside/sqliteConnection.js';
 import { change, type Projection } from './projection.js';
 
 export const tenantsProjection: Projection = {

@@ -14,7 +14,7 @@ import { handleCommand, loadStream, type Loaded } from '../eventstore/handle.js'
 import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { Sqlite } from '../sqlite.js';
+import type { Sqlite } from '../readside/sqliteConnection.js';
 import { postCallback } from './post.js';
 import type { Claim } from './record.js';
 import { nextAttemptAt, type RetrySchedule } from './schedule.js';

@@ -17,7 +17,7 @@ import { readJson } from '../http/body.js';
 import { Uuid } from '../http/codecs.js';
 import { HttpError, invalidRequest, invalidValues, notFound, type Problem } from '../http/problem.js';
 import { decode } from '../http/validate.js';
-import type { Sqlite } from '../sqlite.js';
+import type { Sqlite } from '../readside/sqliteConnection.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import type { BlobStore } from './blobStore.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';

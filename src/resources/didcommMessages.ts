@@ -17,7 +17,7 @@ import { readJson } from '../http/body.js';
 import { NonEmptyString, Uuid } from '../http/codecs.js';
 import { HttpError, problem, type FieldError } from '../http/problem.js';
 import { decode } from '../http/validate.js';
-import type { Sqlite } from '../sqlite.js';
+import type { Sqlite } from '../readside/sqliteConnection.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import { wireEnvelope } from './envelope.js';

@@ -13,7 +13,7 @@ import { readJson } from '../http/body.js';
 import { Uuid } from '../http/codecs.js';
 import { requestIdOf } from '../log.js';
 import { conflict, HttpError, invalidRequest, notFound, preconditionFailed, serviceUnavailable } from '../http/problem.js';
-import { isQuarantined } from '../quarantine.js';
+import { isQuarantined } from '../readside/quarantine.js';
 import { decode } from '../http/validate.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { noneMatchHits, requireIfMatch } from './conditional.js';
@@ -44,7 +44,7 @@ const ownerOf = async <State, E extends Event>(store: EventStore, kind: Versione
 
 /**
  * The addressed resource, to be read from the read models. One of whose events the resources
- * projection set aside (src/quarantine.ts) has a stale or missing view there: its tenant gets a
+ * projection set aside (src/readside/quarantine.ts) has a stale or missing view there: its tenant gets a
  * 503 instead of that view, another tenant the 404 of any id not its own. The owner comes from
  * the store, since the read model may never have recorded the resource.
  */

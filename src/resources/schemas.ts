@@ -13,7 +13,7 @@ import { readJson } from '../http/body.js';
 import { withMessage } from '../http/codecs.js';
 import { conflict, HttpError, notFound } from '../http/problem.js';
 import { decode } from '../http/validate.js';
-import type { Sqlite } from '../sqlite.js';
+import type { Sqlite } from '../readside/sqliteConnection.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import { etagOfEnvelope } from './envelope.js';

@@ -11,7 +11,7 @@ import { readJson } from '../http/body.js';
 import { integerFromString, IsoDateTime, Uuid } from '../http/codecs.js';
 import { HttpError, invalidRequest } from '../http/problem.js';
 import { decode } from '../http/validate.js';
-import type { Sqlite, SqlValue } from '../sqlite.js';
+import type { Sqlite, SqlValue } from '../readside/sqliteConnection.js';
 import { principalOf } from '../tenancy/authenticate.js';
 import { JSON_LIMIT } from './context.js';
 import { wireEnvelope } from './envelope.js';

@@ -9,7 +9,7 @@ import { findStatusList, nonValidEntries } from '../../projections/statusLists.j
 import type { IssuerSigningKey } from '../issuance/sdJwtVc.js';
 import { HttpError, notFound } from '../http/problem.js';
 import { noneMatchHits } from '../resources/conditional.js';
-import type { Sqlite } from '../sqlite.js';
+import type { Sqlite } from '../readside/sqliteConnection.js';
 import { STATUS_LIST_ROUTE, statusListPath } from './paths.js';
 import { buildStatusList } from './statusList.js';
 import { signStatusListToken, STATUS_LIST_MEDIA_TYPE } from './statusListToken.js';

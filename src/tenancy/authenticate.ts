@@ -4,7 +4,7 @@ import type { Context, Middleware, Next } from 'koa';
 import { findApiKeyBySecretHash } from '../../projections/apiKeys.js';
 import type { Scope } from '../../streams/apiKey.js';
 import { forbidden, HttpError, unauthorized } from '../http/problem.js';
-import type { Sqlite } from '../sqlite.js';
+import type { Sqlite } from '../readside/sqliteConnection.js';
 import { sameHash } from '../../streams/kernel.js';
 import { hashSecret } from './secrets.js';
 

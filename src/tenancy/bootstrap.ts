@@ -6,7 +6,7 @@ import { allScopes } from '../../streams/apiKey.js';
 import { countTenants } from '../../projections/tenants.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
-import type { ReadModels } from '../readModels.js';
+import type { ReadModels } from '../readside/readModels.js';
 import { createApiKey, createTenant, type TenancyError } from './commands.js';
 
 export const BOOTSTRAP_TENANT_ID = '00000000-0000-4000-8000-000000000001';

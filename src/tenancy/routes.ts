@@ -2,8 +2,8 @@
 import Router from '@koa/router';
 import { findTenant } from '../../projections/tenants.js';
 import type { Feature, ServiceContext } from '../feature.js';
-import type { ReadModels } from '../readModels.js';
-import { listQuarantine } from '../quarantine.js';
+import type { ReadModels } from '../readside/readModels.js';
+import { listQuarantine } from '../readside/quarantine.js';
 import { principalOf, requireScope } from './authenticate.js';
 
 export const tenancyFeature = ({ runner }: ServiceContext): Feature => ({

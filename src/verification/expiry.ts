@@ -7,7 +7,7 @@ import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
 import { logRef } from '../../streams/kernel.js';
 import { startPeriodic, type Periodic } from '../periodic.js';
-import type { Sqlite } from '../sqlite.js';
+import type { Sqlite } from '../readside/sqliteConnection.js';
 import { expirePresentation } from './response.js';
 
 /** Sessions expired per run; the next run takes the rest. */
