@@ -115,7 +115,7 @@ export const deliveriesProjection: Projection = {
 };
 
 /** Pending deliveries whose next attempt is due and whose claim (if any) has lapsed, oldest first. */
-export const dueDeliveries = async (db: Sqlite, now: Date, limit: number): Promise<string[]> => {
+export const dueDeliveries = (db: Sqlite, now: Date, limit: number): string[] => {
   const iso = now.toISOString();
   const rows = db.all<{ delivery_id: string }>(
     `SELECT delivery_id FROM deliveries
@@ -127,11 +127,11 @@ export const dueDeliveries = async (db: Sqlite, now: Date, limit: number): Promi
 };
 
 /** Deliveries recorded and not yet ended (delivered, abandoned or undeliverable): the queue, for metrics. */
-export const countPendingDeliveries = async (db: Sqlite): Promise<number> =>
+export const countPendingDeliveries = (db: Sqlite): number =>
   db.get<{ n: number }>("SELECT COUNT(*) AS n FROM deliveries WHERE state = 'pending'")?.n ?? 0;
 
 /** Ended deliveries whose flow data key is not yet recorded as destroyed. */
-export const deliveriesWithDataToDestroy = async (db: Sqlite, limit: number): Promise<string[]> => {
+export const deliveriesWithDataToDestroy = (db: Sqlite, limit: number): string[] => {
   const rows = db.all<{ delivery_id: string }>(
     `SELECT delivery_id FROM deliveries
      WHERE state <> 'pending' AND sealed_owner_id IS NOT NULL AND data_destroyed = 0 LIMIT ?`,
@@ -145,7 +145,7 @@ export const deliveriesWithDataToDestroy = async (db: Sqlite, limit: number): Pr
  * `$all` order, so everything before it is recorded too: this is the recorder's checkpoint,
  * derived from the delivery streams themselves.
  */
-export const lastRecordedSource = async (db: Sqlite): Promise<Position | undefined> => {
+export const lastRecordedSource = (db: Sqlite): Position | undefined => {
   const row = db.get<{ source_position: string }>(
     'SELECT source_position FROM deliveries ORDER BY source_commit DESC, source_prepare DESC LIMIT 1',
   );
@@ -180,10 +180,10 @@ export interface DeliveryListing extends DeliveryRow {
   readonly attempt_log: readonly DeliveryAttemptRow[];
 }
 
-export const listDeliveries = async (
+export const listDeliveries = (
   db: Sqlite,
   filter: { readonly tenantId?: string | undefined; readonly states?: readonly DeliveryStatus[] | undefined },
-): Promise<DeliveryListing[]> => {
+): DeliveryListing[] => {
   const where: string[] = [];
   const params: string[] = [];
   if (filter.tenantId !== undefined) {

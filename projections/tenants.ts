@@ -26,7 +26,7 @@ export interface TenantRow {
   readonly created_at: string;
 }
 
-export const countTenants = async (db: Sqlite): Promise<number> =>
+export const countTenants = (db: Sqlite): number =>
   Number((db.get<{ n: number }>('SELECT COUNT(*) AS n FROM tenants'))?.n ?? 0);
 
 export const findTenant = (db: Sqlite, tenantId: string) =>

@@ -186,13 +186,13 @@ export const versionedRoutes = <State, E extends Event>(router: Router, kind: Ve
   router.post(`${base}/search`, scope, (ctx) => search(ctx, db()));
 
   router.get(`${base}/:id`, scope, async (ctx) => {
-    const found = await findLatest(db(), await readableAddressOf(ctx, deps, kind));
+    const found = findLatest(db(), await readableAddressOf(ctx, deps, kind));
     if (!found) throw missing();
     await conditionalRead(ctx, etagOfEnvelope(found), async () => wireEnvelope(await rendered(kind, ctx, found)));
   });
 
   router.get(`${base}/:id/history`, scope, async (ctx) => {
-    const items = await findHistory(db(), await readableAddressOf(ctx, deps, kind));
+    const items = findHistory(db(), await readableAddressOf(ctx, deps, kind));
     const last = items[items.length - 1];
     if (!last) throw missing();
     await conditionalRead(ctx, etagOfEnvelope(last), async () => ({
@@ -201,7 +201,7 @@ export const versionedRoutes = <State, E extends Event>(router: Router, kind: Ve
   });
 
   router.get(`${base}/:id/revisions/:revision`, scope, async (ctx) => {
-    const found = await findRevision(db(), await readableAddressOf(ctx, deps, kind), revisionOf(ctx));
+    const found = findRevision(db(), await readableAddressOf(ctx, deps, kind), revisionOf(ctx));
     if (!found) throw missing();
     await conditionalRead(ctx, etagOfEnvelope(found), async () => wireEnvelope(await rendered(kind, ctx, found)));
   });

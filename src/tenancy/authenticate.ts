@@ -23,7 +23,7 @@ export const authenticate =
     const match = BEARER.exec(ctx.get('Authorization'));
     if (!match) throw new HttpError(unauthorized('Send an API key as `Authorization: Bearer <key>`.'), challenge);
     const presented = hashSecret(match[1]!);
-    const key = await findApiKeyBySecretHash(readModels, presented);
+    const key = findApiKeyBySecretHash(readModels, presented);
     // One answer for unknown, deleted and expired keys: which one it was is no business of the caller.
     const valid =
       key !== undefined &&

@@ -23,7 +23,7 @@ export const bootstrapTenant = async (
   readYourWritesMs: number,
 ): Promise<void> => {
   await runner.whenCaughtUp();
-  if ((await countTenants(runner.db)) > 0) return;
+  if (countTenants(runner.db) > 0) return;
   const metadata = { actor: 'bootstrap' };
   const tenant = await createTenant(store, { name: 'default', tenantId: BOOTSTRAP_TENANT_ID }, metadata);
   if (isLeft(tenant) && !alreadyDone(tenant.left)) throw new Error(`bootstrap tenant: ${tenant.left._tag}`);

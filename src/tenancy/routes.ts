@@ -13,9 +13,9 @@ export const tenancyFeature = ({ runner }: ServiceContext): Feature => ({
 
 const tenancyRouter = (runner: ReadModels): Router => {
   const router = new Router();
-  router.get('/tenant', async (ctx) => {
+  router.get('/tenant', (ctx) => {
     const principal = principalOf(ctx);
-    const tenant = await findTenant(runner.db, principal.tenantId);
+    const tenant = findTenant(runner.db, principal.tenantId);
     ctx.body = {
       tenant_id: principal.tenantId,
       name: tenant?.name ?? null,

@@ -22,7 +22,7 @@ export const startPresentationExpiry = (
     intervalMs,
     async () => {
       const now = new Date();
-      for (const state of await findExpiredPresentations(deps.readModels, now.getTime(), BATCH)) {
+      for (const state of findExpiredPresentations(deps.readModels, now.getTime(), BATCH)) {
         if (await expirePresentation(deps, state, { actor: 'scheduler' }, now)) deps.log.info('presentation expired', { stateRef: logRef(state) });
       }
     },
