@@ -9,6 +9,7 @@ import type { Config } from '../src/config.js';
 import { readModelsFile } from '../src/eventstore/open.js';
 import { formatPosition, START, type EventStore, type Position } from '../src/eventstore/port.js';
 import { ProjectionRunner } from '../src/readside/projectionRunner.js';
+import { readCheckpoint } from '../src/readside/readModelTables.js';
 import { acknowledgeQuarantine, countQuarantine, listQuarantine, type QuarantineEntry } from '../src/readside/quarantine.js';
 import { Sqlite } from '../src/readside/sqliteConnection.js';
 import { action, DONE, FAILED, log, metadata, refuse, withConfig, withStore, type ExitCode } from './action.js';
@@ -86,7 +87,7 @@ export const registerProjections = (program: Command): void => {
         withStore(async (store, config) => {
           const head = formatPosition(await headOf(store));
           return withReadModels(config, (db) => {
-            const checkpoint = db.get<{ position: string }>('SELECT position FROM projection_checkpoint WHERE id = 1')?.position ?? '0/0';
+            const checkpoint = formatPosition(readCheckpoint(db));
             const quarantine = countQuarantine(db);
             printRecord(options, { checkpoint, head, quarantine }, [
               ['checkpoint', checkpoint],

@@ -22,10 +22,7 @@ export const prepareReadModels = (writer: Sqlite, projections: readonly Projecti
   writer.exec(META);
   const stored = writer.all<{ name: string; schema: string; tables: string }>('SELECT * FROM projection_schema');
   const same = stored.length === projections.length && projections.every((p) => stored.some((s) => s.name === p.name && s.schema === p.schema));
-  if (same) {
-    const row = writer.get<{ position: string }>('SELECT position FROM projection_checkpoint WHERE id = 1');
-    return parsePosition(row?.position ?? '') ?? START;
-  }
+  if (same) return readCheckpoint(writer);
   if (stored.length > 0) log.info('projection schemas changed, rebuilding read models', {});
   recreate(writer, [...stored.flatMap((s) => JSON.parse(s.tables) as string[]), ...projections.flatMap((p) => p.tables)], projections);
   return START;
@@ -34,6 +31,10 @@ export const prepareReadModels = (writer: Sqlite, projections: readonly Projecti
 /** Empties every read model and the quarantine, and sets the checkpoint back to the start. */
 export const resetReadModels = (writer: Sqlite, projections: readonly Projection[]): void =>
   recreate(writer, projections.flatMap((p) => p.tables), projections);
+
+/** Where the read models stand in `$all`: every event up to it is applied. */
+export const readCheckpoint = (db: Sqlite): Position =>
+  parsePosition(db.get<{ position: string }>('SELECT position FROM projection_checkpoint WHERE id = 1')?.position ?? '') ?? START;
 
 /** Inside the caller's transaction, with the changes applied up to `position`. */
 export const saveCheckpoint = (writer: Sqlite, position: Position): void => {

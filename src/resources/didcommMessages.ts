@@ -25,6 +25,7 @@ import type { VersionedKind } from './kind.js';
 import { ENVELOPE_ONLY } from './search.js';
 import { createResource, versionedRoutes } from './routes.js';
 import { tenantDid } from './tenantDid.js';
+import { isRecord } from '../../streams/kernel.js';
 
 const PURPOSE = 'didcomm-recipient';
 /** Bound on the credentials one message embeds through links. */
@@ -137,7 +138,7 @@ const closeOverLinks = (db: Sqlite, tenantId: string, credentials: Envelope[]): 
   for (let i = 0; i < credentials.length && credentials.length < MAX_CLOSURE; i++) {
     const refs = credentials[i]!.data['linked_credential_refs'];
     for (const ref of Array.isArray(refs) ? refs : []) {
-      const id = typeof ref === 'object' && ref !== null && !Array.isArray(ref) ? (ref as { resource_id?: unknown }).resource_id : undefined;
+      const id = isRecord(ref) ? ref['resource_id'] : undefined;
       if (typeof id !== 'string' || seen.has(id) || credentials.length >= MAX_CLOSURE) continue;
       seen.add(id);
       const linked = findLatest(db, { tenantId, kind: CREDENTIAL_KIND.name, id });

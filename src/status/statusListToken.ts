@@ -7,7 +7,8 @@ import { compactVerify, decodeProtectedHeader, SignJWT } from 'jose';
 import type { x509 } from '../crypto/x509.js';
 import type { IssuerSigningKey } from '../issuance/sdJwtVc.js';
 import { parseX5c } from '../trust/x509Chain.js';
-import { isRecord, numericDate, parseJson, typIs } from '../verification/json.js';
+import { isRecord } from '../../streams/kernel.js';
+import { numericDate, parseJson, typIs } from '../verification/json.js';
 import { decodeLst, encodeLst, type StatusList } from './statusList.js';
 
 const STATUS_LIST_TYP = 'statuslist+jwt';
