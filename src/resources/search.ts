@@ -123,7 +123,7 @@ const filterCodec = (filter: DataFilter): t.Mixed => {
   }
 };
 
-/** The criterion a decided `data` filter field asks for. */
+/** The criterion a decoded `data` filter field asks for. */
 const dataCriterion = (filter: DataFilter, member: string, operand: unknown): DataCriterion => {
   if (typeof filter === 'object') return { member: filter.linked, linked: operand as EnvelopeFilter };
   switch (filter) {
