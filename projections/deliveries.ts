@@ -114,7 +114,7 @@ export const deliveriesProjection: Projection = {
 };
 
 /** Pending deliveries whose next attempt is due and whose claim (if any) has lapsed, oldest first. */
-export const dueDeliveries = async (db: SqlReader, now: Date, limit: number): Promise<string[]> => {
+export const dueDeliveries = (db: SqlReader, now: Date, limit: number): string[] => {
   const iso = now.toISOString();
   const rows = db.all<{ delivery_id: string }>(
     `SELECT delivery_id FROM deliveries
@@ -126,11 +126,11 @@ export const dueDeliveries = async (db: SqlReader, now: Date, limit: number): Pr
 };
 
 /** Deliveries recorded and not yet ended (delivered, abandoned or undeliverable): the queue, for metrics. */
-export const countPendingDeliveries = async (db: SqlReader): Promise<number> =>
+export const countPendingDeliveries = (db: SqlReader): number =>
   db.get<{ n: number }>("SELECT COUNT(*) AS n FROM deliveries WHERE state = 'pending'")?.n ?? 0;
 
 /** Ended deliveries whose flow data key is not yet recorded as destroyed. */
-export const deliveriesWithDataToDestroy = async (db: SqlReader, limit: number): Promise<string[]> => {
+export const deliveriesWithDataToDestroy = (db: SqlReader, limit: number): string[] => {
   const rows = db.all<{ delivery_id: string }>(
     `SELECT delivery_id FROM deliveries
      WHERE state <> 'pending' AND sealed_owner_id IS NOT NULL AND data_destroyed = 0 LIMIT ?`,
@@ -144,7 +144,7 @@ export const deliveriesWithDataToDestroy = async (db: SqlReader, limit: number):
  * `$all` order, so everything before it is recorded too: this is the recorder's checkpoint,
  * derived from the delivery streams themselves.
  */
-export const lastRecordedSource = async (db: SqlReader): Promise<Position | undefined> => {
+export const lastRecordedSource = (db: SqlReader): Position | undefined => {
   const row = db.get<{ source_position: string }>(
     'SELECT source_position FROM deliveries ORDER BY source_commit DESC, source_prepare DESC LIMIT 1',
   );
@@ -179,10 +179,10 @@ export interface DeliveryListing extends DeliveryRow {
   readonly attempt_log: readonly DeliveryAttemptRow[];
 }
 
-export const listDeliveries = async (
+export const listDeliveries = (
   db: SqlReader,
   filter: { readonly tenantId?: string | undefined; readonly states?: readonly DeliveryStatus[] | undefined },
-): Promise<DeliveryListing[]> => {
+): DeliveryListing[] => {
   const where: string[] = [];
   const params: string[] = [];
   if (filter.tenantId !== undefined) {

@@ -7,7 +7,7 @@ import type { DataKeys } from './crypto/dataKeys.js';
 import type { EventStore } from './eventstore/port.js';
 import type { Logger } from './log.js';
 import type { Metrics } from './metrics/metrics.js';
-import type { ReadModels } from './readModels.js';
+import type { ReadModels } from './readside/readModels.js';
 import type { ReadinessCheck } from './readiness.js';
 
 /** What every feature gets from the service. */

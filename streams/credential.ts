@@ -15,7 +15,7 @@ export const CREDENTIAL_KIND = { name: 'credential', version: 1 } as const;
 const Ref = t.type({ digest_multibase: t.string, resource_id: t.string });
 const OptionalString = t.union([t.string, t.null]);
 
-/** `data` of a credential resource, in its wire shape (spec/resource-api.md, "Credential"). */
+/** `data` of a credential resource, in its wire shape (the resource API specification, "Credential"). */
 export const CredentialData = t.type({
   data_model: t.type({
     flavor_name: t.string,

@@ -17,7 +17,7 @@ import { eventCodec, type Decider } from './event.js';
 export const category = 'offer';
 export const offerStream = (offerId: string): string => streamName(category, offerId);
 
-/** The Issuance Event statuses (spec/connector.md); the offer's status is always one of them. */
+/** The Issuance Event statuses (the connector specification, "Issuance Event"); the offer's status is always one of them. */
 export const OfferStatus = t.keyof({ OFFER_CREATED: null, ISSUED: null, FAILED: null, EXPIRED: null }, 'OfferStatus');
 export type OfferStatus = t.TypeOf<typeof OfferStatus>;
 

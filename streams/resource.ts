@@ -1,12 +1,12 @@
-// The versioned-resource envelope every kind of the resource API shares (spec/resource-api.md,
-// "Common resource envelope"). Each kind keeps its own stream category (`apikey-<id>` for API
+// The versioned-resource envelope every kind of the resource API shares (the resource API
+// specification, "Common resource envelope"). Each kind keeps its own stream category (`apikey-<id>` for API
 // keys), so an auditor reads one module per kind; this module holds what they have in common:
 // the envelope, the changes a kind's events map to, and the fold from changes to envelope.
 // Every event of a kind's stream is one revision: revision = stream revision + 1.
 import { createHash } from 'node:crypto';
 import * as t from 'io-ts';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import type { Json } from './kernel.js';
+import { isRecord, type Json } from './kernel.js';
 import type { Decider, Event, StreamContract } from './event.js';
 
 export const MAX_REVISION = 999_999;
@@ -25,8 +25,8 @@ export type ResourceData = { readonly [key: string]: Json };
 /** A JSON object given by a client (a ClaimsSchema): input that arrived as JSON, so JSON throughout. */
 export const JsonObject = new t.Type<ResourceData, ResourceData, unknown>(
   'JsonObject',
-  (u): u is ResourceData => typeof u === 'object' && u !== null && !Array.isArray(u),
-  (u, c) => (typeof u === 'object' && u !== null && !Array.isArray(u) ? t.success(u as ResourceData) : t.failure(u, c)),
+  (u): u is ResourceData => isRecord(u),
+  (u, c) => (isRecord(u) ? t.success(u as ResourceData) : t.failure(u, c)),
   t.identity,
 );
 

@@ -1,6 +1,7 @@
 // The offer decider in given / when / then form: the events an offer stream already holds, a
 // command, and the events it decides (or the rejection). One test per row of the issuance state
-// table (spec/connector.md) and per refusal of a token or credential request.
+// table (the connector specification, "States and transitions") and per refusal of a token or
+// credential request.
 import test from 'ava';
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
 import { decide, evolve, initialState, type Command, type DomainError, type OfferEvent } from '../streams/offer.js';

@@ -1,6 +1,7 @@
 // The presentation decider in given / when / then form: the events a presentation stream already
 // holds, a command, and the events it decides (or the rejection). One test per row of the
-// verification state table (spec/connector.md), the request-object fetch rule, and each refusal.
+// verification state table (the connector specification, "States and transitions"), the
+// request-object fetch rule, and each refusal.
 import test from 'ava';
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
 import {

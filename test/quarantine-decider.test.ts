@@ -6,7 +6,7 @@ import test from 'ava';
 import { right, type Either } from 'fp-ts/lib/Either.js';
 import { acknowledgmentsStream, decide, evolve, initialState, type Command, type DomainError, type QuarantineAcknowledged } from '../streams/quarantine.js';
 import { createTenant } from '../src/tenancy/commands.js';
-import { acknowledgeQuarantine } from '../src/quarantine.js';
+import { acknowledgeQuarantine } from '../src/readside/quarantine.js';
 import type { Position } from '../src/eventstore/port.js';
 import { leftOf, rightOf } from './support/either.js';
 import { withStoreDir } from './support/readmodels.js';

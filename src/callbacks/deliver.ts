@@ -14,7 +14,7 @@ import { handleCommand, loadStream, type Loaded } from '../eventstore/handle.js'
 import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { Sqlite } from '../sqlite.js';
+import type { Sqlite } from '../sqlite/connection.js';
 import { postCallback } from './post.js';
 import type { Claim } from './record.js';
 import { nextAttemptAt, type RetrySchedule } from './schedule.js';
@@ -73,10 +73,10 @@ export class Deliverer {
   async scan(): Promise<void> {
     const free = this.options.maxInFlight - this.inFlight.size;
     if (free > 0) {
-      const due = await dueDeliveries(this.options.db, this.options.now(), free + this.inFlight.size);
+      const due = dueDeliveries(this.options.db, this.options.now(), free + this.inFlight.size);
       for (const id of due.filter((d) => !this.inFlight.has(d)).slice(0, free)) this.track(id, this.claimAndAttempt(id));
     }
-    for (const id of await deliveriesWithDataToDestroy(this.options.db, DESTROY_BATCH)) await this.destroyDataOf(id);
+    for (const id of deliveriesWithDataToDestroy(this.options.db, DESTROY_BATCH)) await this.destroyDataOf(id);
   }
 
   /** Interrupts attempts in flight (they are recorded as failed) and waits for them. */
@@ -192,7 +192,7 @@ export class Deliverer {
 
   /** The tenant's URL and opened secret. The read model first; the tenant stream when it has none yet. */
   private async targetOf(tenantId: string): Promise<{ url: string; secret: string } | undefined> {
-    let config: TenantCallback | null | undefined = await findTenantCallback(this.options.db, tenantId);
+    let config: TenantCallback | null | undefined = findTenantCallback(this.options.db, tenantId);
     if (!config) {
       const loaded = await loadStream(this.options.store, tenant, tenantStream(tenantId));
       config = isLeft(loaded) || loaded.right.state.status === 'none' ? null : loaded.right.state.callback;

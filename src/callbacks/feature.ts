@@ -53,7 +53,7 @@ export const callbacksFeature = async (context: ServiceContext, options: { now?:
   const { pending } = context.metrics.callbacks;
   context.metrics.refreshOnScrape(
     'pending callback deliveries',
-    async () => pending.set(await countPendingDeliveries(context.runner.db)),
+    () => pending.set(countPendingDeliveries(context.runner.db)),
     () => pending.set(Number.NaN),
   );
   const recorder = new DeliveryRecorder({
@@ -71,7 +71,7 @@ export const callbacksFeature = async (context: ServiceContext, options: { now?:
     },
   });
   // The service starts features once the read models hold everything recorded so far.
-  const after = (await lastRecordedSource(context.runner.db)) ?? START;
+  const after = lastRecordedSource(context.runner.db) ?? START;
   let scanner: Periodic | undefined;
   return {
     name: 'callbacks',

@@ -2,13 +2,12 @@
 // recorded: every leaf must be a configured claim (or an object on the way to one), every
 // mandatory claim present, every value of its configured type, and none of the claims the
 // connector sets at signing. One error entry per failure, located like the rest of the API.
+import { isRecord } from '../../streams/kernel.js';
 import type { Json } from '../eventstore/port.js';
 import type { FieldError } from '../http/problem.js';
 import { RESERVED_CLAIMS, type ClaimConfiguration, type CredentialConfiguration, type ValueType } from './configurations.js';
 
 type JsonObject = { readonly [key: string]: Json | undefined };
-
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const FULL_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -27,7 +26,7 @@ const hasType = (value: unknown, type: ValueType | undefined): boolean => {
     case 'date':
       return typeof value === 'string' && FULL_DATE.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`));
     case 'object':
-      return isObject(value);
+      return isRecord(value);
     case 'array':
       return Array.isArray(value);
   }
@@ -43,20 +42,20 @@ const locate = (root: string, path: readonly string[]): string =>
 export const valueAt = (claims: JsonObject, path: readonly string[]): Json | undefined => {
   let node: Json | undefined = claims;
   for (const step of path) {
-    if (!isObject(node)) return undefined;
+    if (!isRecord(node)) return undefined;
     node = node[step];
   }
   return node;
 };
 
 export const validateClaims = (configuration: CredentialConfiguration, claims: unknown, root: string): FieldError[] => {
-  if (!isObject(claims)) return [{ location: root, message: 'expected an object of claim names to values', value: claims }];
+  if (!isRecord(claims)) return [{ location: root, message: 'expected an object of claim names to values', value: claims }];
   const errors: FieldError[] = [];
   const byPath = new Map<string, ClaimConfiguration>(configuration.claims.map((c) => [JSON.stringify(c.path), c]));
   const isContainer = (path: readonly string[]): boolean =>
     configuration.claims.some((c) => c.path.length > path.length && path.every((s, i) => c.path[i] === s));
 
-  const walk = (node: JsonObject, path: readonly string[]): void => {
+  const walk = (node: Readonly<Record<string, unknown>>, path: readonly string[]): void => {
     for (const [name, value] of Object.entries(node)) {
       if (value === undefined) continue;
       const here = [...path, name];
@@ -71,7 +70,7 @@ export const validateClaims = (configuration: CredentialConfiguration, claims: u
           errors.push({ location, message: `expected ${configured.value_type === 'date' ? 'a date (YYYY-MM-DD)' : configured.value_type ?? 'a value other than null'}`, value });
         }
       } else if (isContainer(here)) {
-        if (isObject(value)) walk(value, here);
+        if (isRecord(value)) walk(value, here);
         else errors.push({ location, message: 'expected an object', value });
       } else {
         errors.push({ location, message: `unknown claim for credential configuration "${configuration.id}"`, value });
@@ -80,8 +79,10 @@ export const validateClaims = (configuration: CredentialConfiguration, claims: u
   };
   walk(claims, []);
 
+  // The claims arrived as JSON: an object of them holds JSON values.
+  const json = claims as JsonObject;
   for (const c of configuration.claims) {
-    if (c.mandatory && valueAt(claims, c.path) === undefined) {
+    if (c.mandatory && valueAt(json, c.path) === undefined) {
       errors.push({ location: locate(root, c.path), message: 'required; a mandatory claim of this credential configuration', value: undefined });
     }
   }

@@ -148,8 +148,8 @@ export const offersRouter = (ctx: IssuanceContext): Router => {
     };
   });
 
-  router.get('/offers/:offer_id', requireScope('connector'), async (http) => {
-    const row = await findOffer(ctx.runner.db, principalOf(http).tenantId, http.params['offer_id'] ?? '');
+  router.get('/offers/:offer_id', requireScope('connector'), (http) => {
+    const row = findOffer(ctx.runner.db, principalOf(http).tenantId, http.params['offer_id'] ?? '');
     if (!row) throw new HttpError(notFound('No offer with this id exists for your tenant.'));
     http.body = {
       offer_id: row.offer_id,

@@ -18,11 +18,11 @@ export const startOfferExpiry = (ctx: IssuanceContext): Periodic =>
     ctx.config.offerExpiryIntervalMs,
     async () => {
       const now = ctx.now();
-      for (const offerId of await offersPastExpiry(ctx.runner.db, now.toISOString(), BATCH)) {
+      for (const offerId of offersPastExpiry(ctx.runner.db, now.toISOString(), BATCH)) {
         if (await expireOffer(ctx, offerId)) ctx.log.info('offer expired', { offerRef: logRef(offerId) });
       }
       const before = new Date(now.getTime() - PURGE_GRACE_MS).toISOString();
-      for (const offerId of await offersToPurge(ctx.runner.db, before, BATCH)) {
+      for (const offerId of offersToPurge(ctx.runner.db, before, BATCH)) {
         await purgeClaims(ctx, offerId, { actor: 'scheduler' });
       }
     },

@@ -17,7 +17,7 @@ import { readJson } from '../http/body.js';
 import { NonEmptyString, Uuid } from '../http/codecs.js';
 import { HttpError, problem, type FieldError } from '../http/problem.js';
 import { decode } from '../http/validate.js';
-import type { Sqlite } from '../sqlite.js';
+import type { Sqlite } from '../sqlite/connection.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import { wireEnvelope } from './envelope.js';
@@ -25,6 +25,7 @@ import type { VersionedKind } from './kind.js';
 import { ENVELOPE_ONLY } from './search.js';
 import { createResource, versionedRoutes } from './routes.js';
 import { tenantDid } from './tenantDid.js';
+import { isRecord } from '../../streams/kernel.js';
 
 const PURPOSE = 'didcomm-recipient';
 /** Bound on the credentials one message embeds through links. */
@@ -75,23 +76,23 @@ export interface SendDeps {
  */
 export const sendDidcommMessage = async (deps: SendDeps, tenantId: string, body: SendRequest): Promise<Either<ReferencesMissing, DidcommMessageEvent>> => {
   const missing: FieldError[] = [];
-  const live = async (kindName: string, ids: readonly string[], field: string): Promise<Envelope[]> => {
+  const live = (kindName: string, ids: readonly string[], field: string): Envelope[] => {
     const found: Envelope[] = [];
     for (const [i, id] of ids.entries()) {
-      const envelope = await findLatest(deps.db, { tenantId, kind: kindName, id: id.toLowerCase() });
+      const envelope = findLatest(deps.db, { tenantId, kind: kindName, id: id.toLowerCase() });
       if (envelope && envelope.deletedAt === null) found.push(envelope);
       else missing.push({ location: `body.data.${field}[${i}]`, message: `no ${kindName} of this tenant has this id`, value: id });
     }
     return found;
   };
-  const credentials = await live(CREDENTIAL_KIND.name, body.data.credentials ?? [], 'credentials');
-  const files = await live(FILE_KIND.name, body.data.files ?? [], 'files');
+  const credentials = live(CREDENTIAL_KIND.name, body.data.credentials ?? [], 'credentials');
+  const files = live(FILE_KIND.name, body.data.files ?? [], 'files');
   // Presentations are not a kind of this service yet: none can be found.
   for (const [i, id] of (body.data.presentations ?? []).entries()) {
     missing.push({ location: `body.data.presentations[${i}]`, message: 'no presentation of this tenant has this id', value: id });
   }
   if (missing.length > 0) return left({ _tag: 'ReferencesMissing', missing });
-  if (!body.data.disable_transitive_closure) await closeOverLinks(deps.db, tenantId, credentials);
+  if (!body.data.disable_transitive_closure) closeOverLinks(deps.db, tenantId, credentials);
 
   const messageId = randomUUID();
   const key = await deps.dataKeys.issue(didcommKeyOwner(messageId));
@@ -132,15 +133,15 @@ export const didcommRoutes = (router: Router, deps: ResourcesContext): void => {
 };
 
 /** Adds, in place, the tenant's live credentials linked from those already included, transitively. */
-const closeOverLinks = async (db: Sqlite, tenantId: string, credentials: Envelope[]): Promise<void> => {
+const closeOverLinks = (db: Sqlite, tenantId: string, credentials: Envelope[]): void => {
   const seen = new Set(credentials.map((c) => c.id));
   for (let i = 0; i < credentials.length && credentials.length < MAX_CLOSURE; i++) {
     const refs = credentials[i]!.data['linked_credential_refs'];
     for (const ref of Array.isArray(refs) ? refs : []) {
-      const id = typeof ref === 'object' && ref !== null && !Array.isArray(ref) ? (ref as { resource_id?: unknown }).resource_id : undefined;
+      const id = isRecord(ref) ? ref['resource_id'] : undefined;
       if (typeof id !== 'string' || seen.has(id) || credentials.length >= MAX_CLOSURE) continue;
       seen.add(id);
-      const linked = await findLatest(db, { tenantId, kind: CREDENTIAL_KIND.name, id });
+      const linked = findLatest(db, { tenantId, kind: CREDENTIAL_KIND.name, id });
       if (linked && linked.deletedAt === null) credentials.push(linked);
     }
   }

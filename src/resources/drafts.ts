@@ -8,11 +8,10 @@ import type { Context } from 'koa';
 import { randomUUID } from 'node:crypto';
 import * as t from 'io-ts';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { findRevision } from '../../projections/resources.js';
+import { findRevision, isPublishedSchemaUrl } from '../../projections/resources.js';
 import { Sealed } from '../../streams/dataKey.js';
 import { draft, DRAFT_KIND, draftKeyOwner, draftStream, type DraftEvent, type DraftState, draftResource } from '../../streams/draft.js';
 import { JsonArray, JsonObject, StringMap, type Envelope } from '../../streams/resource.js';
-import { SCHEMA_KIND } from '../../streams/schema.js';
 import type { DataKey } from '../crypto/dataKeys.js';
 import { loadStream } from '../eventstore/handle.js';
 import type { Json } from '../eventstore/port.js';
@@ -105,10 +104,10 @@ export type SchemaRefused = { readonly _tag: 'SchemaChoice' } | { readonly _tag:
  * The new draft's `meta_schema` (null with a temporary `schema`): on the 0.40 line exactly one of
  * the two, and a meta_schema must be a schema the tenant has published.
  */
-export const metaSchemaOf = async (line: ApiLine, data: CreateData, isPublished: (url: string) => Promise<boolean>): Promise<Either<SchemaRefused, string | null>> => {
+export const metaSchemaOf = (line: ApiLine, data: CreateData, isPublished: (url: string) => boolean): Either<SchemaRefused, string | null> => {
   const metaSchema = 'meta_schema' in data && typeof data.meta_schema === 'string' ? data.meta_schema : null;
   if (line === '0.40' && (metaSchema === null) === (data.schema === undefined)) return left({ _tag: 'SchemaChoice' });
-  if (metaSchema !== null && !(await isPublished(metaSchema))) return left({ _tag: 'UnpublishedMetaSchema' });
+  if (metaSchema !== null && !isPublished(metaSchema)) return left({ _tag: 'UnpublishedMetaSchema' });
   return right(metaSchema);
 };
 
@@ -124,19 +123,13 @@ export const draftRoutes = (router: Router, deps: ResourcesContext): void => {
   const kind = draftsKind(deps);
   const scope = requireScope(kind.scope);
 
-  const isPublishedSchema = async (tenantId: string, url: string): Promise<boolean> =>
-    deps.runner.db.get(
-      "SELECT id FROM resources WHERE tenant_id = ? AND kind = ? AND json_extract(data, '$.url') = ? AND json_extract(data, '$.published_at') IS NOT NULL",
-      [tenantId, SCHEMA_KIND.name, url],
-    ) !== undefined;
-
   router.post('/drafts', scope, async (ctx) => {
     const line = apiLineOf(ctx);
     const input = await readJson(ctx, { limitBytes: JSON_LIMIT });
     const body = line === '0.38' ? decode(Create038, input, 'body') : decode(Create040, input, 'body');
     const data: CreateData = body.data;
     const tenantId = principalOf(ctx).tenantId;
-    const chosen = await metaSchemaOf(line, data, (url) => isPublishedSchema(tenantId, url));
+    const chosen = metaSchemaOf(line, data, (url) => isPublishedSchemaUrl(deps.runner.db, tenantId, url));
     if (isLeft(chosen)) throw new HttpError(schemaProblem(chosen.left));
     const metaSchema = chosen.right;
     await deps.idempotent(ctx, input as Json, async () => {
@@ -194,7 +187,7 @@ export const draftRoutes = (router: Router, deps: ResourcesContext): void => {
   );
 
   router.post('/drafts/:id/revisions/:revision/export', scope, async (ctx) => {
-    const found = await findRevision(deps.runner.db, await readableAddressOf(ctx, deps, kind), revisionOf(ctx));
+    const found = findRevision(deps.runner.db, await readableAddressOf(ctx, deps, kind), revisionOf(ctx));
     if (!found) throw new HttpError(notFound('No resource of this kind has this id.'));
     const request = decode(ExportBody, await readJson(ctx, { limitBytes: JSON_LIMIT }), 'body');
     ctx.type = 'application/json';

@@ -162,7 +162,7 @@ export const fileRoutes = (router: Router, deps: ResourcesContext, uploads: Uplo
   });
 
   router.get('/files/:id/revisions/:revision/blob', scope, async (ctx) => {
-    const found = await findRevision(deps.runner.db, await readableAddressOf(ctx, deps, kind), revisionOf(ctx));
+    const found = findRevision(deps.runner.db, await readableAddressOf(ctx, deps, kind), revisionOf(ctx));
     if (!found) throw new HttpError(notFound('No resource of this kind has this id.'));
     const etag = etagOfEnvelope(found);
     ctx.set('ETag', etag);

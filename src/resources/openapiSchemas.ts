@@ -1,6 +1,6 @@
-// The resource API's shapes (spec/resource-api.md): the envelope every kind shares, each kind's
-// `data`, and search bodies built from the kinds' own search definitions (src/resources/), so
-// the document cannot offer a filter the service refuses.
+// The resource API's shapes (the resource API specification, "Resources and their fields"): the
+// envelope every kind shares, each kind's `data`, and search bodies built from the kinds' own
+// search definitions (src/resources/), so the document cannot offer a filter the service refuses.
 import { MAX_REVISION } from '../../streams/resource.js';
 import { ENVELOPE_SORTS, MAX_SEARCH_ITEMS, type DataFilter, type DataSearch } from './search.js';
 import { anyJson, arrayOf, dateTime, nullable, object, ref, string, stringMap, uuid } from '../http/openapi/components.js';

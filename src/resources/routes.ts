@@ -13,7 +13,7 @@ import { readJson } from '../http/body.js';
 import { Uuid } from '../http/codecs.js';
 import { requestIdOf } from '../log.js';
 import { conflict, HttpError, invalidRequest, notFound, preconditionFailed, serviceUnavailable } from '../http/problem.js';
-import { isQuarantined } from '../quarantine.js';
+import { isQuarantined } from '../readside/quarantine.js';
 import { decode } from '../http/validate.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { noneMatchHits, requireIfMatch } from '../http/conditional.js';
@@ -44,7 +44,7 @@ const ownerOf = async <State, E extends Event>(store: EventStore, kind: Versione
 
 /**
  * The addressed resource, to be read from the read models. One of whose events the resources
- * projection set aside (src/quarantine.ts) has a stale or missing view there: its tenant gets a
+ * projection set aside (src/readside/quarantine.ts) has a stale or missing view there: its tenant gets a
  * 503 instead of that view, another tenant the 404 of any id not its own. The owner comes from
  * the store, since the read model may never have recorded the resource.
  */
@@ -186,13 +186,13 @@ export const versionedRoutes = <State, E extends Event>(router: Router, kind: Ve
   router.post(`${base}/search`, scope, (ctx) => search(ctx, db()));
 
   router.get(`${base}/:id`, scope, async (ctx) => {
-    const found = await findLatest(db(), await readableAddressOf(ctx, deps, kind));
+    const found = findLatest(db(), await readableAddressOf(ctx, deps, kind));
     if (!found) throw missing();
     await conditionalRead(ctx, etagOfEnvelope(found), async () => wireEnvelope(await rendered(kind, ctx, found)));
   });
 
   router.get(`${base}/:id/history`, scope, async (ctx) => {
-    const items = await findHistory(db(), await readableAddressOf(ctx, deps, kind));
+    const items = findHistory(db(), await readableAddressOf(ctx, deps, kind));
     const last = items[items.length - 1];
     if (!last) throw missing();
     await conditionalRead(ctx, etagOfEnvelope(last), async () => ({
@@ -201,7 +201,7 @@ export const versionedRoutes = <State, E extends Event>(router: Router, kind: Ve
   });
 
   router.get(`${base}/:id/revisions/:revision`, scope, async (ctx) => {
-    const found = await findRevision(db(), await readableAddressOf(ctx, deps, kind), revisionOf(ctx));
+    const found = findRevision(db(), await readableAddressOf(ctx, deps, kind), revisionOf(ctx));
     if (!found) throw missing();
     await conditionalRead(ctx, etagOfEnvelope(found), async () => wireEnvelope(await rendered(kind, ctx, found)));
   });

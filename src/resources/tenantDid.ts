@@ -62,9 +62,9 @@ export const tenantDidRoutes = (router: Router, deps: ResourcesContext, kek: Buf
   router.get('/did', requireScope('resources'), (ctx) => answer(ctx, didDocument(deps.config.publicUrl, kek, principalOf(ctx).tenantId)));
 
   const publicRouter = new Router();
-  publicRouter.get('/tenants/:tenantId/did.json', async (ctx) => {
+  publicRouter.get('/tenants/:tenantId/did.json', (ctx) => {
     const tenantId = String(ctx.params['tenantId']);
-    if (!(await findTenant(deps.runner.db, tenantId))) throw new HttpError(notFound());
+    if (!findTenant(deps.runner.db, tenantId)) throw new HttpError(notFound());
     answer(ctx, didDocument(deps.config.publicUrl, kek, tenantId));
   });
   return publicRouter;

@@ -6,6 +6,7 @@ import * as t from 'io-ts';
 import { x509 } from '../crypto/x509.js';
 import type { StatusMap, StatusMeaning } from './serviceMapping.js';
 import type { ListFormat } from './trustList.js';
+import { isRecord } from '../../streams/kernel.js';
 
 export interface TrustListSource {
   readonly id: string;
@@ -22,7 +23,6 @@ const FORMATS: readonly ListFormat[] = ['lotl', 'tl', 'lote'];
 const MEANINGS: readonly StatusMeaning[] = ['trusted', 'withdrawn', 'suspended'];
 const ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u);
 
 /** An absolute http(s) URL without credentials: the list's signature, not the transport, protects its content. */
 export const isListUrl = (raw: string): boolean => {

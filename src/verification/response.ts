@@ -20,7 +20,7 @@ import type { EventStore } from '../eventstore/port.js';
 import type { FormFields } from '../http/body.js';
 import { parseBoundedJson } from '../http/boundedJson.js';
 import type { Logger } from '../log.js';
-import { streamRef } from '../../streams/kernel.js';
+import { isRecord, streamRef } from '../../streams/kernel.js';
 import type { SealedRequest } from './createRequest.js';
 import { fulfilled, processingFailed, rejected, verificationFailed } from './outcome.js';
 import { RESPONSE_ENCRYPTION, type Verifier } from './requestObject.js';
@@ -143,7 +143,6 @@ const decryptFor = async (
   return 'the response could not be decrypted with the request key';
 };
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u);
 
 /** The terminal event the answer leads to; no I/O but decryption and credential checks. */
 const judge = async (

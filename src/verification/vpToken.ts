@@ -6,6 +6,7 @@ import type { SealedRequest } from './createRequest.js';
 import { claimAlternatives, claimWithoutRequestedValue, requiresHolderBinding, unsatisfiedCredentialSets, type CredentialQuery } from './dcql.js';
 import { describePath } from './disclosures.js';
 import type { CredentialRequirements, PresentationContext, VerificationFailure, VerifiedCredential } from './sdJwtVc.js';
+import { isRecord } from '../../streams/kernel.js';
 
 /** Checks one SD-JWT VC presentation (the per-credential checks of the spec). */
 export type PresentationVerifier = (
@@ -23,7 +24,6 @@ export interface VerifiedPresentation {
 
 const mismatch = (reason: string): VerificationFailure => ({ reason, trustEnforcement: false });
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u);
 
 export const verifyVpToken = async (
   vpToken: unknown,

@@ -12,7 +12,7 @@ import type { Config } from '../config.js';
 import { parsePosition, type EventStore } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { ProjectionRunner } from '../projection-runner.js';
+import type { ProjectionRunner } from '../readside/projectionRunner.js';
 import { startService, type ListenUrls } from '../app/service.js';
 import { isToPrimary, oncePerTurn, type ToPrimary } from './messages.js';
 import { SnapshotGathering } from './metrics.js';
