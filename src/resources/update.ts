@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import type { Event } from '../../streams/event.js';
 import type { Envelope, ResourceCommand, ResourceError, UpdateRequest } from '../../streams/resource.js';
-import { handleCommand, loadStream, type EventMetadata } from '../eventstore/handle.js';
+import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
 import type { EventStore, Position } from '../eventstore/port.js';
 import type { LifecycleSequel, VersionedKind } from './kind.js';
 
@@ -29,22 +29,20 @@ export const updateResource = async <State, E extends Event>(
 ): Promise<Either<UpdateError, { readonly envelope: Envelope; readonly position: Position }>> => {
   const { decider } = kind;
   const streamId = kind.streamOf(request.id);
-  const loaded = await loadStream(store, decider, streamId);
-  if (isLeft(loaded)) return left({ _tag: 'NotFound' });
   const command: ResourceCommand<E> = { type: 'UpdateResource', data: request };
-  // Decided here first so that the kind's writes on other streams follow the decision and precede
-  // the append; the handler decides again on the same state, which is pure and gives the same.
-  const decided = decider.decide(command, loaded.right.state);
-  if (isLeft(decided)) return left(asUpdateError(decided.left));
-  const current = decider.envelopeOf(loaded.right.state);
   const op = request.update.op;
   let sequel: LifecycleSequel | undefined;
-  if (current && (op === 'delete' || op === 'restore') && kind.lifecycle) {
+  // The kind's writes on other streams follow the decision (404, 412 and the state conflicts come
+  // first) and precede the append, on the envelope before the change.
+  const beforeAppend = async (_events: readonly E[], state: State): Promise<Either<UpdateError, void>> => {
+    const current = decider.envelopeOf(state);
+    if (!current || !kind.lifecycle || (op !== 'delete' && op !== 'restore')) return right(undefined);
     const before = await kind.lifecycle(op, current, request.at, metadata);
     if (isLeft(before)) return left({ _tag: 'KindConflict', detail: before.left });
     sequel = before.right;
-  }
-  const handled = await handleCommand(store, decider, streamId, command, { commandId: randomUUID(), metadata, loaded: loaded.right });
+    return right(undefined);
+  };
+  const handled = await handleCommand(store, decider, streamId, command, { commandId: randomUUID(), metadata, beforeAppend });
   if (isLeft(handled)) {
     // Certainly not appended: the kind gives up what it wrote before. (A thrown append may have
     // been written after all, so nothing is undone then: a claim too many is safe, one too few not.)
@@ -52,6 +50,7 @@ export const updateResource = async <State, E extends Event>(
     const error = handled.left;
     // Someone appended after our read: the etag the caller matched is no longer current.
     if (error._tag === 'WrongExpectedRevision') return left({ _tag: 'PreconditionFailed' });
+    if (error._tag === 'KindConflict') return left(error);
     return left(error._tag === 'StreamDeleted' ? { _tag: 'NotFound' } : asUpdateError(error));
   }
   await sequel?.appended();
