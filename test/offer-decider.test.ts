@@ -67,7 +67,7 @@ test('given an offer, when its code is redeemed unknown, ended, expired or a sec
   t.deepEqual(scenario([], redeem(undefined)), left({ _tag: 'OfferNotFound', offerId: ID }));
   t.deepEqual(scenario([created(), redeemed(), issued], redeem(undefined)), left({ _tag: 'OfferEnded', offerId: ID, status: 'ISSUED' }));
   t.deepEqual(scenario([created(), expired], redeem(undefined)), left({ _tag: 'OfferEnded', offerId: ID, status: 'EXPIRED' }));
-  t.deepEqual(scenario([created()], redeem(undefined, EXPIRES)), left({ _tag: 'OfferExpired', offerId: ID }));
+  t.deepEqual(scenario([created()], redeem(undefined, EXPIRES)), left({ _tag: 'OfferHasExpired', offerId: ID }));
   t.deepEqual(scenario([created(), redeemed()], redeem(undefined, T2)), left({ _tag: 'PreAuthorizedCodeUsed', offerId: ID }));
 });
 
@@ -95,7 +95,7 @@ test('given an offer, when the credential is issued with another token, no token
   t.deepEqual(scenario([created(), redeemed()], issue(OTHER_TOKEN_HASH)), left({ _tag: 'AccessTokenUnknown', offerId: ID }));
   t.deepEqual(scenario([created(), redeemed(), issued], issue()), left({ _tag: 'OfferEnded', offerId: ID, status: 'ISSUED' }));
   t.deepEqual(scenario([created(), redeemed(), failed()], issue()), left({ _tag: 'OfferEnded', offerId: ID, status: 'FAILED' }));
-  t.deepEqual(scenario([created(), redeemed()], issue(TOKEN_HASH, EXPIRES)), left({ _tag: 'OfferExpired', offerId: ID }));
+  t.deepEqual(scenario([created(), redeemed()], issue(TOKEN_HASH, EXPIRES)), left({ _tag: 'OfferHasExpired', offerId: ID }));
 });
 
 test('given an open offer, when issuance fails, then OfferFailed (FAILED) with errorDetails; given an ended offer, then nothing', (t) => {
