@@ -6,12 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import type { Event } from '../../streams/event.js';
-import type { Envelope, ResourceCommand, ResourceError, UpdateRequest } from '../../streams/resource.js';
+import type { AnyChange, AnyKindCommand, Envelope, ResourceError, ResourceState, Target } from '../../streams/resource.js';
 import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
 import type { EventStore, Position } from '../eventstore/port.js';
 import type { LifecycleSequel, VersionedKind } from './kind.js';
-
-export { decideUpdate, type Update, type UpdateRequest } from '../../streams/resource.js';
 
 export type UpdateError =
   | Exclude<ResourceError, { readonly _tag: 'ResourceExists' }>
@@ -21,23 +19,25 @@ export type UpdateError =
 // An update never creates, so the decider's ResourceExists cannot answer one; NotFound if it did.
 const asUpdateError = (error: ResourceError): UpdateError => (error._tag === 'ResourceExists' ? { _tag: 'NotFound' } : error);
 
-export const updateResource = async <State, E extends Event>(
+export const updateResource = async <E extends Event, C extends AnyKindCommand>(
   store: EventStore,
-  kind: VersionedKind<State, E>,
-  request: Omit<UpdateRequest, 'frozen'>,
+  kind: VersionedKind<E, C>,
+  target: Target,
+  change: AnyChange,
   metadata: EventMetadata,
 ): Promise<Either<UpdateError, { readonly envelope: Envelope; readonly position: Position }>> => {
   const { decider } = kind;
-  const streamId = kind.streamOf(request.id);
-  const command: ResourceCommand<E> = { type: 'UpdateResource', data: request };
-  const op = request.update.op;
+  const streamId = kind.streamOf(target.id);
+  // The route's change on the resource it addresses; the kind's decider refuses an operation it does not have.
+  const command = { type: change.type, data: { ...change.data, ...target } } as C;
+  const op = change.type === 'Delete' ? 'delete' : change.type === 'Restore' ? 'restore' : undefined;
   let sequel: LifecycleSequel | undefined;
   // The kind's writes on other streams follow the decision (404, 412 and the state conflicts come
   // first) and precede the append, on the envelope before the change.
-  const beforeAppend = async (_events: readonly E[], state: State): Promise<Either<UpdateError, void>> => {
+  const beforeAppend = async (_events: readonly E[], state: ResourceState): Promise<Either<UpdateError, void>> => {
     const current = decider.envelopeOf(state);
-    if (!current || !kind.lifecycle || (op !== 'delete' && op !== 'restore')) return right(undefined);
-    const before = await kind.lifecycle(op, current, request.at, metadata);
+    if (!current || !kind.lifecycle || op === undefined) return right(undefined);
+    const before = await kind.lifecycle(op, current, target.at, metadata);
     if (isLeft(before)) return left({ _tag: 'KindConflict', detail: before.left });
     sequel = before.right;
     return right(undefined);
