@@ -4,8 +4,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
 import { isLeft, right } from 'fp-ts/lib/Either.js';
-import { idempotency, idempotencyStream, replyOwner, supersededClaim, type Command, type IdempotencyState } from '../../streams/idempotency.js';
-import { handleCommand, loadStream, type Loaded } from '../eventstore/handle.js';
+import { idempotency, idempotencyStream, replyOwner, supersededClaim, type Command, type IdempotencyEvent, type IdempotencyState } from '../../streams/idempotency.js';
+import { handleCommand, loadStream, type CommandOptions, type Loaded } from '../eventstore/handle.js';
 import type { Json } from '../eventstore/port.js';
 import { conflict, HttpError, invalidRequest, isHttpError, unprocessable } from '../http/problem.js';
 import { requestIdOf } from '../log.js';
@@ -73,19 +73,14 @@ export const idempotentWrites = (deps: ServiceContext, now: () => Date) => {
     const at = now().toISOString();
     const claimId = randomUUID();
     // Each command of this claim names its own events: `claim.<id>`, `reply.<id>`, `release.<id>`.
-    const run = (name: string, command: Command, loaded: Loaded<IdempotencyState>) =>
-      handleCommand(deps.store, idempotency, stream, command, { commandId: `${name}.${claimId}`, metadata: metadataOf(ctx), loaded });
+    const run = (name: string, command: Command, loaded: Loaded<IdempotencyState>, beforeAppend?: CommandOptions<IdempotencyState, IdempotencyEvent, never>['beforeAppend']) =>
+      handleCommand(deps.store, idempotency, stream, command, { commandId: `${name}.${claimId}`, metadata: metadataOf(ctx), loaded, ...(beforeAppend ? { beforeAppend } : {}) });
     // An expired generation's reply is destroyed before the claim that frees its key is recorded.
     const runClaim = (command: Command, loaded: Loaded<IdempotencyState>) =>
-      handleCommand(deps.store, idempotency, stream, command, {
-        commandId: `claim.${claimId}`,
-        metadata: metadataOf(ctx),
-        loaded,
-        beforeAppend: async (_events, state) => {
-          const superseded = supersededClaim(state, at);
-          if (superseded) await deps.dataKeys.destroy(replyOwner(superseded));
-          return right(undefined);
-        },
+      run('claim', command, loaded, async (_events, state) => {
+        const superseded = supersededClaim(state, at);
+        if (superseded) await deps.dataKeys.destroy(replyOwner(superseded));
+        return right(undefined);
       });
     const claim: Command = {
       type: 'ClaimKey',

@@ -1,8 +1,8 @@
-// The changes every kind shares (annotations, labels, delete, restore, a kind's data change), run
-// by the command handler on the resource's stream: the kind's decider (streams/resource.ts) holds
-// the rules, and the change is appended at the revision read. If-Match is checked against that
-// revision, so of two writers holding the same etag exactly one appends; the other loses on the
-// expected revision.
+// A change of an existing resource (update annotations or labels, delete, restore, or the kind's
+// own operation: publish a schema, update a draft), run by the command handler on the resource's
+// stream: the kind's decider (streams/resource.ts) holds the rules, and the change is appended at
+// the revision read. If-Match is checked against that revision, so of two writers holding the same
+// etag exactly one appends; the other loses on the expected revision.
 import { randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import type { Event } from '../../streams/event.js';
