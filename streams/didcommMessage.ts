@@ -6,8 +6,8 @@
 import * as t from 'io-ts';
 import { streamName } from './kernel.js';
 import { Sealed } from './dataKey.js';
-import { eventCodec, type StreamContract } from './event.js';
-import { applyChange, JsonObject, StringMap, resourceDecider, type Envelope, type ResourceChange, type ResourceDecider } from './resource.js';
+import { eventCodec } from './event.js';
+import { JsonObject, StringMap, resourceKind, type ResourceChange } from './resource.js';
 
 export const category = 'didcomm';
 export const didcommStream = (messageId: string): string => streamName(category, messageId);
@@ -79,22 +79,19 @@ export const didcommResourceChange = (event: DidcommMessageEvent): ResourceChang
   }
 };
 
-export type DidcommMessageState = { readonly status: 'none' } | { readonly status: 'exists'; readonly resource: Envelope };
+type Created = t.TypeOf<typeof DidcommMessageSent>['data'];
 
-export const didcommMessage: StreamContract<DidcommMessageState, DidcommMessageEvent> = {
+/** POST /didcomm-messages: the message as sent, its recipient sealed. */
+export type SendDidcommMessage = { readonly type: 'SendDidcommMessage'; readonly data: Omit<Created, 'sentAt'> & { readonly at: string } };
+
+/** The didcommMessage kind's rules: created once, then the changes every kind shares (streams/resource.ts). */
+export const didcommMessage = resourceKind<DidcommMessageEvent, SendDidcommMessage>({
   category,
   codec: DidcommMessageEvent,
-  initialState: { status: 'none' },
-  evolve: (state, event) => ({ status: 'exists', resource: applyChange(state.status === 'none' ? undefined : state.resource, didcommResourceChange(event)) }),
-};
-
-/** The didcomm kind's rules: created once, then the changes every kind shares (streams/resource.ts). */
-export const didcommMessageResource: ResourceDecider<DidcommMessageState, DidcommMessageEvent> = resourceDecider(didcommMessage, {
-  envelopeOf: (state) => (state.status === 'none' ? undefined : state.resource),
-  events: {
-    annotations: (messageId, annotations, updatedAt) => ({ type: 'DidcommMessageAnnotationsUpdated', data: { messageId, annotations, updatedAt } }),
-    labels: (messageId, labels, updatedAt) => ({ type: 'DidcommMessageLabelsUpdated', data: { messageId, labels, updatedAt } }),
-    deleted: (messageId, deletedAt) => ({ type: 'DidcommMessageDeleted', data: { messageId, deletedAt } }),
-    restored: (messageId, restoredAt) => ({ type: 'DidcommMessageRestored', data: { messageId, restoredAt } }),
-  },
+  changeOf: didcommResourceChange,
+  create: { type: 'SendDidcommMessage', created: ({ data: { at, ...created } }) => ({ type: 'DidcommMessageSent', data: { ...created, sentAt: at } }) },
+  annotations: (messageId, annotations, updatedAt) => ({ type: 'DidcommMessageAnnotationsUpdated', data: { messageId, annotations, updatedAt } }),
+  labels: (messageId, labels, updatedAt) => ({ type: 'DidcommMessageLabelsUpdated', data: { messageId, labels, updatedAt } }),
+  deleted: (messageId, deletedAt) => ({ type: 'DidcommMessageDeleted', data: { messageId, deletedAt } }),
+  restored: (messageId, restoredAt) => ({ type: 'DidcommMessageRestored', data: { messageId, restoredAt } }),
 });

@@ -10,7 +10,7 @@ import { callbackOf } from '../src/callbacks/callbackOf.js';
 import type { DataKey } from '../src/crypto/dataKeys.js';
 import { open, seal } from '../src/crypto/seal.js';
 import type { Json, RecordedEvent } from '../src/eventstore/port.js';
-import { expired, fulfilled, processingFailed, rejected, verificationFailed } from '../src/verification/outcome.js';
+import { expired, fulfilled, processingFailed, rejected, verificationFailed } from './support/presentationOutcomes.js';
 import type { VerifiedPresentation } from '../src/verification/vpToken.js';
 import { credentialStatus, type CredentialStatusEvent } from '../streams/credentialStatus.js';
 import type { CallbackRequest } from '../streams/delivery.js';

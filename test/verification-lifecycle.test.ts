@@ -12,7 +12,7 @@ import { credentialStatusCheckerFromConfig } from '../src/verification/status/st
 import { trustVerifierFromConfig } from '../src/trust/issuerTrust.js';
 import { verifySdJwtVcPresentation } from '../src/verification/sdJwtVc.js';
 import type { PresentationVerifier } from '../src/verification/vpToken.js';
-import { expired, fulfilled, processingFailed, rejected, verificationFailed } from '../src/verification/outcome.js';
+import { expired, fulfilled, processingFailed, rejected, verificationFailed } from './support/presentationOutcomes.js';
 import { expirePresentation, receiveResponse } from '../src/verification/response.js';
 import { loadVerifier } from '../src/verification/feature.js';
 import { silentLogger } from '../src/log.js';

@@ -4,7 +4,7 @@
 // instance's deliveries are taken over. Once a delivery has ended (delivered, abandoned or
 // undeliverable) the flow's data key is destroyed and that is recorded too.
 import { randomUUID } from 'node:crypto';
-import { isLeft } from 'fp-ts/lib/Either.js';
+import { isLeft, right } from 'fp-ts/lib/Either.js';
 import { deliveriesWithDataToDestroy, dueDeliveries } from '../../projections/deliveries.js';
 import { findTenantCallback } from '../../projections/tenantCallbacks.js';
 import { delivery, deliveryStream, type AttemptOutcome, type CallbackRequest, type Command, type Delivery, type DeliveryState } from '../../streams/delivery.js';
@@ -182,12 +182,16 @@ export class Deliverer {
   /** Destroys an ended delivery's data key first, then records it; does nothing when the decider says there is nothing to do. */
   private async destroyData(deliveryId: string, loaded: Loaded<DeliveryState>): Promise<void> {
     const command: Command = { type: 'DestroyData', data: { deliveryId, at: this.options.now().toISOString() } };
-    const decided = delivery.decide(command, loaded.state);
-    const destroyed = isLeft(decided) ? undefined : decided.right.find((e) => e.type === 'DeliveryDataDestroyed');
-    if (destroyed?.type !== 'DeliveryDataDestroyed') return;
-    await this.options.dataKeys.destroy(destroyed.data.ownerId);
     // Losing this race only means the next scan records it (destroying again is a no-op).
-    await this.run(deliveryId, command, loaded);
+    await handleCommand(this.options.store, delivery, deliveryStream(deliveryId), command, {
+      commandId: randomUUID(),
+      metadata: METADATA,
+      loaded,
+      beforeAppend: async (events) => {
+        for (const e of events) if (e.type === 'DeliveryDataDestroyed') await this.options.dataKeys.destroy(e.data.ownerId);
+        return right(undefined);
+      },
+    });
   }
 
   /** The tenant's URL and opened secret. The read model first; the tenant stream when it has none yet. */

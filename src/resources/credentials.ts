@@ -8,7 +8,7 @@ import { buffer } from 'node:stream/consumers';
 import * as t from 'io-ts';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { findLatest, findLiveByDigest } from '../../projections/resources.js';
-import { CREDENTIAL_KIND, credentialStream, type CredentialData, type CredentialEvent, type CredentialState, credentialResource } from '../../streams/credential.js';
+import { CREDENTIAL_KIND, credentialStream, type CredentialData, credential, type CredentialEvent, type ImportCredential } from '../../streams/credential.js';
 import { DRAFT_KIND } from '../../streams/draft.js';
 import { FILE_KIND } from '../../streams/file.js';
 import { StringMap } from '../../streams/resource.js';
@@ -21,16 +21,17 @@ import type { Sqlite } from '../sqlite/connection.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import type { BlobStore } from '../blobStore.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
+import type { KindCommand } from '../../streams/resource.js';
 import type { VersionedKind } from './kind.js';
 import { createResource, metadataOf, readableAddressOf, versionedRoutes } from './routes.js';
 import type { Uploads } from './uploads.js';
 import { claimValues, firstProof, flavorOf, readCredential, typesOf, type NotACredential, type VerifiableCredential } from './verifiableCredential.js';
 
-export const credentialsKind: VersionedKind<CredentialState, CredentialEvent> = {
+export const credentialsKind: VersionedKind<CredentialEvent, KindCommand<ImportCredential, never>> = {
   path: 'credentials',
   name: CREDENTIAL_KIND.name,
   scope: 'resources',
-  decider: credentialResource,
+  decider: credential,
   streamOf: credentialStream,
   search: {
     filters: {
@@ -83,7 +84,7 @@ export interface ImportDeps {
  * CredentialImported to record, or why not (no such usable blob, or another import took it
  * first; no such draft; not a credential, and then the blob stays usable).
  */
-export const importCredential = async (deps: ImportDeps, request: ImportRequest, metadata: EventMetadata): Promise<Either<ImportError, CredentialEvent>> => {
+export const importCredential = async (deps: ImportDeps, request: ImportRequest, metadata: EventMetadata): Promise<Either<ImportError, ImportCredential>> => {
   const { tenantId, blobId, draftId } = request;
   const found = await deps.uploads.find(tenantId, blobId, 'credential');
   if (isLeft(found)) return left({ _tag: 'BlobNotFound' });
@@ -97,7 +98,7 @@ export const importCredential = async (deps: ImportDeps, request: ImportRequest,
   if (isLeft(await take(credentialId, metadata))) return left({ _tag: 'BlobNotFound' });
   const types = typesOf(vc);
   return right({
-    type: 'CredentialImported',
+    type: 'ImportCredential',
     data: {
       credentialId,
       tenantId,
@@ -120,7 +121,7 @@ export const importCredential = async (deps: ImportDeps, request: ImportRequest,
       },
       annotations: request.annotations,
       labels: request.labels,
-      importedAt: deps.now().toISOString(),
+      at: deps.now().toISOString(),
     },
   });
 };

@@ -9,7 +9,7 @@ import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { findLatest } from '../../projections/resources.js';
 import { CREDENTIAL_KIND } from '../../streams/credential.js';
 import { Sealed } from '../../streams/dataKey.js';
-import { DIDCOMM_KIND, didcommKeyOwner, didcommStream, type DidcommMessageEvent, type DidcommMessageState, didcommMessageResource } from '../../streams/didcommMessage.js';
+import { DIDCOMM_KIND, didcommKeyOwner, didcommStream, didcommMessage, type DidcommMessageEvent, type SendDidcommMessage } from '../../streams/didcommMessage.js';
 import { FILE_KIND } from '../../streams/file.js';
 import { StringMap, type Envelope, type ResourceData } from '../../streams/resource.js';
 import type { DataKeys } from '../crypto/dataKeys.js';
@@ -21,6 +21,7 @@ import type { Sqlite } from '../sqlite/connection.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import { wireEnvelope } from './envelope.js';
+import type { KindCommand } from '../../streams/resource.js';
 import type { VersionedKind } from './kind.js';
 import { ENVELOPE_ONLY } from './search.js';
 import { createResource, versionedRoutes } from './routes.js';
@@ -31,11 +32,11 @@ const PURPOSE = 'didcomm-recipient';
 /** Bound on the credentials one message embeds through links. */
 const MAX_CLOSURE = 100;
 
-export const didcommKind = (deps: Pick<ResourcesContext, 'dataKeys'>): VersionedKind<DidcommMessageState, DidcommMessageEvent> => ({
+export const didcommKind = (deps: Pick<ResourcesContext, 'dataKeys'>): VersionedKind<DidcommMessageEvent, KindCommand<SendDidcommMessage, never>> => ({
   path: 'didcomm-messages',
   name: DIDCOMM_KIND.name,
   scope: 'resources',
-  decider: didcommMessageResource,
+  decider: didcommMessage,
   streamOf: didcommStream,
   search: ENVELOPE_ONLY,
   render: async (envelope) => {
@@ -70,11 +71,11 @@ export interface SendDeps {
 }
 
 /**
- * The DidcommMessageSent of a new message embedding what it names (and, unless
+ * The sending of a new message embedding what it names (and, unless
  * `disable_transitive_closure`, what those credentials link to), its recipient sealed with a data
  * key issued for it; ReferencesMissing when a named resource is not a live one of the tenant.
  */
-export const sendDidcommMessage = async (deps: SendDeps, tenantId: string, body: SendRequest): Promise<Either<ReferencesMissing, DidcommMessageEvent>> => {
+export const sendDidcommMessage = async (deps: SendDeps, tenantId: string, body: SendRequest): Promise<Either<ReferencesMissing, SendDidcommMessage>> => {
   const missing: FieldError[] = [];
   const live = (kindName: string, ids: readonly string[], field: string): Envelope[] => {
     const found: Envelope[] = [];
@@ -99,7 +100,7 @@ export const sendDidcommMessage = async (deps: SendDeps, tenantId: string, body:
   if (isLeft(key)) throw new Error(`didcomm data key: ${key.left._tag}`);
   const items = (envelopes: readonly Envelope[]): { items: ResourceData[] } => ({ items: envelopes.map((e) => wireEnvelope(e)) });
   return right({
-    type: 'DidcommMessageSent',
+    type: 'SendDidcommMessage',
     data: {
       messageId,
       tenantId,
@@ -111,7 +112,7 @@ export const sendDidcommMessage = async (deps: SendDeps, tenantId: string, body:
       presentations: { items: [] },
       annotations: body.annotations ?? {},
       labels: body.labels ?? {},
-      sentAt: deps.now().toISOString(),
+      at: deps.now().toISOString(),
     },
   });
 };

@@ -10,7 +10,7 @@ import * as t from 'io-ts';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { findRevision, isPublishedSchemaUrl } from '../../projections/resources.js';
 import { Sealed } from '../../streams/dataKey.js';
-import { draft, DRAFT_KIND, draftKeyOwner, draftStream, type DraftEvent, type DraftState, draftResource } from '../../streams/draft.js';
+import { draft, DRAFT_KIND, DraftData, draftKeyOwner, draftStream, type CreateDraft, type DraftEvent, type UpdateDraft } from '../../streams/draft.js';
 import { JsonArray, JsonObject, StringMap, type Envelope } from '../../streams/resource.js';
 import type { DataKey } from '../crypto/dataKeys.js';
 import { loadStream } from '../eventstore/handle.js';
@@ -21,6 +21,7 @@ import { HttpError, invalidRequest, notFound, type Problem } from '../http/probl
 import { decode } from '../http/validate.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
+import type { KindCommand } from '../../streams/resource.js';
 import type { VersionedKind } from './kind.js';
 import { ENVELOPE_ONLY } from './search.js';
 import { apiLineOf, type ApiLine } from './oasVersion.js';
@@ -78,11 +79,11 @@ const openPrivate = (key: DataKey | undefined, sealed: Json | undefined): Privat
   return decoded.right as Private;
 };
 
-export const draftsKind = (deps: Pick<ResourcesContext, 'dataKeys'>): VersionedKind<DraftState, DraftEvent> => ({
+export const draftsKind = (deps: Pick<ResourcesContext, 'dataKeys'>): VersionedKind<DraftEvent, KindCommand<CreateDraft, UpdateDraft>> => ({
   path: 'drafts',
   name: DRAFT_KIND.name,
   scope: 'resources',
-  decider: draftResource,
+  decider: draft,
   streamOf: draftStream,
   search: ENVELOPE_ONLY,
   render: async (envelope, ctx) => {
@@ -136,8 +137,8 @@ export const draftRoutes = (router: Router, deps: ResourcesContext): void => {
       const draftId = randomUUID();
       const key = await deps.dataKeys.issue(draftKeyOwner(draftId));
       if (isLeft(key)) throw new Error(`draft data key: ${key.left._tag}`);
-      const created: DraftEvent = {
-        type: 'DraftCreated',
+      const create: CreateDraft = {
+        type: 'CreateDraft',
         data: {
           draftId,
           tenantId,
@@ -153,10 +154,10 @@ export const draftRoutes = (router: Router, deps: ResourcesContext): void => {
           },
           annotations: body.annotations ?? {},
           labels: body.labels ?? {},
-          createdAt: deps.now().toISOString(),
+          at: deps.now().toISOString(),
         },
       };
-      return createResource(deps, kind, ctx, draftId, created);
+      return createResource(deps, kind, ctx, draftId, create);
     });
   });
 
@@ -181,7 +182,9 @@ export const draftRoutes = (router: Router, deps: ResourcesContext): void => {
         const before = openPrivate(key, current.data['sealed']);
         const { values, meta, ...clear } = request.data;
         const sealed = key.seal({ values: kinded(values) ?? before.values, meta: meta ?? before.meta }, PURPOSE);
-        return { op: 'data', data: { ...current.data, ...(clear as { [key: string]: Json }), sealed } };
+        const updated = DraftData.decode({ ...current.data, ...(clear as { [key: string]: Json }), sealed });
+        if (isLeft(updated)) throw new Error('a draft update breaks the draft data contract');
+        return { type: 'UpdateDraft', data: { draft: updated.right } };
       },
     ),
   );

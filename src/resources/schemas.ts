@@ -7,8 +7,8 @@ import Router from '@koa/router';
 import { randomUUID } from 'node:crypto';
 import * as t from 'io-ts';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { SCHEMA_KIND, schemaStream, ClaimsSchema, type SchemaEvent, type SchemaState, schemaResource } from '../../streams/schema.js';
-import { StringMap } from '../../streams/resource.js';
+import { SCHEMA_KIND, schemaStream, ClaimsSchema, schema, type CreateSchema, type PublishSchema, type SchemaEvent } from '../../streams/schema.js';
+import { StringMap, type KindCommand } from '../../streams/resource.js';
 import { readJson } from '../http/body.js';
 import { withMessage } from '../http/codecs.js';
 import { conflict, HttpError, notFound } from '../http/problem.js';
@@ -23,11 +23,11 @@ import { searcher } from './search.js';
 import { findPublishedSchema, liveSchemaExists } from '../../projections/resources.js';
 import { noneMatchHits } from '../http/conditional.js';
 
-export const schemasKind: VersionedKind<SchemaState, SchemaEvent> = {
+export const schemasKind: VersionedKind<SchemaEvent, KindCommand<CreateSchema, PublishSchema>> = {
   path: 'schemas',
   name: SCHEMA_KIND.name,
   scope: 'resources',
-  decider: schemaResource,
+  decider: schema,
   streamOf: schemaStream,
   search: { filters: { slug: 'EQUAL_STRING', version: 'EQUAL_STRING' }, sorts: { DATA_SLUG: 'slug', DATA_VERSION: 'version' } },
 };
@@ -47,13 +47,13 @@ export interface CreateSchemaRequest {
   readonly at: string;
 }
 
-/** The SchemaCreated of a new schema; SchemaExists while a live schema of the tenant has its slug and version. */
-export const createSchema = (db: Sqlite, request: CreateSchemaRequest): Either<{ readonly _tag: 'SchemaExists' }, SchemaEvent> => {
+/** The creation of a new schema; SchemaExists while a live schema of the tenant has its slug and version. */
+export const createSchema = (db: Sqlite, request: CreateSchemaRequest): Either<{ readonly _tag: 'SchemaExists' }, CreateSchema> => {
   const { tenantId, data } = request;
   if (liveSchemaExists(db, tenantId, data.slug, data.version)) return left({ _tag: 'SchemaExists' });
   return right({
-    type: 'SchemaCreated',
-    data: { schemaId: randomUUID(), tenantId, ...data, annotations: request.annotations, labels: request.labels, createdAt: request.at },
+    type: 'CreateSchema',
+    data: { schemaId: randomUUID(), tenantId, ...data, annotations: request.annotations, labels: request.labels, at: request.at },
   });
 };
 
@@ -75,7 +75,7 @@ export const schemaRoutes = (router: Router, deps: ResourcesContext): Router => 
   router.patch(
     '/schemas/:id/publish',
     scope,
-    updateRoute(schemasKind, deps, async (ctx) => ({ op: 'data', data: { url: `${deps.config.publicUrl}${publicPath(String(ctx.params['id']).toLowerCase())}` } })),
+    updateRoute(schemasKind, deps, async (ctx) => ({ type: 'PublishSchema', data: { url: `${deps.config.publicUrl}${publicPath(String(ctx.params['id']).toLowerCase())}` } })),
   );
 
   const published = searcher(SCHEMA_KIND.name, schemasKind.search, { only: { member: 'published_at', present: true } });

@@ -13,7 +13,7 @@ export const BOOTSTRAP_TENANT_ID = '00000000-0000-4000-8000-000000000001';
 export const BOOTSTRAP_KEY_ID = '00000000-0000-4000-8000-000000000002';
 
 const alreadyDone = (error: TenancyError): boolean =>
-  error._tag === 'WrongExpectedRevision' || error._tag === 'TenantExists' || error._tag === 'ApiKeyExists';
+  error._tag === 'WrongExpectedRevision' || error._tag === 'TenantExists' || error._tag === 'ResourceExists';
 
 export const bootstrapTenant = async (
   store: EventStore,
