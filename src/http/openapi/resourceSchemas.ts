@@ -117,11 +117,17 @@ const DidDocument = object({
       id: string(),
       type: { const: 'JsonWebKey2020' },
       controller: string(),
-      publicKeyJwk: object({ kty: { const: 'EC' }, crv: { const: 'P-256' }, x: string(), y: string() }),
+      publicKeyJwk: {
+        oneOf: [
+          object({ kty: { const: 'EC' }, crv: { const: 'P-256' }, x: string(), y: string() }, {}, 'The DID key (`#key-1`), for authentication and assertion.'),
+          object({ kty: { const: 'OKP' }, crv: { const: 'X25519' }, x: string() }, {}, 'The DIDComm key-agreement key (`#key-agreement-1`): the sender key of every DIDComm message the tenant sends.'),
+        ],
+      },
     }),
   ),
   authentication: arrayOf(string()),
   assertionMethod: arrayOf(string()),
+  keyAgreement: arrayOf(string()),
 });
 
 const embedded = (kind: string): Schema => object({ items: arrayOf(ref.schema(kind)) }, {}, 'The envelopes as they were when the message was sent.');
