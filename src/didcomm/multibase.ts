@@ -16,20 +16,8 @@ export const base58Decode = (text: string): Buffer | undefined => {
   return Buffer.concat([Buffer.alloc(zeros), body]);
 };
 
-export const base58Encode = (bytes: Uint8Array): string => {
-  let value = BigInt(`0x${Buffer.from(bytes).toString('hex') || '0'}`);
-  let out = '';
-  while (value > 0n) {
-    out = ALPHABET[Number(value % 58n)]! + out;
-    value /= 58n;
-  }
-  let zeros = 0;
-  while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
-  return '1'.repeat(zeros) + out;
-};
-
 /** The multicodec varint of an X25519 public key (0xec). */
-export const X25519_MULTICODEC = Buffer.from([0xec, 0x01]);
+const X25519_MULTICODEC = Buffer.from([0xec, 0x01]);
 
 /** The raw X25519 public key of a multibase `z...` multikey, or undefined when it is something else. */
 export const x25519FromMultibase = (multibase: string): Buffer | undefined => {
@@ -39,4 +27,3 @@ export const x25519FromMultibase = (multibase: string): Buffer | undefined => {
   return bytes.subarray(2);
 };
 
-export const x25519ToMultibase = (raw: Uint8Array): string => `z${base58Encode(Buffer.concat([X25519_MULTICODEC, raw]))}`;

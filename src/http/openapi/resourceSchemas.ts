@@ -229,13 +229,25 @@ export const resourceSchemas: Readonly<Record<string, Schema>> = {
       credentials: embedded('Credential'),
       files: embedded('File'),
       presentations: object({ items: arrayOf({ type: 'object' }) }, {}, 'Presentations are not a kind yet: always empty.'),
+      delivery: nullable(
+        object(
+          {
+            status: { enum: ['pending', 'delivered', 'abandoned'] },
+            attempts: { type: 'integer', minimum: 0 },
+            last_attempt_at: nullable(dateTime()),
+            last_error: nullable(string('The last failed attempt: its reason (`http_status`, `timeout`, `network`, `unresolvable`, `endpoint_refused`) and a short technical detail; null once delivered.')),
+          },
+          {},
+          'The delivery to the recipient as it stands when read: not part of the revision, so the etag does not change with it. Null for a message recorded before the connector delivered messages.',
+        ),
+      ),
     }),
-    'A DIDComm message, recorded (not transmitted).',
+    'A DIDComm message, packed as the tenant and delivered to the recipient\'s DIDComm service endpoint.',
   ),
   SendDidcommMessage: object(
     {
       data: object(
-        { to: string(undefined, { minLength: 1 }), key_id: uuid() },
+        { to: string('The recipient: a `did:peer:2` (with a key-agreement key and a DIDCommMessaging service) or a `did:web`.', { minLength: 1 }), key_id: uuid() },
         { credentials: arrayOf(uuid()), files: arrayOf(uuid()), presentations: arrayOf(uuid()), disable_transitive_closure: { type: 'boolean', default: false } },
       ),
     },
