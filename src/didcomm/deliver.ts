@@ -30,7 +30,7 @@ export interface DidcommDeliveryOptions {
   readonly dataKeys: Pick<DataKeys, 'find'>;
   readonly kek: Buffer;
   readonly policy: EndpointPolicy;
-  /** Bound on each HTTP exchange: the did:web document, the POST. */
+  /** Bound on the whole attempt: reading did:web documents and the POST together. */
   readonly timeoutMs: number;
   readonly now: () => Date;
 }
@@ -47,6 +47,8 @@ const codeOf = (err: unknown): string => {
 
 export const didcommSender = (options: DidcommDeliveryOptions): SendDidcomm => async (tenantId, messageId, shutdown): Promise<Sent> => {
   const started = performance.now();
+  // One deadline for every exchange of the attempt, so it ends within the claim the deliverer took.
+  const remainingMs = (): number => Math.max(1, Math.round(options.timeoutMs - (performance.now() - started)));
   const failed = (reason: FailureReason, detail: string, httpStatus: number | null = null, retryAfterMs?: number): Sent => ({
     kind: 'attempted',
     outcome: { ok: false, reason, httpStatus, detail, retryAfterMs, durationMs: Math.round((performance.now() - started) * 10) / 10 },
@@ -66,7 +68,7 @@ export const didcommSender = (options: DidcommDeliveryOptions): SendDidcomm => a
     fetchDocument: async (url) => {
       const checked = checkEndpointUrl(url.href, options.policy);
       if ('reason' in checked) throw Object.assign(new Error(checked.reason), { code: 'EndpointRefused' });
-      const answer = await send({ method: 'GET', url: checked, headers: { accept: 'application/did+json, application/json' }, timeoutMs: options.timeoutMs, maxBytes: MAX_DID_DOCUMENT_BYTES, signal: shutdown }, options.policy);
+      const answer = await send({ method: 'GET', url: checked, headers: { accept: 'application/did+json, application/json' }, timeoutMs: remainingMs(), maxBytes: MAX_DID_DOCUMENT_BYTES, signal: shutdown }, options.policy);
       if (answer.status !== 200) throw Object.assign(new Error(`HTTP ${answer.status}`), { code: `HTTP ${answer.status}` });
       if (answer.truncated) throw Object.assign(new Error('document too large'), { code: 'too large' });
       return JSON.parse(answer.body.toString('utf8')) as unknown;
@@ -93,7 +95,7 @@ export const didcommSender = (options: DidcommDeliveryOptions): SendDidcomm => a
   if ('reason' in endpoint) return failed('endpoint_refused', endpoint.reason);
   try {
     const answer = await send(
-      { method: 'POST', url: endpoint, headers: { 'content-type': ENCRYPTED_MEDIA_TYPE }, body: JSON.stringify(packed.right.jwe), timeoutMs: options.timeoutMs, maxBytes: MAX_RESPONSE_BYTES, signal: shutdown },
+      { method: 'POST', url: endpoint, headers: { 'content-type': ENCRYPTED_MEDIA_TYPE }, body: JSON.stringify(packed.right.jwe), timeoutMs: remainingMs(), maxBytes: MAX_RESPONSE_BYTES, signal: shutdown },
       options.policy,
     );
     const httpStatus = answer.status;
@@ -104,7 +106,7 @@ export const didcommSender = (options: DidcommDeliveryOptions): SendDidcomm => a
   } catch (err) {
     const code = codeOf(err);
     if (code === PRIVATE_ADDRESS) return failed('endpoint_refused', 'the endpoint resolves to a private or reserved address');
-    if (code === 'TIMEOUT') return failed('timeout', `no answer within ${options.timeoutMs} ms`);
+    if (code === 'TIMEOUT') return failed('timeout', `no answer within the attempt's ${options.timeoutMs} ms`);
     return failed('network', shutdown.aborted ? 'interrupted by shutdown' : code);
   }
 };
