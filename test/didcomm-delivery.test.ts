@@ -3,10 +3,12 @@
 // them, authenticates the tenant by resolving its did:web as served, and finds every embedded
 // resource. Delivery is a callback's: retried with the same message id, abandoned, re-sent.
 import test from 'ava';
+import { isRight } from 'fp-ts/lib/Either.js';
 import { randomUUID } from 'node:crypto';
+import { resendDelivery } from '../src/callbacks/resend.js';
 import { didcommDeliveryId } from '../src/didcomm/deliveryRequest.js';
 import { BOOTSTRAP_TENANT_ID } from '../src/tenancy/bootstrap.js';
-import { didcommStream } from '../streams/didcommMessage.js';
+import { didcommKeyOwner, didcommStream } from '../streams/didcommMessage.js';
 import { deliveryEvents, ended, eventuallyDelivery } from './support/callbackService.js';
 import { createAgent, createMediatorKey, unpack, type Agent } from './support/didcommAgent.js';
 import { opsScript, runScript } from './support/processes.js';
@@ -250,5 +252,25 @@ test('a did:web recipient is resolved over the network: its key agreement and DI
     const { message } = await unpack(posted[0]!.body, [webAgent]);
     t.is(message.id, sent.body.id);
     t.deepEqual(message.to, [did]);
+  });
+});
+
+test('a message whose recipient can no longer be opened is not sent: abandoned as data_gone, and a re-send sends nothing', async (t) => {
+  await withDidcommService(async (s, receiver) => {
+    receiver.respond = () => ({ status: 500 });
+    const agent = createAgent(receiver.url);
+    const sent = await send(s, agent.did);
+    const deliveryId = didcommDeliveryId(BOOTSTRAP_TENANT_ID, sent.body.id);
+    t.is((await eventuallyDelivery(s.service.store, deliveryId, ended)).status, 'abandoned');
+    const arrived = receiver.received.length;
+
+    await s.service.context.dataKeys.destroy(didcommKeyOwner(sent.body.id));
+    t.true(isRight(await resendDelivery(s.service.store, s.service.context.dataKeys, deliveryId, { actor: 'test' })));
+    const events = () => deliveryEvents(s.service.store, deliveryId);
+    const abandonedAgain = async () => (await events()).filter((e) => e.type === 'DeliveryAbandoned').length === 2;
+    for (let i = 0; i < 200 && !(await abandonedAgain()); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    const last = (await events()).at(-1);
+    t.like(last, { type: 'DeliveryAbandoned', data: { reason: 'data_gone' } });
+    t.is(receiver.received.length, arrived, 'nothing was posted');
   });
 });

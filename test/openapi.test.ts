@@ -146,7 +146,7 @@ test('the routes every resource kind shares answer as the document describes, fo
     credentials: await fromBlob(s, 'credentials', credential),
     schemas: await created('/schemas', { data: { slug: 'tour', version: '1', schema: {} } }),
     drafts: await created('/drafts', { data: { schema: { schema: {} } } }),
-    'didcomm-messages': await created('/didcomm-messages', { data: { to: createAgent('https://agent.invalid/didcomm').did, key_id: randomUUID() } }),
+    'didcomm-messages': await created('/didcomm-messages', { data: { to: createAgent('https://localhost:9/didcomm').did, key_id: randomUUID() } }),
   };
   for (const [kind, { id }] of Object.entries(resources)) {
     const base = `/${kind}/${id}`;

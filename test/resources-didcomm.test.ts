@@ -11,8 +11,8 @@ type Resource = { id: string; etag: string; revision: number; data: Record<strin
 type Message = Resource & { data: { from: string; to: string; credentials: { items: Resource[] }; files: { items: Resource[] }; presentations: { items: Resource[] }; delivery: unknown } };
 
 const json = { 'Content-Type': 'application/json' };
-/** A recipient the connector can send to (its endpoint never resolves: these tests are about the record). */
-const BOB = createAgent('https://agent.invalid/didcomm').did;
+/** A recipient the connector accepts (its endpoint, on loopback, is refused at each attempt: these tests are about the record). */
+const BOB = createAgent('https://localhost:9/didcomm').did;
 
 const post = async <T = Resource>(s: TestService, path: string, body: unknown = {}) => {
   const response = await s.management(path, { method: 'POST', headers: json, body: JSON.stringify(body) });

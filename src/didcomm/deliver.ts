@@ -60,7 +60,13 @@ export const didcommSender = (options: DidcommDeliveryOptions): SendDidcomm => a
   const key = await options.dataKeys.find(didcommKeyOwner(messageId));
   const sealed = message.data['to'];
   if (!key || !Sealed.is(sealed)) return { kind: 'not_attempted', reason: 'data_gone' };
-  const to = key.open(sealed, RECIPIENT_PURPOSE);
+  let to: unknown;
+  try {
+    to = key.open(sealed, RECIPIENT_PURPOSE);
+  } catch {
+    // Sealed with another key or purpose: it will never open, so retrying cannot help.
+    return { kind: 'not_attempted', reason: 'data_gone' };
+  }
   if (typeof to !== 'string') return { kind: 'not_attempted', reason: 'data_gone' };
 
   const resolveOptions: ResolveOptions = {

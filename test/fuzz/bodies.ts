@@ -109,7 +109,7 @@ export const SAMPLES: Readonly<Record<string, unknown>> = {
   'POST /drafts': { data: { type: ['T'], meta: { subject: 's' }, values: { n: { kind: 'STRING', value: 'v' } }, schema: { schema: { type: 'object' } } } },
   'POST /schemas': { data: { slug: 'fuzz', version: '1', schema: { type: 'object', properties: { n: { type: 'string' } } } } },
   'POST /support-requests': { message: 'm', type: 'OTHER' },
-  'POST /didcomm-messages': { data: { to: createAgent('https://agent.invalid/didcomm').did, key_id: '00000000-0000-4000-8000-000000000000', credentials: [], files: [] } },
+  'POST /didcomm-messages': { data: { to: createAgent('https://localhost:9/didcomm').did, key_id: '00000000-0000-4000-8000-000000000000', credentials: [], files: [] } },
   search: { filter: [{ labels: [{ operator: 'EQUAL', key: 'k', value: 'v' }] }], sort: [{ field: 'DATA_ID', order: 'ASC' }] },
   'PUT annotations': { annotations: { a: 'b' } },
   'PUT labels': { labels: { l: 'v' } },
