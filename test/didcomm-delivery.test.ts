@@ -185,6 +185,8 @@ test('an unsupported DID method, or a did:peer:2 the connector cannot send to, i
     await refused(noService, /no DIDComm v2 messaging service/);
     const noKey = createAgent(receiver.url).did.replace(/\.E[^.]+/, '');
     await refused(noKey, /no X25519 key-agreement key/);
+    const mediators = Array.from({ length: 5 }, () => createMediatorKey().kid);
+    await refused(createAgent(receiver.url, mediators).did, /more than 4 routing keys/);
     await new Promise((resolve) => setTimeout(resolve, 300));
     t.is(receiver.received.length, 0, 'nothing was sent');
     t.is(await didcommEvents(), before, 'nothing was recorded');

@@ -14,6 +14,14 @@ export const RESOURCES_MESSAGE_TYPE = 'https://eudi-connector.invalid/didcomm/re
 
 export const FORWARD_MESSAGE_TYPE = 'https://didcomm.org/routing/2.0/forward';
 
+/**
+ * Bounds on what a recipient's document may ask of one attempt. Each forward wraps the whole
+ * encrypted message, which grows by a third each time, so routing keys are few in practice and
+ * must be few here; keys are bounded so a document cannot make every attempt costly.
+ */
+export const MAX_ROUTING_KEYS = 4;
+export const MAX_RECIPIENT_KEYS = 16;
+
 const PLAIN_MEDIA_TYPE = 'application/didcomm-plain+json';
 
 /** A resource envelope as the message embeds it (its `id`, `kind.name`, `data.digest_multibase`...). */
@@ -65,8 +73,19 @@ export interface Packed {
 export type ResolveKey = (didUrl: string) => Promise<Either<DidRefused | DidNotResolved, RecipientKey>>;
 
 /** The recipient's first DIDComm v2 messaging service over http(s). */
-export const messagingService = (recipient: ResolvedDid): MessagingService | undefined =>
+const messagingService = (recipient: ResolvedDid): MessagingService | undefined =>
   recipient.services.find((s) => /^https?:\/\//i.test(s.uri) && (s.accept === undefined || s.accept.includes('didcomm/v2')));
+
+/** Why the connector cannot pack for this recipient, or its service when it can. */
+export const usableService = (recipient: ResolvedDid): Either<DidNotResolved, MessagingService> => {
+  const refuse = (reason: string): Either<DidNotResolved, never> => left({ _tag: 'DidNotResolved', reason });
+  if (recipient.keyAgreement.length === 0) return refuse('the recipient has no X25519 key-agreement key');
+  if (recipient.keyAgreement.length > MAX_RECIPIENT_KEYS) return refuse(`the recipient has more than ${MAX_RECIPIENT_KEYS} key-agreement keys`);
+  const service = messagingService(recipient);
+  if (!service) return refuse('the recipient has no DIDComm v2 messaging service with an http(s) endpoint');
+  if (service.routingKeys.length > MAX_ROUTING_KEYS) return refuse(`the recipient's service has more than ${MAX_ROUTING_KEYS} routing keys`);
+  return right(service);
+};
 
 export const pack = async (
   sent: SentMessage,
@@ -74,9 +93,9 @@ export const pack = async (
   recipient: ResolvedDid,
   resolveKey: ResolveKey,
 ): Promise<Either<DidRefused | DidNotResolved, Packed>> => {
-  if (recipient.keyAgreement.length === 0) return left({ _tag: 'DidNotResolved', reason: 'the recipient has no X25519 key-agreement key' });
-  const service = messagingService(recipient);
-  if (!service) return left({ _tag: 'DidNotResolved', reason: 'the recipient has no DIDComm v2 messaging service with an http(s) endpoint' });
+  const usable = usableService(recipient);
+  if (usable._tag === 'Left') return usable;
+  const service = usable.right;
   let jwe = authcrypt(Buffer.from(JSON.stringify(plaintextMessage(sent))), recipient.keyAgreement, sender);
   // The innermost forward goes to the last mediator and names the recipient; each outer one names the mediator inside it.
   const nexts = [...service.routingKeys.slice(1), recipient.id];

@@ -5,7 +5,7 @@
 // may change, so what it says is checked then.
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
 import { checkEndpointUrl, type EndpointPolicy } from './endpointSafety.js';
-import { messagingService } from './pack.js';
+import { usableService } from './pack.js';
 import { checkRecipientDid, resolveDid, type DidRefused } from './resolve.js';
 
 export type RecipientRefused = DidRefused | { readonly _tag: 'RecipientUnusable'; readonly reason: string };
@@ -18,10 +18,9 @@ export const checkRecipient = async (did: string, policy: EndpointPolicy): Promi
   // A did:peer:2 resolves without I/O.
   const resolved = await resolveDid(did, { allowHttp: false, fetchDocument: () => Promise.reject(new Error('no I/O for did:peer')) });
   if (resolved._tag === 'Left') return resolved.left._tag === 'DidNotResolved' ? unusable(resolved.left.reason) : left(resolved.left);
-  if (resolved.right.keyAgreement.length === 0) return unusable('the DID has no X25519 key-agreement key');
-  const service = messagingService(resolved.right);
-  if (!service) return unusable('the DID has no DIDComm v2 messaging service with an http(s) endpoint');
-  const url = checkEndpointUrl(service.uri, policy);
+  const service = usableService(resolved.right);
+  if (service._tag === 'Left') return unusable(service.left.reason);
+  const url = checkEndpointUrl(service.right.uri, policy);
   return 'reason' in url ? unusable(`its service endpoint is refused: ${url.reason}`) : right(undefined);
 };
 
