@@ -1,8 +1,9 @@
 // Resolving recipients without the network: did:peer:2 (DIF peer DID method, numalgo 2) with its
 // abbreviated services, did:key routing keys, the did:web URL rule, and the refusals a message's
-// creation turns into 400s.
+// creation turns into 400s; and the tenant's own key-agreement key.
 import test from 'ava';
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { tenantKeyAgreementKey, x25519PublicJwk } from '../src/didcomm/keyAgreement.js';
 import { base58Decode, x25519FromMultibase } from '../src/didcomm/multibase.js';
 import { checkRecipientDid, readDidDocument, resolveDid, resolveKey, type ResolveOptions } from '../src/didcomm/resolve.js';
 import { base58btc, createAgent, createMediatorKey, x25519Multikey } from './support/didcommAgent.js';
@@ -106,4 +107,13 @@ test('only did:peer:2 and did:web recipients can be sent to; malformed ones are 
   t.like(refusal('did:web:user@holder.example'), { _tag: 'InvalidDid' });
   t.is(refusal('did:web:holder.example%3A8443:users:erika'), undefined);
   t.is(refusal(createAgent('https://agent.example/').did), undefined);
+});
+
+test('the tenant key-agreement key is derived: the same for one tenant and key-encryption key, different for another of either', (t) => {
+  const kek = Buffer.alloc(32, 1);
+  const x = (k: Buffer, tenant: string) => x25519PublicJwk(tenantKeyAgreementKey(k, tenant)).x;
+  t.is(x(kek, 'tenant-a'), x(Buffer.alloc(32, 1), 'tenant-a'));
+  t.not(x(kek, 'tenant-a'), x(kek, 'tenant-b'));
+  t.not(x(kek, 'tenant-a'), x(Buffer.alloc(32, 2), 'tenant-a'));
+  t.is(Buffer.from(x(kek, 'tenant-a'), 'base64url').length, 32);
 });

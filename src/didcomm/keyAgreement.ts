@@ -11,11 +11,7 @@ export const KEY_AGREEMENT_FRAGMENT = 'key-agreement-1';
 // An X25519 PKCS#8 private key is this DER prefix followed by the 32-byte scalar (RFC 8410).
 const X25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b656e04220420', 'hex');
 
-export interface X25519PublicJwk {
-  readonly kty: 'OKP';
-  readonly crv: 'X25519';
-  readonly x: string;
-}
+export type X25519PublicJwk = { readonly kty: 'OKP'; readonly crv: 'X25519'; readonly x: string };
 
 /** The tenant's X25519 private key (any 32 bytes are a valid X25519 scalar: clamping is the curve's). */
 export const tenantKeyAgreementKey = (kek: Buffer, tenantId: string): KeyObject => {

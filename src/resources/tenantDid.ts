@@ -47,7 +47,7 @@ const didDocument = (publicUrl: string, kek: Buffer, tenantId: string): Json => 
     id,
     verificationMethod: [
       { id: key, type: 'JsonWebKey2020', controller: id, publicKeyJwk: tenantPublicJwk(kek, tenantId) },
-      { id: keyAgreement, type: 'JsonWebKey2020', controller: id, publicKeyJwk: { ...x25519PublicJwk(tenantKeyAgreementKey(kek, tenantId)) } },
+      { id: keyAgreement, type: 'JsonWebKey2020', controller: id, publicKeyJwk: x25519PublicJwk(tenantKeyAgreementKey(kek, tenantId)) },
     ],
     authentication: [key],
     assertionMethod: [key],
