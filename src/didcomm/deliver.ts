@@ -23,7 +23,7 @@ import { pack, type SentMessage } from './pack.js';
 import { resolveDid, resolveKey, type ResolveOptions } from './resolve.js';
 
 /** The largest did:web document read. */
-export const MAX_DID_DOCUMENT_BYTES = 65_536;
+const MAX_DID_DOCUMENT_BYTES = 65_536;
 
 export interface DidcommDeliveryOptions {
   readonly store: EventStore;

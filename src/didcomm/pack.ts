@@ -5,22 +5,21 @@
 // the recipient as `next` (DIF DIDComm Messaging v2, "Routing Protocol 2.0").
 import { randomUUID } from 'node:crypto';
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
-import { anoncrypt, authcrypt, type GeneralJwe, type SenderKey } from './jwe.js';
+import { anoncrypt, authcrypt, type GeneralJwe, type RecipientKey, type SenderKey } from './jwe.js';
 import type { DidNotResolved, DidRefused, MessagingService, ResolvedDid } from './resolve.js';
-import type { RecipientKey } from './jwe.js';
 
 /** The message type of every message the connector sends: resources of the tenant, each an attachment. */
-export const RESOURCES_MESSAGE_TYPE = 'https://eudi-connector.invalid/didcomm/resource-transfer/1.0/send';
+const RESOURCES_MESSAGE_TYPE = 'https://eudi-connector.invalid/didcomm/resource-transfer/1.0/send';
 
-export const FORWARD_MESSAGE_TYPE = 'https://didcomm.org/routing/2.0/forward';
+const FORWARD_MESSAGE_TYPE = 'https://didcomm.org/routing/2.0/forward';
 
 /**
  * Bounds on what a recipient's document may ask of one attempt. Each forward wraps the whole
  * encrypted message, which grows by a third each time, so routing keys are few in practice and
  * must be few here; keys are bounded so a document cannot make every attempt costly.
  */
-export const MAX_ROUTING_KEYS = 4;
-export const MAX_RECIPIENT_KEYS = 16;
+const MAX_ROUTING_KEYS = 4;
+const MAX_RECIPIENT_KEYS = 16;
 
 const PLAIN_MEDIA_TYPE = 'application/didcomm-plain+json';
 
@@ -48,7 +47,7 @@ const summary = (e: Embedded): { id: unknown; digest_multibase: unknown } => {
  * naming each embedded resource by kind, id and digest, and one attachment per resource holding
  * its envelope as JSON.
  */
-export const plaintextMessage = (sent: SentMessage): Record<string, unknown> => {
+const plaintextMessage = (sent: SentMessage): Record<string, unknown> => {
   const kinds = { credentials: sent.credentials, files: sent.files, presentations: sent.presentations };
   return {
     id: sent.messageId,
