@@ -175,6 +175,9 @@ export interface DeliveryRow {
   readonly updated_at: string;
 }
 
+const ROW_COLUMNS = `delivery_id, tenant_id, event_id, status, source_stream, state, attempts, next_attempt_at, abandon_reason,
+  data_destroyed, recorded_at, updated_at`;
+
 export interface DeliveryListing extends DeliveryRow {
   readonly attempt_log: readonly DeliveryAttemptRow[];
 }
@@ -194,9 +197,7 @@ export const listDeliveries = (
     params.push(...filter.states);
   }
   const rows = db.all<DeliveryRow & Record<string, string | number | null>>(
-    `SELECT delivery_id, tenant_id, event_id, status, source_stream, state, attempts, next_attempt_at, abandon_reason,
-            data_destroyed, recorded_at, updated_at
-     FROM deliveries ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY recorded_at, delivery_id`,
+    `SELECT ${ROW_COLUMNS} FROM deliveries ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY recorded_at, delivery_id`,
     params,
   );
   const listing: DeliveryListing[] = [];
@@ -209,4 +210,19 @@ export const listDeliveries = (
     listing.push({ ...row, attempt_log: attempts });
   }
   return listing;
+};
+
+/** One delivery's state and its latest attempt, or undefined when it is not recorded (yet). */
+export const findDelivery = async (db: SqlReader, deliveryId: string): Promise<(DeliveryRow & { readonly last_attempt: DeliveryAttemptRow | null }) | undefined> => {
+  const row = db.get<DeliveryRow & Record<string, string | number | null>>(
+    `SELECT ${ROW_COLUMNS} FROM deliveries WHERE delivery_id = ?`,
+    [deliveryId],
+  );
+  if (!row) return undefined;
+  const last = db.get<DeliveryAttemptRow & Record<string, string | number | null>>(
+    `SELECT attempt, attempted_at, outcome, http_status, detail, duration_ms FROM delivery_attempts
+     WHERE delivery_id = ? ORDER BY attempt DESC LIMIT 1`,
+    [deliveryId],
+  );
+  return { ...row, last_attempt: last ?? null };
 };

@@ -226,6 +226,8 @@ const variables = {
   callbackTimeoutSeconds: withDefault('CALLBACK_TIMEOUT_SECONDS', integerFromString(1, 300), '15'),
   /** Attempts one instance runs at the same time. */
   callbackMaxInFlight: withDefault('CALLBACK_MAX_IN_FLIGHT', integerFromString(1, 1000), '64'),
+  /** DIDComm service endpoints and did:web hosts may be private addresses and plain http (tests, closed networks). */
+  didcommAllowPrivateEndpoints: withDefault('DIDCOMM_ALLOW_PRIVATE_ENDPOINTS', BooleanFromString, 'false'),
   // resources (platform resource API): variables added here
   /** Lifetime of a pre-signed upload URL (`timeout` of the upload answer). */
   blobUploadTimeoutSeconds: withDefault('BLOB_UPLOAD_TIMEOUT_SECONDS', integerFromString(1, 86_400), '900'),

@@ -12,6 +12,8 @@ import { JsonObject, StringMap, resourceKind, type ResourceChange } from './reso
 export const category = 'didcomm';
 export const didcommStream = (messageId: string): string => streamName(category, messageId);
 export const didcommKeyOwner = (messageId: string): string => `didcomm.${messageId}`;
+/** The purpose the recipient is sealed for, with the message's data key. */
+export const RECIPIENT_PURPOSE = 'didcomm-recipient';
 
 export const DIDCOMM_KIND = { name: 'didcomm-message', version: 1 } as const;
 
@@ -25,7 +27,7 @@ export const DidcommMessageSent = eventCodec(
     from: t.string,
     /** The recipient, sealed. */
     to: Sealed,
-    /** The sending key named by the request (recorded; the tenant has one DID key, `#key-1`). */
+    /** The sending key named by the request (recorded; the tenant's DIDComm sender key is `#key-agreement-1`). */
     keyId: t.string,
     credentials: Items,
     files: Items,
@@ -33,6 +35,11 @@ export const DidcommMessageSent = eventCodec(
     annotations: StringMap,
     labels: StringMap,
     sentAt: t.string,
+    /**
+     * `didcomm/v2`: the message is packed and delivered to the recipient (a `delivery-` stream,
+     * src/didcomm/). Messages recorded before that transport existed have none: only recorded.
+     */
+    transport: t.union([t.literal('didcomm/v2'), t.undefined]),
   }),
 );
 export const DidcommMessageAnnotationsUpdated = eventCodec(
@@ -65,7 +72,8 @@ export const didcommResourceChange = (event: DidcommMessageEvent): ResourceChang
         at: d.sentAt,
         annotations: d.annotations,
         labels: d.labels,
-        data: { from: d.from, to: d.to, credentials: d.credentials, files: d.files, presentations: d.presentations },
+        // `transport` is kept for the read side to tell a delivered message from one only recorded.
+        data: { from: d.from, to: d.to, credentials: d.credentials, files: d.files, presentations: d.presentations, ...(d.transport ? { transport: d.transport } : {}) },
       };
     }
     case 'DidcommMessageAnnotationsUpdated':

@@ -12,6 +12,7 @@ const facts = {
   credentials: { items: [] },
   files: { items: [] },
   presentations: { items: [] },
+  transport: 'didcomm/v2' as const,
   annotations: {},
   labels: {},
 };

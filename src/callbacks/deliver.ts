@@ -1,5 +1,6 @@
 // The deliverer: claims a due delivery (an append at the revision it read, so only one instance
-// attempts it at a time), composes the body, signs and posts it, and records the outcome at the
+// attempts it at a time), composes the body, signs and posts it (or, for a DIDComm message, has
+// src/didcomm/ pack and post it), and records the outcome at the
 // claim's revision. A claim lapses after the attempt timeout plus a grace period, so a crashed
 // instance's deliveries are taken over. Once a delivery has ended (delivered, abandoned or
 // undeliverable) the flow's data key is destroyed and that is recorded too.
@@ -15,6 +16,7 @@ import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Sqlite } from '../sqlite/connection.js';
+import type { SendDidcomm, Sent } from '../didcomm/deliver.js';
 import { postCallback } from './post.js';
 import type { Claim } from './record.js';
 import { nextAttemptAt, type RetrySchedule } from './schedule.js';
@@ -43,9 +45,11 @@ export interface DelivererOptions {
   readonly log: Logger;
   readonly metrics: Metrics['callbacks'];
   readonly now: () => Date;
+  readonly sendDidcomm: SendDidcomm;
 }
 
 type Composed = { readonly body: string } | { readonly gone: true };
+
 
 export class Deliverer {
   private readonly inFlight = new Map<string, Promise<void>>();
@@ -118,26 +122,16 @@ export class Deliverer {
   private async attempt(claimed: Delivery, revision: number): Promise<void> {
     const { deliveryId, callback } = claimed;
     const log = this.options.log.child({ deliveryId, tenantId: callback.tenantId, status: callback.status });
-    const target = await this.targetOf(callback.tenantId);
-    if (!target) {
-      await this.record(claimed, revision, { kind: 'not_attempted', reason: 'no_callback_url' }, log);
-      return;
-    }
-    const composed = await this.compose(callback, log);
-    if ('gone' in composed) {
-      await this.record(claimed, revision, { kind: 'not_attempted', reason: 'data_gone' }, log);
-      return;
-    }
     const attempt = claimed.attempts + 1;
     const started = this.options.now();
-    const outcome = await postCallback({
-      url: target.url,
-      body: composed.body,
-      headers: webhookHeaders(target.secret, deliveryId, Math.floor(started.getTime() / 1000), composed.body),
-      timeoutMs: this.options.timeoutMs,
-      shutdown: this.shutdown.signal,
-      now: this.options.now,
-    });
+    const sent = callback.didcomm
+      ? await this.options.sendDidcomm(callback.tenantId, callback.didcomm.messageId, this.shutdown.signal)
+      : await this.sendCallback(deliveryId, callback, started, log);
+    if (sent.kind === 'not_attempted') {
+      await this.record(claimed, revision, sent, log);
+      return;
+    }
+    const { outcome } = sent;
     const attemptedAt = started.toISOString();
     const attemptOutcome = { outcome: outcome.ok ? 'delivered' : outcome.reason };
     this.options.metrics.attempts.inc(attemptOutcome);
@@ -152,6 +146,23 @@ export class Deliverer {
     log.warn('callback attempt failed', { attempt, reason: outcome.reason, httpStatus: outcome.httpStatus, nextAttemptAt: nextAt });
     const { reason, httpStatus, detail, durationMs } = outcome;
     await this.record(claimed, revision, { kind: 'failed', attempt, attemptedAt, reason, httpStatus, detail, durationMs, nextAttemptAt: nextAt }, log);
+  }
+
+  /** A callback's attempt: the body signed with the tenant's secret, posted to the tenant's URL. */
+  private async sendCallback(deliveryId: string, callback: CallbackRequest, started: Date, log: Logger): Promise<Sent> {
+    const target = await this.targetOf(callback.tenantId);
+    if (!target) return { kind: 'not_attempted', reason: 'no_callback_url' };
+    const composed = await this.compose(callback, log);
+    if ('gone' in composed) return { kind: 'not_attempted', reason: 'data_gone' };
+    const outcome = await postCallback({
+      url: target.url,
+      body: composed.body,
+      headers: webhookHeaders(target.secret, deliveryId, Math.floor(started.getTime() / 1000), composed.body),
+      timeoutMs: this.options.timeoutMs,
+      shutdown: this.shutdown.signal,
+      now: this.options.now,
+    });
+    return { kind: 'attempted', outcome };
   }
 
   /** Records what the attempt came to; once the delivery has ended, destroys the flow's data key. */

@@ -8,6 +8,7 @@ import { START } from '../eventstore/port.js';
 import type { Feature, ServiceContext } from '../featureContract.js';
 import { startPeriodic, type Periodic } from '../periodic.js';
 import { BOOTSTRAP_TENANT_ID } from '../tenancy/bootstrap.js';
+import { didcommSender } from '../didcomm/deliver.js';
 import { Deliverer } from './deliver.js';
 import { DeliveryRecorder, recordDelivery } from './record.js';
 import { configureTenantCallback } from './tenantCallback.js';
@@ -49,6 +50,14 @@ export const callbacksFeature = async (context: ServiceContext, options: { now?:
     log: log.child({ component: 'callbacks' }),
     metrics: context.metrics.callbacks,
     now,
+    sendDidcomm: didcommSender({
+      store,
+      dataKeys: context.dataKeys,
+      kek,
+      policy: { allowPrivate: config.didcommAllowPrivateEndpoints },
+      timeoutMs: config.callbackTimeoutSeconds * 1000,
+      now,
+    }),
   });
   const { pending } = context.metrics.callbacks;
   context.metrics.refreshOnScrape(

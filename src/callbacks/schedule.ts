@@ -37,16 +37,6 @@ export const RetryScheduleFromString = new t.Type<RetrySchedule, string, unknown
 export const withJitter = (delayMs: number, random: () => number = Math.random): number =>
   Math.round(delayMs * (0.9 + 0.2 * random()));
 
-/** The longest wait a `Retry-After` can impose: one day, the schedule's longest step. */
-const MAX_RETRY_AFTER_MS = 24 * 3_600_000;
-
-/** `Retry-After` as delta-seconds or an HTTP date, in milliseconds from `now`; undefined if absent or malformed. */
-export const parseRetryAfter = (value: string | null, now: Date): number | undefined => {
-  if (value === null) return undefined;
-  const text = value.trim();
-  const ms = /^\d{1,10}$/.test(text) ? Number(text) * 1000 : Date.parse(text) - now.getTime();
-  return Number.isNaN(ms) ? undefined : Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS);
-};
 
 /**
  * When the attempt after failed attempt number `attempt` is due, or null when none is left.

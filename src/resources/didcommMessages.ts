@@ -1,7 +1,8 @@
 // The `didcomm-messages` kind: `POST /didcomm-messages` records a message from the tenant's DID
 // to a recipient, embedding the tenant's credentials, files and presentations it names (and,
-// unless `disable_transitive_closure`, the credentials those credentials link to). The message is
-// recorded, not transmitted: no DIDComm transport is built yet.
+// unless `disable_transitive_closure`, the credentials those credentials link to). A recipient the
+// connector could never send to is refused here; a recorded message is delivered like a callback
+// (src/didcomm/).
 import type Router from '@koa/router';
 import { randomUUID } from 'node:crypto';
 import * as t from 'io-ts';
@@ -9,13 +10,15 @@ import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { findLatest } from '../../projections/resources.js';
 import { CREDENTIAL_KIND } from '../../streams/credential.js';
 import { Sealed } from '../../streams/dataKey.js';
-import { DIDCOMM_KIND, didcommKeyOwner, didcommStream, didcommMessage, type DidcommMessageEvent, type SendDidcommMessage } from '../../streams/didcommMessage.js';
+import { DIDCOMM_KIND, didcommKeyOwner, didcommStream, didcommMessage, RECIPIENT_PURPOSE, type DidcommMessageEvent, type SendDidcommMessage } from '../../streams/didcommMessage.js';
 import { FILE_KIND } from '../../streams/file.js';
 import { StringMap, type Envelope, type ResourceData } from '../../streams/resource.js';
 import type { DataKeys } from '../crypto/dataKeys.js';
+import { deliveryOfMessage } from '../didcomm/deliveryState.js';
+import { checkRecipient, refusalMessage } from '../didcomm/recipient.js';
 import { readJson } from '../http/body.js';
 import { NonEmptyString, Uuid } from '../http/codecs.js';
-import { HttpError, problem, type FieldError } from '../http/problem.js';
+import { HttpError, invalidValues, problem, type FieldError } from '../http/problem.js';
 import { decode } from '../http/validate.js';
 import type { Sqlite } from '../sqlite/connection.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
@@ -28,11 +31,10 @@ import { createResource, versionedRoutes } from './routes.js';
 import { tenantDid } from './tenantDid.js';
 import { isRecord } from '../../streams/kernel.js';
 
-const PURPOSE = 'didcomm-recipient';
 /** Bound on the credentials one message embeds through links. */
 const MAX_CLOSURE = 100;
 
-export const didcommKind = (deps: Pick<ResourcesContext, 'dataKeys'>): VersionedKind<DidcommMessageEvent, KindCommand<SendDidcommMessage, never>> => ({
+export const didcommKind = (deps: Pick<ResourcesContext, 'dataKeys' | 'runner'>): VersionedKind<DidcommMessageEvent, KindCommand<SendDidcommMessage, never>> => ({
   path: 'didcomm-messages',
   name: DIDCOMM_KIND.name,
   scope: 'resources',
@@ -42,8 +44,9 @@ export const didcommKind = (deps: Pick<ResourcesContext, 'dataKeys'>): Versioned
   render: async (envelope) => {
     const sealed = envelope.data['to'];
     const key = await deps.dataKeys.find(didcommKeyOwner(envelope.id));
-    const to = key && Sealed.is(sealed) ? key.open(sealed, PURPOSE) : null;
-    return { ...envelope, data: { ...envelope.data, to } };
+    const to = key && Sealed.is(sealed) ? key.open(sealed, RECIPIENT_PURPOSE) : null;
+    const { transport: _, ...data } = envelope.data;
+    return { ...envelope, data: { ...data, to, delivery: await deliveryOfMessage(deps.runner.db, envelope) } };
   },
 });
 
@@ -105,7 +108,7 @@ export const sendDidcommMessage = async (deps: SendDeps, tenantId: string, body:
       messageId,
       tenantId,
       from: tenantDid(deps.publicUrl, tenantId),
-      to: key.right.seal(body.data.to, PURPOSE),
+      to: key.right.seal(body.data.to, RECIPIENT_PURPOSE),
       keyId: body.data.key_id.toLowerCase(),
       credentials: items(credentials),
       files: items(files),
@@ -113,6 +116,7 @@ export const sendDidcommMessage = async (deps: SendDeps, tenantId: string, body:
       annotations: body.annotations ?? {},
       labels: body.labels ?? {},
       at: deps.now().toISOString(),
+      transport: 'didcomm/v2',
     },
   });
 };
@@ -123,6 +127,8 @@ export const didcommRoutes = (router: Router, deps: ResourcesContext): void => {
   router.post('/didcomm-messages', requireScope(kind.scope), async (ctx) => {
     const body = decode(SendBody, await readJson(ctx, { limitBytes: JSON_LIMIT }), 'body');
     const tenantId = principalOf(ctx).tenantId;
+    const recipient = await checkRecipient(body.data.to, { allowPrivate: deps.config.didcommAllowPrivateEndpoints });
+    if (isLeft(recipient)) throw new HttpError(invalidValues([{ location: 'body.data.to', message: refusalMessage(recipient.left), value: undefined }]));
     await deps.idempotent(ctx, body, async () => {
       const sent = await sendDidcommMessage({ db: deps.runner.db, dataKeys: deps.dataKeys, publicUrl: deps.config.publicUrl, now: deps.now }, tenantId, body);
       if (isLeft(sent)) throw new HttpError(problem(404, '/problems/not-found', 'Not found', 'A referenced resource does not exist in this tenant.', sent.left.missing));
