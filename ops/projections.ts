@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { allProjections } from '../projections/index.js';
-import type { Config } from '../src/config.js';
+import type { Config } from '../src/config/config.js';
 import { readModelsFile } from '../src/eventstore/open.js';
 import { formatPosition, START, type EventStore, type Position } from '../src/eventstore/port.js';
 import { ProjectionRunner } from '../src/readside/projectionRunner.js';

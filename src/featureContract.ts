@@ -2,7 +2,7 @@
 // either listener, and background work (schedulers, subscribers) started after the listeners
 // and stopped before the stores close. Features are listed in src/app/features.ts.
 import type Router from '@koa/router';
-import type { Config } from './config.js';
+import type { Config } from './config/config.js';
 import type { DataKeys } from './crypto/dataKeys.js';
 import type { EventStore } from './eventstore/port.js';
 import type { Logger } from './log.js';

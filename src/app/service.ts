@@ -10,7 +10,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { allProjections } from '../../projections/index.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { openEventStore, readModelsFile } from '../eventstore/open.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { Feature, ServiceContext } from '../featureContract.js';

@@ -10,6 +10,7 @@ import { deliveriesWithDataToDestroy, dueDeliveries } from '../../projections/de
 import { findTenantCallback } from '../../projections/tenantCallbacks.js';
 import { delivery, deliveryStream, type AttemptOutcome, type CallbackRequest, type Command, type Delivery, type DeliveryState } from '../../streams/delivery.js';
 import { tenant, tenantStream, type TenantCallback } from '../../streams/tenant.js';
+import type { RetrySchedule } from '../config/callbacks.js';
 import type { DataKeys } from '../crypto/dataKeys.js';
 import { handleCommand, loadStream, type Loaded } from '../eventstore/handle.js';
 import type { EventStore } from '../eventstore/port.js';
@@ -19,7 +20,7 @@ import type { Sqlite } from '../sqlite/connection.js';
 import type { SendDidcomm, Sent } from '../didcomm/deliver.js';
 import { postCallback } from './post.js';
 import type { Claim } from './record.js';
-import { nextAttemptAt, type RetrySchedule } from './schedule.js';
+import { nextAttemptAt } from './schedule.js';
 import { webhookHeaders } from './signature.js';
 import { openSecret } from './tenantCallback.js';
 

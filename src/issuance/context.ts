@@ -1,5 +1,5 @@
 // What every issuance step needs, built once by the feature.
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import type { DataKeys } from '../crypto/dataKeys.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../log.js';

@@ -2,7 +2,7 @@
 // credential status, the wallet-facing protocol routes, the served Status List Tokens, and the
 // offer expiry scheduler.
 import Router from '@koa/router';
-import { configVariableNames } from '../config.js';
+import { configVariableNames } from '../config/config.js';
 import { describeSubjectAltName, hostSubjectAltName, loadSigningIdentity, namesIssuer, subjectAltNamesOf, type SigningIdentity } from '../crypto/certificates.js';
 import type { Logger } from '../log.js';
 import type { Feature, ServiceContext } from '../featureContract.js';

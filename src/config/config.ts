@@ -7,14 +7,11 @@ import { isIP } from 'node:net';
 import * as t from 'io-ts';
 import type { Either } from 'fp-ts/lib/Either.js';
 import { isLeft, left, right } from 'fp-ts/lib/Either.js';
-import { durationFromString, HttpBaseUrl, integerFromString, MillisecondsFromString, PortFromString, withMessage } from './http/codecs.js';
-import { LOG_LEVELS } from './log.js';
-import type { LogLevel } from './log.js';
-import { TrustAnchorsFromString } from './trust/trustAnchors.js';
-import { TrustListSourcesFromString } from './trust/trustListSources.js';
-import { CallbackUrl } from './callbacks/url.js';
-import { DEFAULT_RETRY_SCHEDULE, RetryScheduleFromString } from './callbacks/schedule.js';
-import { WebhookSecret } from './callbacks/signature.js';
+import { durationFromString, HttpBaseUrl, integerFromString, MillisecondsFromString, PortFromString, withMessage } from '../http/codecs.js';
+import { LOG_LEVELS } from '../log.js';
+import type { LogLevel } from '../log.js';
+import { TrustAnchorsFromString, TrustListSourcesFromString } from './trust.js';
+import { CallbackUrl, DEFAULT_RETRY_SCHEDULE, RetryScheduleFromString, WebhookSecret } from './callbacks.js';
 
 interface Variable<A> {
   readonly env: string;
