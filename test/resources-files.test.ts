@@ -107,6 +107,20 @@ test('upload, create, read and download a file', async (t) => {
   t.is((await s.management(`/files/${created.body.id}/revisions/2/blob`)).status, 200, 'every revision downloads the same bytes');
 });
 
+test('files sort by DATA_ID, the field the specification names for them: the resource id', async (t) => {
+  const s = service;
+  const labels = { set: 'data-id-sort' };
+  const ids = [];
+  for (const bytes of ['sorted one', 'sorted two', 'sorted three']) ids.push((await createFile(s, await uploaded(s, bytes), { labels })).body.id);
+  const sorted = async (order: 'ASC' | 'DESC') => {
+    const response = await s.management('/files/search', { method: 'POST', headers: json, body: JSON.stringify({ filter: [{ labels: [{ operator: 'EQUAL', key: 'set', value: 'data-id-sort' }] }], sort: [{ field: 'DATA_ID', order }] }) });
+    t.is(response.status, 200);
+    return ((await response.json()) as { items: FileBody[] }).items.map((i) => i.id);
+  };
+  t.deepEqual(await sorted('ASC'), [...ids].sort());
+  t.deepEqual(await sorted('DESC'), [...ids].sort().reverse());
+});
+
 test('create with an unknown, not uploaded, used or foreign blob_id is 404; a malformed one 400', async (t) => {
   const s = service;
   t.is((await createFile(s, randomUUID())).status, 404);

@@ -20,6 +20,7 @@ import { decode } from '../http/validate.js';
 import type { Sqlite } from '../sqlite/connection.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import type { BlobStore } from '../blobStore.js';
+import { DATA_ID_SORT } from './search.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import type { KindCommand } from '../../streams/resource.js';
 import type { VersionedKind } from './kind.js';
@@ -42,7 +43,7 @@ export const credentialsKind: VersionedKind<CredentialEvent, KindCommand<ImportC
       linked_credentials: { linked: 'linked_credential_refs' },
       linked_files: { linked: 'linked_file_refs' },
     },
-    sorts: { DATA_VALID_FROM: 'valid_from', DATA_VALID_UNTIL: 'valid_until' },
+    sorts: { DATA_ID: DATA_ID_SORT, DATA_VALID_FROM: 'valid_from', DATA_VALID_UNTIL: 'valid_until' },
   },
 };
 

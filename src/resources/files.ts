@@ -21,7 +21,7 @@ import { etagOfEnvelope } from './envelope.js';
 import { claimFileContent, heldAt, releaseFileContentAt } from './fileContent.js';
 import type { KindCommand } from '../../streams/resource.js';
 import type { VersionedKind } from './kind.js';
-import type { DataSearch } from './search.js';
+import { DATA_ID_SORT, type DataSearch } from './search.js';
 import { createResource, metadataOf, readableAddressOf, revisionOf, versionedRoutes } from './routes.js';
 import type { Uploads } from './uploads.js';
 
@@ -29,7 +29,7 @@ const SAME_CONTENT = 'A live file with the same content (digest_multibase) exist
 
 export const FILE_SEARCH: DataSearch = {
   filters: { content_type: 'EQUAL_STRING', digest_multibase: 'EQUAL_STRING', filename: 'EQUAL_STRING', filesize: 'EQUAL_INTEGER' },
-  sorts: { DATA_CONTENT_TYPE: 'content_type', DATA_FILENAME: 'filename', DATA_FILESIZE: 'filesize' },
+  sorts: { DATA_ID: DATA_ID_SORT, DATA_CONTENT_TYPE: 'content_type', DATA_FILENAME: 'filename', DATA_FILESIZE: 'filesize' },
 };
 
 const contentOf = (envelope: Envelope) => ({ tenantId: envelope.tenantId, digestMultibase: String(envelope.data['digest_multibase']), fileId: envelope.id });

@@ -30,8 +30,8 @@ export type DataFilter =
 /** How a kind's `data` can be searched: filter fields and sort fields, by their wire names. */
 export interface DataSearch {
   readonly filters: Readonly<Record<string, DataFilter>>;
-  /** Sort field name (`DATA_EXPIRATION`) -> `data` member. */
-  readonly sorts: Readonly<Record<string, string>>;
+  /** Sort field name (`DATA_EXPIRATION`) -> `data` member, or the envelope column it sorts by. */
+  readonly sorts: Readonly<Record<string, string | SortKey>>;
 }
 
 /** A kind searched by its envelope alone. */
@@ -109,6 +109,12 @@ export const ENVELOPE_SORTS: Readonly<Record<string, SortKey>> = {
   REVISION: { column: 'revision' },
 };
 
+/**
+ * `DATA_ID`, the sort field the resource API specification names for credentials and files:
+ * their `data` has no `id` member, so it sorts by the resource's id, as `ID` does.
+ */
+export const DATA_ID_SORT: SortKey = { column: 'id' };
+
 const filterCodec = (filter: DataFilter): t.Mixed => {
   if (typeof filter === 'object') return EnvelopeFilter;
   switch (filter) {
@@ -160,7 +166,7 @@ export const searcher = (kindName: string, data: DataSearch, { only, render }: S
   );
   const sortFields: Record<string, SortKey> = {
     ...ENVELOPE_SORTS,
-    ...Object.fromEntries(Object.entries(data.sorts).map(([field, member]) => [field, { member }])),
+    ...Object.fromEntries(Object.entries(data.sorts).map(([field, key]) => [field, typeof key === 'string' ? { member: key } : key])),
   };
   const SortItem = t.type({
     field: t.keyof(Object.fromEntries(Object.keys(sortFields).map((f) => [f, null])) as Record<string, null>),
