@@ -51,7 +51,7 @@ const selected = (issuerSigned: IssuerSigned, options: PresentMdocOptions): Map<
       const identifier = !isLeft(decoded) && decoded.right instanceof Map ? decoded.right.get('elementIdentifier') : undefined;
       return options.disclose.some(([ns, element]) => ns === namespace && element === identifier);
     });
-    if (chosen.length > 0) nameSpaces.set(namespace, chosen.map((item) => new Tag(options.tamper ? options.tamper(namespace, item) : item, 24)));
+    if (chosen.length > 0) nameSpaces.set(namespace, chosen.map((item) => new Tag(24, options.tamper ? options.tamper(namespace, item) : item)));
   }
   return nameSpaces;
 };

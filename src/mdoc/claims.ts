@@ -16,8 +16,8 @@ export const cborToJson = (value: unknown): unknown => {
   if (value instanceof Date) return tdateText(value);
   if (value instanceof Uint8Array) return Buffer.from(value).toString('base64url');
   if (value instanceof Tag) {
-    if (value.tag === FULL_DATE_DAYS && typeof value.value === 'number') return daysToFullDate(value.value);
-    return cborToJson(value.value);
+    if (value.tag === FULL_DATE_DAYS && typeof value.contents === 'number') return daysToFullDate(value.contents);
+    return cborToJson(value.contents);
   }
   if (value instanceof Map) {
     const object: Record<string, unknown> = {};
@@ -32,7 +32,7 @@ export const cborToJson = (value: unknown): unknown => {
 };
 
 /** A full-date element value (`YYYY-MM-DD`), tag 1004. */
-export const fullDate = (text: string): Tag => new Tag(text, FULL_DATE);
+export const fullDate = (text: string): Tag => new Tag(FULL_DATE, text);
 
 /** A tdate element value, tag 0. */
-export const tdate = (date: Date): Tag => new Tag(tdateText(date), TDATE);
+export const tdate = (date: Date): Tag => new Tag(TDATE, tdateText(date));

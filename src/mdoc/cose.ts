@@ -22,7 +22,7 @@ export interface CoseSign1 {
 }
 
 export const parseCoseSign1 = (value: unknown, name: string): Either<string, CoseSign1> => {
-  const untagged = value instanceof Tag && value.tag === COSE_SIGN1_TAG ? value.value : value;
+  const untagged = value instanceof Tag && value.tag === COSE_SIGN1_TAG ? value.contents : value;
   if (!Array.isArray(untagged) || untagged.length !== 4) return left(`${name} is not a COSE_Sign1`);
   const [protectedBytes, unprotectedHeader, payload, signature] = untagged as unknown[];
   if (!isBytes(protectedBytes) || !isMap(unprotectedHeader) || !(payload === null || isBytes(payload)) || !isBytes(signature)) {

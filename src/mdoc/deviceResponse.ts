@@ -59,7 +59,7 @@ const verifyDeviceSigned = (deviceSigned: unknown, verified: VerifiedIssuerSigne
   const signature = parseCoseSign1(deviceAuth.get('deviceSignature'), 'deviceSignature');
   if (isLeft(signature)) return signature.left;
   if (signature.right.payload !== null) return 'deviceSignature payload is not detached';
-  const deviceAuthentication = encodeCbor(dataItem(['DeviceAuthentication', sessionTranscript(handover), docType, new Tag(nameSpacesBytes, 24)]));
+  const deviceAuthentication = encodeCbor(dataItem(['DeviceAuthentication', sessionTranscript(handover), docType, new Tag(24, nameSpacesBytes)]));
   return verifyCoseSign1(signature.right, publicKeyOf(verified.mso.deviceKey), deviceAuthentication)
     ? undefined
     : 'deviceSignature does not verify with the MSO device key over this request\'s SessionTranscript';
