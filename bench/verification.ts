@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { compactDecrypt, compactVerify, type JWK } from 'jose';
 import { createCertificateAuthority, createLeafCertificate, signingIdentity, x509HashClientId } from '../src/crypto/certificates.js';
-import { credentialStatusCheckerFromConfig, type CredentialStatusChecker } from '../src/status/statusCheck.js';
+import { credentialStatusCheckerFromConfig, type CredentialStatusChecker } from '../src/verification/status/statusCheck.js';
 import { trustVerifierFromConfig, type TrustVerifier } from '../src/trust/issuerTrust.js';
 import { signRequestObject, type Verifier } from '../src/verification/requestObject.js';
 import { verifySdJwtVcPresentation } from '../src/verification/sdJwtVc.js';

@@ -10,7 +10,7 @@ import { isLeft } from 'fp-ts/lib/Either.js';
 import { generateWebhookSecret } from '../src/callbacks/signature.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
-import { startService } from '../src/service.js';
+import { startService } from '../src/app/service.js';
 import { withReachablePublicUrl } from './ports.js';
 import { startCallbackReceiver, type CallbackReceiver } from './receiver.js';
 

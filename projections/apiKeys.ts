@@ -1,8 +1,7 @@
 // Read model of API keys for authentication: found by the hash of the presented secret.
 import { apiKey, Scope } from '../streams/apiKey.js';
 import { decodeRecorded, inCategory } from '../streams/event.js';
-import type { Sqlite } from '../src/sqlite.js';
-import { change, type Projection } from './projection.js';
+import { change, type Projection, type SqlReader } from './projection.js';
 
 export const apiKeysProjection: Projection = {
   name: 'api_keys',
@@ -55,7 +54,7 @@ export interface ApiKeyRow {
 /** The scopes column, as recorded. */
 const scopesOf = (column: string): Scope[] => (JSON.parse(column) as unknown[]).filter(Scope.is);
 
-export const findApiKeyBySecretHash = async (db: Sqlite, secretHash: string): Promise<ApiKeyRow | undefined> => {
+export const findApiKeyBySecretHash = async (db: SqlReader, secretHash: string): Promise<ApiKeyRow | undefined> => {
   const row = db.get<{
     key_id: string; tenant_id: string; secret_hash: string; scopes: string; expiration: string | null; deleted_at: string | null;
   }>('SELECT key_id, tenant_id, secret_hash, scopes, expiration, deleted_at FROM api_keys WHERE secret_hash = ?', [secretHash]);
@@ -81,7 +80,7 @@ export interface ApiKeyListing {
 }
 
 /** Keys, revoked ones included, oldest first; of one tenant when given. */
-export const listApiKeys = (db: Sqlite, filter: { readonly tenantId?: string | undefined }): ApiKeyListing[] =>
+export const listApiKeys = (db: SqlReader, filter: { readonly tenantId?: string | undefined }): ApiKeyListing[] =>
   db
     .all<{ key_id: string; tenant_id: string; scopes: string; expiration: string | null; created_at: string; deleted_at: string | null }>(
       `SELECT key_id, tenant_id, scopes, expiration, created_at, deleted_at FROM api_keys

@@ -3,9 +3,8 @@
 // authority: the deliverer re-reads a stream before it claims it.
 import { delivery, type DeliveryStatus } from '../streams/delivery.js';
 import { decodeRecorded, inCategory } from '../streams/event.js';
-import { parsePosition, type Position } from '../src/eventstore/port.js';
-import type { Sqlite } from '../src/sqlite.js';
-import { change, type Projection } from './projection.js';
+import { parsePosition, type Position } from '../streams/kernel.js';
+import { change, type Projection, type SqlReader } from './projection.js';
 
 export const deliveriesProjection: Projection = {
   name: 'deliveries',
@@ -115,7 +114,7 @@ export const deliveriesProjection: Projection = {
 };
 
 /** Pending deliveries whose next attempt is due and whose claim (if any) has lapsed, oldest first. */
-export const dueDeliveries = async (db: Sqlite, now: Date, limit: number): Promise<string[]> => {
+export const dueDeliveries = async (db: SqlReader, now: Date, limit: number): Promise<string[]> => {
   const iso = now.toISOString();
   const rows = db.all<{ delivery_id: string }>(
     `SELECT delivery_id FROM deliveries
@@ -127,11 +126,11 @@ export const dueDeliveries = async (db: Sqlite, now: Date, limit: number): Promi
 };
 
 /** Deliveries recorded and not yet ended (delivered, abandoned or undeliverable): the queue, for metrics. */
-export const countPendingDeliveries = async (db: Sqlite): Promise<number> =>
+export const countPendingDeliveries = async (db: SqlReader): Promise<number> =>
   db.get<{ n: number }>("SELECT COUNT(*) AS n FROM deliveries WHERE state = 'pending'")?.n ?? 0;
 
 /** Ended deliveries whose flow data key is not yet recorded as destroyed. */
-export const deliveriesWithDataToDestroy = async (db: Sqlite, limit: number): Promise<string[]> => {
+export const deliveriesWithDataToDestroy = async (db: SqlReader, limit: number): Promise<string[]> => {
   const rows = db.all<{ delivery_id: string }>(
     `SELECT delivery_id FROM deliveries
      WHERE state <> 'pending' AND sealed_owner_id IS NOT NULL AND data_destroyed = 0 LIMIT ?`,
@@ -145,7 +144,7 @@ export const deliveriesWithDataToDestroy = async (db: Sqlite, limit: number): Pr
  * `$all` order, so everything before it is recorded too: this is the recorder's checkpoint,
  * derived from the delivery streams themselves.
  */
-export const lastRecordedSource = async (db: Sqlite): Promise<Position | undefined> => {
+export const lastRecordedSource = async (db: SqlReader): Promise<Position | undefined> => {
   const row = db.get<{ source_position: string }>(
     'SELECT source_position FROM deliveries ORDER BY source_commit DESC, source_prepare DESC LIMIT 1',
   );
@@ -181,7 +180,7 @@ export interface DeliveryListing extends DeliveryRow {
 }
 
 export const listDeliveries = async (
-  db: Sqlite,
+  db: SqlReader,
   filter: { readonly tenantId?: string | undefined; readonly states?: readonly DeliveryStatus[] | undefined },
 ): Promise<DeliveryListing[]> => {
   const where: string[] = [];

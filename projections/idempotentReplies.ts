@@ -4,8 +4,7 @@
 // the authority (the scheduler re-reads it before it records a shred).
 import { decodeRecorded, inCategory } from '../streams/event.js';
 import { idempotency } from '../streams/idempotency.js';
-import type { Sqlite } from '../src/sqlite.js';
-import { change, type Projection } from './projection.js';
+import { change, type Projection, type SqlReader } from './projection.js';
 
 export const idempotentRepliesProjection: Projection = {
   name: 'idempotent-replies',
@@ -50,7 +49,7 @@ export interface ExpiredReply {
  * from just after `after` (a page's last row), so a caller can page through while its own shreds
  * are still on their way to this read model.
  */
-export const repliesPastExpiry = (db: Sqlite, now: string, after: ExpiredReply | undefined, limit: number): ExpiredReply[] =>
+export const repliesPastExpiry = (db: SqlReader, now: string, after: ExpiredReply | undefined, limit: number): ExpiredReply[] =>
   db
     .all<{ stream_id: string; claim_id: string; expires_at: string }>(
       `SELECT stream_id, claim_id, expires_at FROM idempotent_replies

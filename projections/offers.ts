@@ -3,8 +3,7 @@
 // yet purged). The claims are not here: they exist only sealed in the offer stream.
 import { decodeRecorded, inCategory } from '../streams/event.js';
 import { offer, type OfferStatus } from '../streams/offer.js';
-import type { Sqlite } from '../src/sqlite.js';
-import { change, type Projection } from './projection.js';
+import { change, type Projection, type SqlReader } from './projection.js';
 
 export const offersProjection: Projection = {
   name: 'offers',
@@ -69,17 +68,17 @@ export interface OfferRow {
   readonly claims_purged: number;
 }
 
-export const findOffer = (db: Sqlite, tenantId: string, offerId: string) =>
+export const findOffer = (db: SqlReader, tenantId: string, offerId: string) =>
   db.get<OfferRow & Record<string, string | number | null>>('SELECT * FROM offers WHERE offer_id = ? AND tenant_id = ?', [offerId, tenantId]);
 
 /** Open offers whose time-to-live has passed at `now` (ISO 8601). */
-export const offersPastExpiry = async (db: Sqlite, now: string, limit: number): Promise<string[]> =>
+export const offersPastExpiry = async (db: SqlReader, now: string, limit: number): Promise<string[]> =>
   (db.all<{ offer_id: string }>(`SELECT offer_id FROM offers WHERE status = 'OFFER_CREATED' AND expires_at <= ? LIMIT ?`, [now, limit])).map(
     (r) => r.offer_id,
   );
 
 /** Ended offers whose data key was not destroyed, ended before `before` (ISO 8601). */
-export const offersToPurge = async (db: Sqlite, before: string, limit: number): Promise<string[]> =>
+export const offersToPurge = async (db: SqlReader, before: string, limit: number): Promise<string[]> =>
   (
     db.all<{ offer_id: string }>(
       `SELECT offer_id FROM offers WHERE claims_purged = 0 AND ended_at IS NOT NULL AND ended_at <= ? LIMIT ?`,

@@ -3,8 +3,7 @@
 // itself is decided on the stream (src/verification/response.ts, expirePresentation).
 import { decodeRecorded, inCategory } from '../streams/event.js';
 import { presentation, statusOf } from '../streams/presentation.js';
-import type { Sqlite } from '../src/sqlite.js';
-import { change, type Projection } from './projection.js';
+import { change, type Projection, type SqlReader } from './projection.js';
 
 export const presentationsProjection: Projection = {
   name: 'presentations',
@@ -40,7 +39,7 @@ export const presentationsProjection: Projection = {
 };
 
 /** Open sessions whose expiry has passed at `nowMs`, oldest first. */
-export const findExpiredPresentations = async (db: Sqlite, nowMs: number, limit: number): Promise<readonly string[]> =>
+export const findExpiredPresentations = async (db: SqlReader, nowMs: number, limit: number): Promise<readonly string[]> =>
   (
     db.all<{ state: string }>(
       `SELECT state FROM presentations WHERE status = 'OPEN' AND expires_at_ms <= ? ORDER BY expires_at_ms LIMIT ?`,

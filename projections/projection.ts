@@ -1,8 +1,19 @@
 // A read model: the tables it owns and a pure function from a recorded event to the SQL
 // changes it makes. The runner (src/projection-runner.ts) applies the changes and the
 // checkpoint in one transaction.
-import type { RecordedEvent } from '../src/eventstore/port.js';
-import type { SqlValue } from '../src/sqlite.js';
+import type { RecordedEvent } from '../streams/kernel.js';
+
+export type SqlValue = string | number | null | Buffer;
+export type Row = Record<string, SqlValue>;
+
+/**
+ * What a read model's queries ask of the database they read: `src/sqlite.ts`'s `Sqlite` is one.
+ * Declared here so that projections/ stands on streams/ alone.
+ */
+export interface SqlReader {
+  get<T extends Row = Row>(sql: string, params?: readonly SqlValue[]): T | undefined;
+  all<T extends Row = Row>(sql: string, params?: readonly SqlValue[]): T[];
+}
 
 export interface SqlChange {
   readonly sql: string;

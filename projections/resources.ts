@@ -10,9 +10,8 @@ import { decodeRecorded, inCategory } from '../streams/event.js';
 import { file, fileResourceChange } from '../streams/file.js';
 import { schema, schemaResourceChange } from '../streams/schema.js';
 import { etagOf, type Envelope, type ResourceChange, type ResourceData, type StringMap } from '../streams/resource.js';
-import type { RecordedEvent } from '../src/eventstore/port.js';
-import type { Sqlite, SqlValue } from '../src/sqlite.js';
-import { change, type Projection, type SqlChange } from './projection.js';
+import type { RecordedEvent } from '../streams/kernel.js';
+import { change, type Projection, type SqlChange, type SqlReader, type SqlValue } from './projection.js';
 
 /** The stream categories holding resources, and how their events change the envelope. */
 const sources: readonly { readonly category: string; readonly changeOf: (recorded: RecordedEvent) => ResourceChange }[] = [
@@ -165,20 +164,20 @@ export interface ResourceAddress {
   readonly id: string;
 }
 
-export const findLatest = async (db: Sqlite, a: ResourceAddress): Promise<Envelope | undefined> => {
+export const findLatest = async (db: SqlReader, a: ResourceAddress): Promise<Envelope | undefined> => {
   const row = db.get<ResourceRow>('SELECT * FROM resources WHERE id = ? AND tenant_id = ? AND kind = ?', [a.id, a.tenantId, a.kind]);
   return row && envelopeOfRow(row);
 };
 
 /** Every revision, oldest first; empty when the tenant has no such resource. */
-export const findHistory = async (db: Sqlite, a: ResourceAddress): Promise<Envelope[]> =>
+export const findHistory = async (db: SqlReader, a: ResourceAddress): Promise<Envelope[]> =>
   (
     db.all<ResourceRow>('SELECT * FROM resource_revisions WHERE id = ? AND tenant_id = ? AND kind = ? ORDER BY revision', [
       a.id, a.tenantId, a.kind,
     ])
   ).map(envelopeOfRow);
 
-export const findRevision = async (db: Sqlite, a: ResourceAddress, revision: number): Promise<Envelope | undefined> => {
+export const findRevision = async (db: SqlReader, a: ResourceAddress, revision: number): Promise<Envelope | undefined> => {
   const row = db.get<ResourceRow>('SELECT * FROM resource_revisions WHERE id = ? AND revision = ? AND tenant_id = ? AND kind = ?', [
     a.id, revision, a.tenantId, a.kind,
   ]);

@@ -1,13 +1,12 @@
 // Read model of the issuer's Status Lists: each list's size and a version that moves with every
 // status change in it, and every allocated entry with its offer and Status Type. The public route
-// builds each Status List Token from it (src/status/publication.ts), so a list is a projection of
+// builds each Status List Token from it (src/issuance/status/publication.ts), so a list is a projection of
 // the credential-status events; only entries that are not VALID need reading to build one.
 import * as credentialStatus from '../streams/credentialStatus.js';
 import { decodeRecorded, inCategory } from '../streams/event.js';
 import * as statusIndex from '../streams/statusIndex.js';
-import type { Sqlite } from '../src/sqlite.js';
-import { STATUS } from '../src/status/statusList.js';
-import { change, type Projection, type SqlChange } from './projection.js';
+import { STATUS } from '../streams/statusType.js';
+import { change, type Projection, type SqlChange, type SqlReader } from './projection.js';
 
 /** The Status Type each change leaves in the list. */
 const statusAfter = { CredentialSuspended: STATUS.SUSPENDED, CredentialRevoked: STATUS.INVALID, CredentialReinstated: STATUS.VALID } as const;
@@ -61,13 +60,13 @@ export interface StatusListRow {
   readonly version: number;
 }
 
-export const findStatusList = (db: Sqlite, listId: number): StatusListRow | undefined =>
+export const findStatusList = (db: SqlReader, listId: number): StatusListRow | undefined =>
   db.get<StatusListRow & Record<string, number>>('SELECT list_id, size, version FROM status_lists WHERE list_id = ?', [listId]);
 
 /** The list allocations go to unless it is full: the one started last. */
-export const latestStatusList = (db: Sqlite): StatusListRow | undefined =>
+export const latestStatusList = (db: SqlReader): StatusListRow | undefined =>
   db.get<StatusListRow & Record<string, number>>('SELECT list_id, size, version FROM status_lists ORDER BY list_id DESC LIMIT 1');
 
 /** The entries of a list whose status is not VALID, as (idx, Status Type). */
-export const nonValidEntries = (db: Sqlite, listId: number): [number, number][] =>
+export const nonValidEntries = (db: SqlReader, listId: number): [number, number][] =>
   db.all<{ idx: number; status: number }>('SELECT idx, status FROM status_list_entries WHERE list_id = ? AND status <> 0', [listId]).map((r) => [r.idx, r.status]);

@@ -4,8 +4,7 @@ import { isRight } from 'fp-ts/lib/Either.js';
 import { Sealed } from '../streams/dataKey.js';
 import { decodeRecorded, inCategory } from '../streams/event.js';
 import { tenant, type TenantCallback } from '../streams/tenant.js';
-import type { Sqlite } from '../src/sqlite.js';
-import { change, type Projection } from './projection.js';
+import { change, type Projection, type SqlReader } from './projection.js';
 
 export const tenantCallbacksProjection: Projection = {
   name: 'tenant_callbacks',
@@ -31,7 +30,7 @@ export const tenantCallbacksProjection: Projection = {
   },
 };
 
-export const findTenantCallback = async (db: Sqlite, tenantId: string): Promise<TenantCallback | undefined> => {
+export const findTenantCallback = async (db: SqlReader, tenantId: string): Promise<TenantCallback | undefined> => {
   const row = db.get<{ url: string; secret: string }>('SELECT url, secret FROM tenant_callbacks WHERE tenant_id = ?', [tenantId]);
   if (!row) return undefined;
   const secret = Sealed.decode(JSON.parse(row.secret));

@@ -1,8 +1,7 @@
 // Read model of tenants, for the ops tool and for "has the store any tenant yet?".
 import { decodeRecorded, inCategory } from '../streams/event.js';
 import { tenant } from '../streams/tenant.js';
-import type { Sqlite } from '../src/sqlite.js';
-import { change, type Projection } from './projection.js';
+import { change, type Projection, type SqlReader } from './projection.js';
 
 export const tenantsProjection: Projection = {
   name: 'tenants',
@@ -26,12 +25,12 @@ export interface TenantRow {
   readonly created_at: string;
 }
 
-export const countTenants = async (db: Sqlite): Promise<number> =>
+export const countTenants = async (db: SqlReader): Promise<number> =>
   Number((db.get<{ n: number }>('SELECT COUNT(*) AS n FROM tenants'))?.n ?? 0);
 
-export const findTenant = (db: Sqlite, tenantId: string) =>
+export const findTenant = (db: SqlReader, tenantId: string) =>
   db.get<TenantRow & Record<string, string>>('SELECT * FROM tenants WHERE tenant_id = ?', [tenantId]);
 
 /** Every tenant, oldest first. */
-export const listTenants = (db: Sqlite): TenantRow[] =>
+export const listTenants = (db: SqlReader): TenantRow[] =>
   db.all<TenantRow & Record<string, string>>('SELECT tenant_id, name, created_at FROM tenants ORDER BY created_at, tenant_id');

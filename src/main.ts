@@ -4,7 +4,7 @@ import cluster from 'node:cluster';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { loadConfig } from './config.js';
 import { createLogger } from './log.js';
-import { startService } from './service.js';
+import { startService } from './app/service.js';
 import { startPrimary } from './workers/primary.js';
 import { startWorker } from './workers/worker.js';
 

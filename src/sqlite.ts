@@ -7,9 +7,9 @@
 // can run on the connection, or anywhere in the process, between its statements.
 import { closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import type { Row, SqlValue } from '../projections/projection.js';
 
-export type SqlValue = string | number | null | Buffer;
-export type Row = Record<string, SqlValue>;
+export type { Row, SqlValue };
 
 export interface RunResult {
   readonly changes: number;

@@ -1,7 +1,7 @@
 // The kernel the write side and the store share: what an event is on the wire (Json, the recorded
-// event and its place in `$all`), how streams are named, and how logs show a stream. Everything
-// under `streams/` depends on this and nothing in `src/`; the event store port
-// (src/eventstore/port.ts) builds on it.
+// event and its place in `$all`, written `commit/prepare`), how streams are named, and how logs
+// show a stream. Everything under `streams/` depends on this and nothing in `src/`; the event
+// store port (src/eventstore/port.ts) builds on it, and projections/ reads positions with it.
 import { createHash, timingSafeEqual } from 'node:crypto';
 
 /** A JSON value as it travels in event data and metadata. */
@@ -15,6 +15,14 @@ export interface Position {
   readonly commit: bigint;
   readonly prepare: bigint;
 }
+
+/** Positions travel as `commit/prepare` strings in JSON, logs and checkpoints. */
+export const formatPosition = (p: Position): string => `${p.commit}/${p.prepare}`;
+
+export const parsePosition = (text: string): Position | undefined => {
+  const m = /^(\d{1,20})\/(\d{1,20})$/.exec(text);
+  return m ? { commit: BigInt(m[1]!), prepare: BigInt(m[2]!) } : undefined;
+};
 
 /**
  * An event to append. `id` is a UUID chosen by the writer: it makes a retried append idempotent.

@@ -5,7 +5,7 @@
 // Allocation"). An entry whose credential was then not issued stays taken: it reads VALID in its
 // list like any unused one.
 //
-// Pure: the list, the index (chosen at random by src/status/allocation.ts) and the time come in
+// Pure: the list, the index (chosen at random by src/issuance/status/allocation.ts) and the time come in
 // the command.
 import * as t from 'io-ts';
 import { left, right, type Either } from 'fp-ts/lib/Either.js';

@@ -16,7 +16,7 @@
 import * as t from 'io-ts';
 import type { Either } from 'fp-ts/lib/Either.js';
 import { left, right } from 'fp-ts/lib/Either.js';
-import { streamName } from '../src/eventstore/port.js';
+import { streamName } from './kernel.js';
 import { eventCodec, type Decider } from './event.js';
 
 export const category = 'trustList';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultKekFile, KEK_FILE, loadKek } from '../src/crypto/kek.js';
 import { createLogger, silentLogger, type Logger } from '../src/log.js';
-import { startService } from '../src/service.js';
+import { startService } from '../src/app/service.js';
 import { testConfig } from './support/service.js';
 
 const withDir = async (body: (dir: string) => Promise<void>): Promise<void> => {

@@ -1,4 +1,4 @@
-// The OpenAPI document (src/http/openapi/): valid OpenAPI 3.1, served without an API key, in step
+// The OpenAPI document (src/app/openapiDocument.ts): valid OpenAPI 3.1, served without an API key, in step
 // with the routers both ways, and describing what the service answers. Every other end-to-end
 // test checks the answers it receives against it too (test/support/openapi.ts).
 import test from 'ava';
@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { validate } from '@readme/openapi-parser';
 import { METHODS as ALL_METHODS } from '../src/http/openapi/components.js';
-import { openApiDocument, SERVICE_VERSION, type OpenApiDocument } from '../src/http/openapi/document.js';
+import { openApiDocument, SERVICE_VERSION, type OpenApiDocument } from '../src/app/openapiDocument.js';
 import type { Method, PathItem } from '../src/http/openapi/types.js';
 import { assertDocumented, listenersOf, schemaProblems, type Listener } from './support/openapi.js';
 import { startTestService, type TestService } from './support/service.js';
@@ -66,7 +66,7 @@ test('every route of both listeners is in the document, and every operation in i
   for (const listener of ['management', 'public'] as const) {
     const routed = new Set(s.service.routes[listener].map((r) => `${r.method} ${openApiTemplate(r.path)}`));
     const described = documented(document, listener);
-    t.deepEqual(difference(routed, described), [], `${listener} routes missing from the document (add them to src/http/openapi/)`);
+    t.deepEqual(difference(routed, described), [], `${listener} routes missing from the document (add them to the feature's openapi.ts)`);
     t.deepEqual(difference(described, routed), [], `${listener} operations of the document that nothing routes`);
   }
   t.true(documented(document, 'management').has('GET /openapi.json'));

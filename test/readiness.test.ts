@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isRight } from 'fp-ts/lib/Either.js';
 import type { EventStore } from '../src/eventstore/port.js';
-import { healthRouter, publicApp, startingApp } from '../src/http/apps.js';
+import { healthRouter, publicApp, startingApp } from '../src/app/apps.js';
 import { silentLogger } from '../src/log.js';
 import { createMetrics } from '../src/metrics/metrics.js';
 import { acknowledgeQuarantine } from '../src/quarantine.js';

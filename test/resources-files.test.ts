@@ -3,7 +3,7 @@
 import test from 'ava';
 import { createHash, randomUUID } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
-import { base58btc, digestMultibaseOf } from '../src/resources/blobStore.js';
+import { base58btc, digestMultibaseOf } from '../src/blobStore.js';
 import { createApiKey, createTenant } from '../src/tenancy/commands.js';
 import { startTestService, type TestService } from './support/service.js';
 

@@ -9,7 +9,7 @@ import { credentialStatus, credentialStatusStream } from '../streams/credentialS
 import { loadStream } from '../src/eventstore/handle.js';
 import type { EventStore } from '../src/eventstore/port.js';
 import type { ProjectionRunner } from '../src/projection-runner.js';
-import { createStatusAllocator, type StatusAllocator } from '../src/status/allocation.js';
+import { createStatusAllocator, type StatusAllocator } from '../src/issuance/status/allocation.js';
 import { openRunner, openStore } from './support/readmodels.js';
 import { rightOf } from './support/either.js';
 

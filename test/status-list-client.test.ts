@@ -5,8 +5,8 @@
 import test from 'ava';
 import { deflateSync } from 'node:zlib';
 import { isLeft } from 'fp-ts/lib/Either.js';
-import { createStatusListClient, type StatusListClientOptions } from '../src/status/statusListClient.js';
-import { statusAt } from '../src/status/statusList.js';
+import { createStatusListClient, type StatusListClientOptions } from '../src/verification/status/statusListClient.js';
+import { statusAt } from '../src/statusList/statusList.js';
 import { createCrlChecker } from '../src/trust/crl.js';
 import { createTrustVerifier } from '../src/trust/issuerTrust.js';
 import { createTestIssuer, type TestIssuer } from './support/credentials.js';

@@ -3,7 +3,7 @@
 // and malformed or oversized lists are refused with a reason.
 import test from 'ava';
 import { deflateSync } from 'node:zlib';
-import { buildStatusList, decodeLst, encodeLst, sizeOf, statusAt, type Bits, type StatusList } from '../src/status/statusList.js';
+import { buildStatusList, decodeLst, encodeLst, sizeOf, statusAt, type Bits, type StatusList } from '../src/statusList/statusList.js';
 import { leftOf, rightOf } from './support/either.js';
 
 const MAX = 1 << 20;

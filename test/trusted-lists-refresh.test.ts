@@ -10,7 +10,7 @@ import test from 'ava';
 import type { EventStore } from '../src/eventstore/port.js';
 import { openSqliteEventStore } from '../src/eventstore/sqlite.js';
 import { createLogger } from '../src/log.js';
-import { directoryBlobStore } from '../src/resources/blobStore.js';
+import { directoryBlobStore } from '../src/blobStore.js';
 import { trustListStream } from '../streams/trustList.js';
 import { listKey } from '../src/trust/listRecord.js';
 import { resolveIssuer } from '../src/trust/matching.js';

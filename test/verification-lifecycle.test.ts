@@ -8,7 +8,7 @@ import { presentationCallback } from '../src/callbacks/presentationCallback.js';
 import type { DataKey } from '../src/crypto/dataKeys.js';
 import { open, seal } from '../src/crypto/seal.js';
 import type { EventStore, Json } from '../src/eventstore/port.js';
-import { credentialStatusCheckerFromConfig } from '../src/status/statusCheck.js';
+import { credentialStatusCheckerFromConfig } from '../src/verification/status/statusCheck.js';
 import { trustVerifierFromConfig } from '../src/trust/issuerTrust.js';
 import { verifySdJwtVcPresentation } from '../src/verification/sdJwtVc.js';
 import type { PresentationVerifier } from '../src/verification/vpToken.js';

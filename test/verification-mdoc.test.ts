@@ -9,9 +9,9 @@ import { createCertificateAuthority, createLeafCertificate, type CertifiedKey } 
 import { fullDate } from '../src/mdoc/claims.js';
 import { buildIssuerSigned } from '../src/mdoc/issuerSigned.js';
 import { jwkThumbprintBytes } from '../src/mdoc/sessionTranscript.js';
-import { createCredentialStatusChecker, type CredentialStatusChecker } from '../src/status/statusCheck.js';
-import { buildStatusList } from '../src/status/statusList.js';
-import type { StatusListClient } from '../src/status/statusListClient.js';
+import { createCredentialStatusChecker, type CredentialStatusChecker } from '../src/verification/status/statusCheck.js';
+import { buildStatusList } from '../src/statusList/statusList.js';
+import type { StatusListClient } from '../src/verification/status/statusListClient.js';
 import { createCrlChecker } from '../src/trust/crl.js';
 import { createTrustVerifier, type TrustVerifier } from '../src/trust/issuerTrust.js';
 import { verifyMsoMdocPresentation, type MdocPresentationContext, type MdocRequirements } from '../src/verification/msoMdoc.js';

@@ -9,8 +9,8 @@ import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { createCertificateAuthority, createCrl, generateP256KeyPair, x5cOf } from '../src/crypto/certificates.js';
 import { x509 } from '../src/crypto/x509.js';
 import { createCrlChecker } from '../src/trust/crl.js';
-import { createCredentialStatusChecker } from '../src/status/statusCheck.js';
-import { createStatusListClient } from '../src/status/statusListClient.js';
+import { createCredentialStatusChecker } from '../src/verification/status/statusCheck.js';
+import { createStatusListClient } from '../src/verification/status/statusListClient.js';
 import { createTrustVerifier, type TrustVerifier } from '../src/trust/issuerTrust.js';
 import {
   verifySdJwtVcPresentation,

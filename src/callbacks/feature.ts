@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { countPendingDeliveries, lastRecordedSource } from '../../projections/deliveries.js';
 import { START } from '../eventstore/port.js';
-import type { Feature, ServiceContext } from '../feature.js';
+import type { Feature, ServiceContext } from '../featureContract.js';
 import { startPeriodic, type Periodic } from '../periodic.js';
 import { BOOTSTRAP_TENANT_ID } from '../tenancy/bootstrap.js';
 import { Deliverer } from './deliver.js';

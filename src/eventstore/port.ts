@@ -6,20 +6,12 @@ import type { EventData, Position, RecordedEvent } from '../../streams/kernel.js
 
 // The store-facing types the write side shares live in the kernel; the port is their home for
 // everything in `src/`.
-export { streamName, type EventData, type Json, type Position, type RecordedEvent } from '../../streams/kernel.js';
+export { formatPosition, parsePosition, streamName, type EventData, type Json, type Position, type RecordedEvent } from '../../streams/kernel.js';
 
 export const START: Position = { commit: 0n, prepare: 0n };
 
 export const comparePositions = (a: Position, b: Position): number =>
   a.commit === b.commit ? Number(a.prepare - b.prepare) : a.commit < b.commit ? -1 : 1;
-
-/** Positions travel as `commit/prepare` strings in JSON, logs and checkpoints. */
-export const formatPosition = (p: Position): string => `${p.commit}/${p.prepare}`;
-
-export const parsePosition = (text: string): Position | undefined => {
-  const m = /^(\d{1,20})\/(\d{1,20})$/.exec(text);
-  return m ? { commit: BigInt(m[1]!), prepare: BigInt(m[2]!) } : undefined;
-};
 
 /** What the writer believes about the stream before its append. */
 export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | number;

@@ -4,7 +4,7 @@ import type { DataKeys } from '../crypto/dataKeys.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
 import type { ReadModels } from '../readModels.js';
-import type { StatusAllocator } from '../status/allocation.js';
+import type { StatusAllocator } from './status/allocation.js';
 import type { CredentialConfiguration } from './configurations.js';
 import type { IssuerSigningKey } from './sdJwtVc.js';
 import type { IssuanceSecrets } from './secrets.js';

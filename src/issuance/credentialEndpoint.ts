@@ -2,7 +2,7 @@
 // OAuth error and recording nothing: the DPoP-bound access token (read from the offer stream),
 // the DPoP proof (bound to the token's key, `ath`), the request, the key proof and its c_nonce.
 // Then the claims are opened, the credential's Status List entry allocated
-// (src/status/allocation.ts), the credential signed, and CredentialIssued appended at the revision
+// (src/issuance/status/allocation.ts), the credential signed, and CredentialIssued appended at the revision
 // read: only if that append wins is the credential handed out, so an offer that expired meanwhile
 // never issues.
 import type { Context } from 'koa';

@@ -1,7 +1,7 @@
 // What the resource API's routes share.
 import type { Context } from 'koa';
 import type { Json } from '../eventstore/port.js';
-import type { ServiceContext } from '../feature.js';
+import type { ServiceContext } from '../featureContract.js';
 import type { Reply } from './reply.js';
 
 /** The largest JSON body a resource API route reads. */

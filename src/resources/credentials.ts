@@ -19,7 +19,7 @@ import { HttpError, invalidRequest, invalidValues, notFound, type Problem } from
 import { decode } from '../http/validate.js';
 import type { Sqlite } from '../sqlite.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
-import type { BlobStore } from './blobStore.js';
+import type { BlobStore } from '../blobStore.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import type { VersionedKind } from './kind.js';
 import { createResource, metadataOf, readableAddressOf, versionedRoutes } from './routes.js';

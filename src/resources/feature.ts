@@ -1,8 +1,8 @@
 // The platform resource API (spec/resource-api.md) on the management listener.
 import Router from '@koa/router';
-import type { Feature, ServiceContext } from '../feature.js';
+import type { Feature, ServiceContext } from '../featureContract.js';
 import { apiKeyRoutes } from './apiKeys.js';
-import { blobDirectory, directoryBlobStore } from './blobStore.js';
+import { blobDirectory, directoryBlobStore } from '../blobStore.js';
 import { credentialRoutes } from './credentials.js';
 import { didcommRoutes } from './didcommMessages.js';
 import { draftRoutes } from './drafts.js';

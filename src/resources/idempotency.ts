@@ -10,7 +10,7 @@ import type { Json } from '../eventstore/port.js';
 import { conflict, HttpError, invalidRequest, isHttpError, unprocessable } from '../http/problem.js';
 import { requestIdOf } from '../log.js';
 import { principalOf } from '../tenancy/authenticate.js';
-import type { ServiceContext } from '../feature.js';
+import type { ServiceContext } from '../featureContract.js';
 import { metadataOf } from './routes.js';
 import { decodeReply, encodeReply, problemReply, sendReply, type Reply } from './reply.js';
 

@@ -16,7 +16,7 @@ import { conflict, HttpError, invalidRequest, notFound, preconditionFailed, serv
 import { isQuarantined } from '../quarantine.js';
 import { decode } from '../http/validate.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
-import { noneMatchHits, requireIfMatch } from './conditional.js';
+import { noneMatchHits, requireIfMatch } from '../http/conditional.js';
 import { etagOfEnvelope, resourceReply, wireEnvelope } from './envelope.js';
 import type { Reply } from './reply.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';

@@ -21,7 +21,7 @@ import type { VersionedKind } from './kind.js';
 import { createResource, updateRoute, versionedRoutes } from './routes.js';
 import { searcher } from './search.js';
 import { envelopeOfRow, type ResourceRow } from '../../projections/resources.js';
-import { noneMatchHits } from './conditional.js';
+import { noneMatchHits } from '../http/conditional.js';
 
 export const schemasKind: VersionedKind<SchemaState, SchemaEvent> = {
   path: 'schemas',

@@ -9,7 +9,7 @@ import { findTenant } from '../../projections/tenants.js';
 import type { Json } from '../eventstore/port.js';
 import { HttpError, notFound } from '../http/problem.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
-import { noneMatchHits } from './conditional.js';
+import { noneMatchHits } from '../http/conditional.js';
 import type { ResourcesContext } from './context.js';
 
 // The order of the P-256 group: a private scalar must be in [1, n-1].

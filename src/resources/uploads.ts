@@ -11,7 +11,7 @@ import { blob, blobStream, uploadable, usable, type BlobPurpose, type BlobState,
 import { handleCommand, loadStream, type EventMetadata, type Loaded } from '../eventstore/handle.js';
 import { conflict, contentTooLarge, forbidden, HttpError, notFound, unsupportedMediaType } from '../http/problem.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
-import { BlobTooLarge, type BlobStore } from './blobStore.js';
+import { BlobTooLarge, type BlobStore } from '../blobStore.js';
 import type { ResourcesContext } from './context.js';
 import { metadataOf } from './routes.js';
 

@@ -1,7 +1,7 @@
 // Management routes about the caller's own tenant and the service's state.
 import Router from '@koa/router';
 import { findTenant } from '../../projections/tenants.js';
-import type { Feature, ServiceContext } from '../feature.js';
+import type { Feature, ServiceContext } from '../featureContract.js';
 import type { ReadModels } from '../readModels.js';
 import { listQuarantine } from '../quarantine.js';
 import { principalOf, requireScope } from './authenticate.js';

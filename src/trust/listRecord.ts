@@ -8,7 +8,7 @@ import { isLeft, left, right } from 'fp-ts/lib/Either.js';
 import { trustList, trustListStream, type TrustListError, type TrustListVersion } from '../../streams/trustList.js';
 import { handleCommand, loadStream, type EventMetadata } from '../eventstore/handle.js';
 import type { EventStore } from '../eventstore/port.js';
-import type { BlobStore } from '../resources/blobStore.js';
+import type { BlobStore } from '../blobStore.js';
 
 export interface ListRecordDeps {
   readonly store: EventStore;

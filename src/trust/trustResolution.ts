@@ -7,7 +7,7 @@
 import type { Config } from '../config.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
-import { blobDirectory, directoryBlobStore } from '../resources/blobStore.js';
+import { blobDirectory, directoryBlobStore } from '../blobStore.js';
 import { createCrlChecker } from './crl.js';
 import { trustVerifierFromConfig, type TrustVerifier } from './issuerTrust.js';
 import { createLotlTrustVerifier, type CategoryPolicies } from './lotlTrust.js';

@@ -1,9 +1,9 @@
 // The verification feature (OpenID4VP): its routes on both listeners and the expiry scheduler.
 import { configVariableNames } from '../config.js';
 import { hostSubjectAltName, loadSigningIdentity, x509HashClientId } from '../crypto/certificates.js';
-import type { Feature, ServiceContext } from '../feature.js';
+import type { Feature, ServiceContext } from '../featureContract.js';
 import type { Periodic } from '../periodic.js';
-import { credentialStatusCheckerFromConfig } from '../status/statusCheck.js';
+import { credentialStatusCheckerFromConfig } from './status/statusCheck.js';
 import { trustResolutionFromConfig } from '../trust/trustResolution.js';
 import type { ExpiryBounds } from './createRequest.js';
 import { startPresentationExpiry } from './expiry.js';

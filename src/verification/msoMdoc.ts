@@ -11,7 +11,7 @@ import type { x509 } from '../crypto/x509.js';
 import { verifyDeviceResponse } from '../mdoc/deviceResponse.js';
 import type { MdocClaims } from '../mdoc/issuerSigned.js';
 import { tdateText } from '../mdoc/claims.js';
-import type { CredentialStatusChecker } from '../status/statusCheck.js';
+import type { CredentialStatusChecker } from './status/statusCheck.js';
 import type { TrustVerifier, VerificationFailure } from '../trust/issuerTrust.js';
 import { unmetTrustedAuthorities, type CredentialObject, type CredentialRequirements, type RawCredentialObject } from './sdJwtVc.js';
 

@@ -7,7 +7,7 @@ import type { Either } from 'fp-ts/lib/Either.js';
 import { isLeft, left, right } from 'fp-ts/lib/Either.js';
 import { compactVerify, decodeProtectedHeader } from 'jose';
 import type { x509 } from '../crypto/x509.js';
-import type { CredentialStatusChecker } from '../status/statusCheck.js';
+import type { CredentialStatusChecker } from './status/statusCheck.js';
 import type { TrustedChain, TrustVerifier, VerificationFailure } from '../trust/issuerTrust.js';
 import { chainHasAuthorityKeyId, parseX5c, verificationKeyOf } from '../trust/x509Chain.js';
 import { isRequested, selectsAValue, type ClaimPathPointer } from './claimPaths.js';

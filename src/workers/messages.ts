@@ -2,7 +2,7 @@
 // message carries `connector`, so nothing else on the channel is taken for one.
 import type { MetricsSnapshot } from '../metrics/metrics.js';
 import type { RunnerStatus } from '../readModels.js';
-import type { ListenUrls } from '../service.js';
+import type { ListenUrls } from '../app/service.js';
 
 /** The primary's read models as they are now, and whether the primary has started (workers may serve). */
 export interface ReadModelsNews {

@@ -13,7 +13,7 @@ import { parsePosition, type EventStore } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { ProjectionRunner } from '../projection-runner.js';
-import { startService, type ListenUrls } from '../service.js';
+import { startService, type ListenUrls } from '../app/service.js';
 import { isToPrimary, oncePerTurn, type ToPrimary } from './messages.js';
 import { SnapshotGathering } from './metrics.js';
 import { ReadModelsNewsDesk } from './news.js';

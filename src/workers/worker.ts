@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 import { readModelsFile } from '../eventstore/open.js';
 import { comparePositions, formatPosition, START, type EventStore, type Position } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
-import { startWorkerService, type Service } from '../service.js';
+import { startWorkerService, type Service } from '../app/service.js';
 import { FollowedReadModels } from './followedReadModels.js';
 import { isToWorker, oncePerTurn, type ReadModelsNews, type ToPrimary } from './messages.js';
 import { SnapshotAsking } from './metrics.js';

@@ -5,7 +5,7 @@
 // appended, and anything accepted that the read models cannot apply (a stall or a quarantined
 // event). Bounded by FUZZ_SECONDS (default 60) and FUZZ_MAX_REQUESTS; FUZZ_SEED repeats a run.
 import { randomUUID } from 'node:crypto';
-import type { RouteEntry } from '../../src/http/apps.js';
+import type { RouteEntry } from '../../src/app/apps.js';
 import { formatPosition, START, type EventStore, type Position } from '../../src/eventstore/port.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { hostileBody, Random, SAMPLES, type Body } from './bodies.js';

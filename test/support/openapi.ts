@@ -12,7 +12,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { Config } from '../../src/config.js';
 import { METHODS } from '../../src/http/openapi/components.js';
-import { openApiDocument, type OpenApiDocument } from '../../src/http/openapi/document.js';
+import { openApiDocument, type OpenApiDocument } from '../../src/app/openapiDocument.js';
 import type { Header, MediaType, Method, Operation, PathItem, Response, Schema } from '../../src/http/openapi/types.js';
 
 export type Listener = 'management' | 'public';

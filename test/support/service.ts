@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { silentLogger, type Logger } from '../../src/log.js';
-import { startService, type Service } from '../../src/service.js';
+import { startService, type Service } from '../../src/app/service.js';
 import { testKekEnv } from './kek.js';
 import { documentedFetch } from './openapi.js';
 

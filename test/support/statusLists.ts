@@ -1,7 +1,7 @@
 // Test-side Status Lists (draft-ietf-oauth-status-list), written from the draft and sharing no code
-// with src/status, so a packing or signing bug there cannot hide behind the same bug here: pack
-// and read statuses, sign a Status List Token as another issuer would, and serve tokens from a
-// loopback HTTP server the test controls (answers, redirects, silence; hits counted per path).
+// with src/statusList or either side's token code, so a packing or signing bug there cannot hide
+// behind the same bug here: pack and read statuses, sign a Status List Token as another issuer
+// would, and serve tokens from a loopback HTTP server the test controls (answers, redirects, silence; hits counted per path).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { deflateSync, inflateSync } from 'node:zlib';

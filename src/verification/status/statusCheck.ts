@@ -11,11 +11,12 @@
 // it carries) to a CA certificate of the credential's chain, or resolve to the same trust anchor:
 // otherwise anyone could publish a list saying a stolen credential is fine.
 import { left, right, isLeft, type Either } from 'fp-ts/lib/Either.js';
-import type { TrustedChain, TrustVerifier, VerificationFailure } from '../trust/issuerTrust.js';
-import { sameCertificate } from '../trust/x509Chain.js';
-import { isRecord } from '../verification/json.js';
+import type { TrustedChain, TrustVerifier, VerificationFailure } from '../../trust/issuerTrust.js';
+import { sameCertificate } from '../../trust/x509Chain.js';
+import { isRecord } from '../json.js';
 import { createStatusListClient, type FetchedStatusList, type StatusListClient, type StatusListClientOptions } from './statusListClient.js';
-import { STATUS, statusAt } from './statusList.js';
+import { STATUS } from '../../../streams/statusType.js';
+import { statusAt } from '../../statusList/statusList.js';
 
 export type StatusFailurePolicy = 'enforce' | 'evaluate';
 

@@ -10,8 +10,8 @@ import type { Listener, Metrics } from '../metrics/metrics.js';
 import type { Readiness } from '../readiness.js';
 import { authenticate } from '../tenancy/authenticate.js';
 import type { Sqlite } from '../sqlite.js';
-import { allowedMethods, HttpError, problems, serviceUnavailable } from './problem.js';
-import { openApiRouter, type OpenApiDocument } from './openapi/document.js';
+import { allowedMethods, HttpError, problems, serviceUnavailable } from '../http/problem.js';
+import { openApiRouter, type OpenApiDocument } from './openapiDocument.js';
 
 /**
  * `/health` (kept as it always was), `/health/live` (the process answers) and `/health/ready`

@@ -6,8 +6,9 @@
 import { deflateSync, inflateSync, constants } from 'node:zlib';
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
 
-/** The Status Types of section 7.1; 0x03 and up are application-specific or unregistered. */
-export const STATUS = { VALID: 0, INVALID: 1, SUSPENDED: 2 } as const;
+/** The Status List Token's JWT `typ` and media type (section 5.1), which issuer and verifier both name. */
+export const STATUS_LIST_TYP = 'statuslist+jwt';
+export const STATUS_LIST_MEDIA_TYPE = 'application/statuslist+jwt';
 
 export type Bits = 1 | 2 | 4 | 8;
 

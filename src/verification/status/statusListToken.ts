@@ -1,40 +1,14 @@
 // The Status List Token in JWT format (draft-ietf-oauth-status-list, section 5.1): header
 // `typ: statuslist+jwt`; claims `sub` (the list's URI, equal to the Referenced Token's
-// `status.status_list.uri`), `iat`, `exp`, `ttl` and `status_list: {bits, lst}`. Signing is the
-// issuer's side; reading a fetched one back is the verifier's.
+// `status.status_list.uri`), `iat`, `exp`, `ttl` and `status_list: {bits, lst}`. This is the
+// verifier's side, reading a fetched one back; the issuer signs its own in
+// src/issuance/status/statusListToken.ts.
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { compactVerify, decodeProtectedHeader, SignJWT } from 'jose';
-import type { x509 } from '../crypto/x509.js';
-import type { IssuerSigningKey } from '../issuance/sdJwtVc.js';
-import { parseX5c } from '../trust/x509Chain.js';
-import { isRecord, numericDate, parseJson, typIs } from '../verification/json.js';
-import { decodeLst, encodeLst, type StatusList } from './statusList.js';
-
-const STATUS_LIST_TYP = 'statuslist+jwt';
-export const STATUS_LIST_MEDIA_TYPE = 'application/statuslist+jwt';
-
-export interface StatusListTokenToSign {
-  /** `iss`: the Referenced Tokens' issuer; earlier drafts required it equal theirs. */
-  readonly issuer: string;
-  readonly uri: string;
-  readonly list: StatusList;
-  readonly iat: number;
-  readonly exp: number;
-  readonly ttl: number;
-}
-
-/** Signs with the Issuer Signing Certificate: the credentials' own `x5c`, so verifiers need no other trust. */
-export const signStatusListToken = (key: IssuerSigningKey, token: StatusListTokenToSign): Promise<string> =>
-  new SignJWT({
-    iss: token.issuer,
-    sub: token.uri,
-    iat: token.iat,
-    exp: token.exp,
-    ttl: token.ttl,
-    status_list: { bits: token.list.bits, lst: encodeLst(token.list) },
-  })
-    .setProtectedHeader({ alg: 'ES256', typ: STATUS_LIST_TYP, x5c: [...key.x5c] })
-    .sign(key.privateKey);
+import { compactVerify, decodeProtectedHeader } from 'jose';
+import type { x509 } from '../../crypto/x509.js';
+import { parseX5c } from '../../trust/x509Chain.js';
+import { isRecord, numericDate, parseJson, typIs } from '../json.js';
+import { decodeLst, STATUS_LIST_TYP, type StatusList } from '../../statusList/statusList.js';
 
 export interface VerifiedStatusListToken {
   /** The signer's `x5c`, leaf first: whose trust the caller still has to judge. */

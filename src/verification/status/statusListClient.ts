@@ -1,4 +1,4 @@
-// The verifier's Status List Tokens: fetched (src/status/fetchStatusList.ts), verified
+// The verifier's Status List Tokens: fetched (src/verification/status/fetchStatusList.ts), verified
 // (statusListToken.ts), their signer's chain judged by the same trust rules as credentials, and
 // kept by `uri` so a busy verifier does not fetch per presentation. A token is relied on until its
 // `ttl` has run out (counted from the fetch) or its `exp` passes, whichever is first, and never
@@ -6,7 +6,7 @@
 // of it is in flight. Memory is bounded by STATUS_LIST_CACHE_MAX_BYTES over every list held, the
 // least recently used going first. A failure is not kept: the next presentation tries again.
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import type { TrustedChain, TrustVerifier } from '../trust/issuerTrust.js';
+import type { TrustedChain, TrustVerifier } from '../../trust/issuerTrust.js';
 import { fetchStatusListToken, type FetchOptions } from './fetchStatusList.js';
 import { verifyStatusListToken, type VerifiedStatusListToken } from './statusListToken.js';
 

@@ -9,24 +9,24 @@
 // read models the primary keeps (`startWorkerService`).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { allProjections } from '../projections/index.js';
-import type { Config } from './config.js';
-import { openEventStore, readModelsFile } from './eventstore/open.js';
-import type { EventStore } from './eventstore/port.js';
-import type { Feature, ServiceContext } from './feature.js';
-import { healthRouter, managementApp, openManagementRouters, publicApp, routeTable, startingApp, type RouteEntry } from './http/apps.js';
-import { openApiDocument } from './http/openapi/document.js';
-import type { Logger } from './log.js';
-import { instrumentedStore } from './metrics/instrumentedStore.js';
-import { createMetrics, type Metrics, type MetricsOptions } from './metrics/metrics.js';
-import { observeProjectionLag } from './metrics/projectionLag.js';
-import { ProjectionRunner } from './projection-runner.js';
-import type { ReadModels } from './readModels.js';
-import { projectionsCheck, quarantineCheck, readiness, storeCheck } from './readiness.js';
-import { dataKeys } from './crypto/dataKeys.js';
-import { loadKek } from './crypto/kek.js';
+import { allProjections } from '../../projections/index.js';
+import type { Config } from '../config.js';
+import { openEventStore, readModelsFile } from '../eventstore/open.js';
+import type { EventStore } from '../eventstore/port.js';
+import type { Feature, ServiceContext } from '../featureContract.js';
+import { healthRouter, managementApp, openManagementRouters, publicApp, routeTable, startingApp, type RouteEntry } from './apps.js';
+import { openApiDocument } from './openapiDocument.js';
+import type { Logger } from '../log.js';
+import { instrumentedStore } from '../metrics/instrumentedStore.js';
+import { createMetrics, type Metrics, type MetricsOptions } from '../metrics/metrics.js';
+import { observeProjectionLag } from '../metrics/projectionLag.js';
+import { ProjectionRunner } from '../projection-runner.js';
+import type { ReadModels } from '../readModels.js';
+import { projectionsCheck, quarantineCheck, readiness, storeCheck } from '../readiness.js';
+import { dataKeys } from '../crypto/dataKeys.js';
+import { loadKek } from '../crypto/kek.js';
 import { features as allFeatures } from './features.js';
-import { bootstrapTenant } from './tenancy/bootstrap.js';
+import { bootstrapTenant } from '../tenancy/bootstrap.js';
 
 export interface Service<R extends ReadModels = ProjectionRunner> {
   readonly store: EventStore;

@@ -1,7 +1,7 @@
-// Credential status (src/status/): the management routes that revoke, suspend and reinstate what
-// was issued under an offer, and the public Status List Tokens verifiers fetch.
-import { apiKey, header, json, jsonBody, managementAnswers, noAuthentication, object, operation, pathParameter, ref, string, arrayOf } from './components.js';
-import type { Area } from './types.js';
+// Credential status, the issuer's side: the management routes that revoke, suspend and reinstate
+// what was issued under an offer, and the public Status List Tokens verifiers fetch.
+import { apiKey, header, json, jsonBody, managementAnswers, noAuthentication, object, operation, pathParameter, ref, string, arrayOf } from '../../http/openapi/components.js';
+import type { Area } from '../../http/openapi/types.js';
 
 const StatusBody = object({ status: { enum: ['revoked', 'suspended', 'valid'] } });
 

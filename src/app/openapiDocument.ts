@@ -1,19 +1,20 @@
-// The OpenAPI 3.1 document of both listeners, assembled from one module per area. It is served
-// at GET /openapi.json on the management listener; tests check it against the routers and the
-// answers the end-to-end tests receive (test/openapi.test.ts, test/support/openapi.ts).
+// The OpenAPI 3.1 document of both listeners, assembled from each feature's fragment (its
+// `openapi.ts`, next to the routes it describes) and the listeners' own (./openapi.ts). It is
+// served at GET /openapi.json on the management listener; tests check it against the routers and
+// the answers the end-to-end tests receive (test/openapi.test.ts, test/support/openapi.ts).
 //
-// To describe a new route: add it to its area's `management` or `public` paths (or a new area,
+// To describe a new route: add it to its feature's `management` or `public` paths (a new area is
 // listed below), naming its schemas in the area's `schemas`.
 import Router from '@koa/router';
-import type { Config } from '../../config.js';
-import { headers, mergePaths, parameters, problemResponses, securitySchemes, sharedSchemas } from './components.js';
-import { issuanceArea } from './issuance.js';
-import { listenersArea } from './listeners.js';
-import { resourcesArea } from './resources.js';
-import { statusArea } from './status.js';
-import { tenancyArea } from './tenancy.js';
-import type { Area, PathItem, Schema, Server } from './types.js';
-import { verificationArea } from './verification.js';
+import type { Config } from '../config.js';
+import { headers, mergePaths, parameters, problemResponses, securitySchemes, sharedSchemas } from '../http/openapi/components.js';
+import { issuanceArea } from '../issuance/openapi.js';
+import { listenersArea } from './openapi.js';
+import { resourcesArea } from '../resources/openapi.js';
+import { statusArea } from '../issuance/status/openapi.js';
+import { tenancyArea } from '../tenancy/openapi.js';
+import type { Area, PathItem, Schema, Server } from '../http/openapi/types.js';
+import { verificationArea } from '../verification/openapi.js';
 
 const OPENAPI_PATH = '/openapi.json';
 

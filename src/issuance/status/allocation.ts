@@ -6,12 +6,12 @@
 // whose random picks keep landing on taken indices is treated as full and the next one started.
 import { randomInt, randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { latestStatusList } from '../../projections/statusLists.js';
-import * as credentialStatus from '../../streams/credentialStatus.js';
-import * as statusIndex from '../../streams/statusIndex.js';
-import { handleCommand, loadStream, type EventMetadata } from '../eventstore/handle.js';
-import type { EventStore } from '../eventstore/port.js';
-import type { Sqlite } from '../sqlite.js';
+import { latestStatusList } from '../../../projections/statusLists.js';
+import * as credentialStatus from '../../../streams/credentialStatus.js';
+import * as statusIndex from '../../../streams/statusIndex.js';
+import { handleCommand, loadStream, type EventMetadata } from '../../eventstore/handle.js';
+import type { EventStore } from '../../eventstore/port.js';
+import type { Sqlite } from '../../sqlite.js';
 import { statusListPath } from './paths.js';
 
 /** Random picks in one list before it counts as full: a list is left at about 85-90% taken. */

@@ -1,7 +1,7 @@
 // Verification (OpenID4VP 1.0 under HAIP, src/verification/): `POST /oidc4vp` on the management
 // listener; the request object and the response URI on the public one.
-import type { Config } from '../../config.js';
-import { REQUEST_OBJECT_TYPE } from '../../verification/requestObject.js';
+import type { Config } from '../config.js';
+import { REQUEST_OBJECT_TYPE } from './requestObject.js';
 import {
   apiKey,
   arrayOf,
@@ -17,8 +17,8 @@ import {
   ref,
   string,
   json,
-} from './components.js';
-import type { Area, Operation, Response, Schema } from './types.js';
+} from '../http/openapi/components.js';
+import type { Area, Operation, Response, Schema } from '../http/openapi/types.js';
 
 const nonEmpty = (items: Schema | { $ref: string }, description?: string): Schema => arrayOf(items, { minItems: 1, ...(description ? { description } : {}) });
 const Identifier = string('Letters, digits, `_` and `-`.', { pattern: '^[A-Za-z0-9_-]+$' });

@@ -4,8 +4,8 @@
 // only (the draft lets clients follow them and warns about loops). Failures are reasons, never
 // exceptions: what "unavailable" means is the caller's policy.
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
-import { FetchFailure, readBounded } from '../http/readBounded.js';
-import { STATUS_LIST_MEDIA_TYPE } from './statusListToken.js';
+import { FetchFailure, readBounded } from '../../http/readBounded.js';
+import { STATUS_LIST_MEDIA_TYPE } from '../../statusList/statusList.js';
 
 const MAX_REDIRECTS = 3;
 

@@ -1,7 +1,7 @@
 // Conditional requests (RFC 9110 section 13) on resource revisions. If-Match uses the strong
 // comparison, so a weak tag never matches; If-None-Match the weak one.
 import type { Context } from 'koa';
-import { HttpError, invalidRequest, preconditionRequired } from '../http/problem.js';
+import { HttpError, invalidRequest, preconditionRequired } from './problem.js';
 
 const ENTITY_TAG = /^(W\/)?"[\x21\x23-\x7e\x80-\xff]*"$/;
 

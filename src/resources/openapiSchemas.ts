@@ -1,10 +1,10 @@
 // The resource API's shapes (spec/resource-api.md): the envelope every kind shares, each kind's
 // `data`, and search bodies built from the kinds' own search definitions (src/resources/), so
 // the document cannot offer a filter the service refuses.
-import { MAX_REVISION } from '../../../streams/resource.js';
-import { ENVELOPE_SORTS, MAX_SEARCH_ITEMS, type DataFilter, type DataSearch } from '../../resources/search.js';
-import { anyJson, arrayOf, dateTime, nullable, object, ref, string, stringMap, uuid } from './components.js';
-import type { Reference, Schema } from './types.js';
+import { MAX_REVISION } from '../../streams/resource.js';
+import { ENVELOPE_SORTS, MAX_SEARCH_ITEMS, type DataFilter, type DataSearch } from './search.js';
+import { anyJson, arrayOf, dateTime, nullable, object, ref, string, stringMap, uuid } from '../http/openapi/components.js';
+import type { Reference, Schema } from '../http/openapi/types.js';
 
 const DigestMultibase = string('`z` + base58btc of the sha2-256 multihash of the bytes.', { pattern: '^z[1-9A-HJ-NP-Za-km-z]+$' });
 const Ref = object({ digest_multibase: string(), resource_id: uuid() });

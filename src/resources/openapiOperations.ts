@@ -1,14 +1,14 @@
 // The shapes every resource kind's operations share (src/resources/routes.ts mounts them for
 // each kind): the kinds, their answers and problems, the versioned routes (latest, history,
 // revision, annotations, labels, delete, restore, search), create and upload.
-import type { Scope } from '../../../streams/apiKey.js';
-import { apiKeysKind } from '../../resources/apiKeys.js';
-import { credentialsKind } from '../../resources/credentials.js';
-import { FILE_SEARCH } from '../../resources/files.js';
-import { schemasKind } from '../../resources/schemas.js';
-import { ENVELOPE_ONLY, SEARCH_LIMIT, type DataSearch } from '../../resources/search.js';
-import { apiKey, arrayOf, json, jsonBody, object, operation, queryParameter, ref, resourceAnswers, string, uuid, type ProblemStatus } from './components.js';
-import type { Content, Operation, Parameter, Paths, Reference, Response, Schema } from './types.js';
+import type { Scope } from '../../streams/apiKey.js';
+import { apiKeysKind } from './apiKeys.js';
+import { credentialsKind } from './credentials.js';
+import { FILE_SEARCH } from './files.js';
+import { schemasKind } from './schemas.js';
+import { ENVELOPE_ONLY, SEARCH_LIMIT, type DataSearch } from './search.js';
+import { apiKey, arrayOf, json, jsonBody, object, operation, queryParameter, ref, resourceAnswers, string, uuid, type ProblemStatus } from '../http/openapi/components.js';
+import type { Content, Operation, Parameter, Paths, Reference, Response, Schema } from '../http/openapi/types.js';
 
 interface KindDocument {
   /** The path segment: `/api-keys/...`. */

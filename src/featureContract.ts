@@ -1,6 +1,6 @@
 // What a feature (verification, issuance, callbacks, resources) adds to the service: routers on
 // either listener, and background work (schedulers, subscribers) started after the listeners
-// and stopped before the stores close. Features are listed in src/features.ts.
+// and stopped before the stores close. Features are listed in src/app/features.ts.
 import type Router from '@koa/router';
 import type { Config } from './config.js';
 import type { DataKeys } from './crypto/dataKeys.js';

@@ -5,14 +5,14 @@
 // is `ttl` old, so a served token never claims more freshness than it has. Conditional GET by ETag.
 import { createHash } from 'node:crypto';
 import Router from '@koa/router';
-import { findStatusList, nonValidEntries } from '../../projections/statusLists.js';
-import type { IssuerSigningKey } from '../issuance/sdJwtVc.js';
-import { HttpError, notFound } from '../http/problem.js';
-import { noneMatchHits } from '../resources/conditional.js';
-import type { Sqlite } from '../sqlite.js';
+import { findStatusList, nonValidEntries } from '../../../projections/statusLists.js';
+import type { IssuerSigningKey } from '../sdJwtVc.js';
+import { HttpError, notFound } from '../../http/problem.js';
+import { noneMatchHits } from '../../http/conditional.js';
+import type { Sqlite } from '../../sqlite.js';
 import { STATUS_LIST_ROUTE, statusListPath } from './paths.js';
-import { buildStatusList } from './statusList.js';
-import { signStatusListToken, STATUS_LIST_MEDIA_TYPE } from './statusListToken.js';
+import { buildStatusList, STATUS_LIST_MEDIA_TYPE } from '../../statusList/statusList.js';
+import { signStatusListToken } from './statusListToken.js';
 
 /** Every list is 2 bits a status: VALID, INVALID and SUSPENDED, with room for one more. */
 const ISSUED_BITS = 2;

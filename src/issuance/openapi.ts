@@ -1,7 +1,7 @@
 // Issuance (OpenID4VCI 1.0, pre-authorized code flow, src/issuance/): offers on the management
 // listener; the wallet's documents and protocol endpoints on the public one.
-import { PATHS, PRE_AUTHORIZED_CODE_GRANT } from '../../issuance/context.js';
-import { TX_CODE_LENGTH } from '../../issuance/createOffer.js';
+import { PATHS, PRE_AUTHORIZED_CODE_GRANT } from './context.js';
+import { TX_CODE_LENGTH } from './createOffer.js';
 import {
   apiKey,
   arrayOf,
@@ -19,8 +19,8 @@ import {
   ref,
   string,
   uuid,
-} from './components.js';
-import type { Area, Operation, Response, Schema } from './types.js';
+} from '../http/openapi/components.js';
+import type { Area, Operation, Response, Schema } from '../http/openapi/types.js';
 
 /** `/oidc4vci/offers/:offer_id` as an OpenAPI template. */
 const template = (path: string): string => path.replace(/:([A-Za-z_]+)/g, '{$1}');

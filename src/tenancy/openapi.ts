@@ -1,7 +1,7 @@
 // The caller's own tenant and the service's state (src/tenancy/routes.ts).
-import { apiKey, arrayOf, dateTime, managementAnswers, nullable, object, operation, ref, string, uuid, json } from './components.js';
-import { allScopes } from '../../../streams/apiKey.js';
-import type { Area } from './types.js';
+import { apiKey, arrayOf, dateTime, managementAnswers, nullable, object, operation, ref, string, uuid, json } from '../http/openapi/components.js';
+import { allScopes } from '../../streams/apiKey.js';
+import type { Area } from '../http/openapi/types.js';
 
 const Scope = { enum: [...allScopes], description: '`admin` operates the tenant, `connector` presentation requests and offers, `resources` the resource API.' };
 

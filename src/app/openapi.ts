@@ -1,7 +1,7 @@
 // What both listeners answer whatever the features: the health routes, and on the management
 // listener the metrics and this document itself.
-import { arrayOf, json, managementAnswers, noAuthentication, object, operation, ref, string } from './components.js';
-import type { Area, PathItem } from './types.js';
+import { arrayOf, json, managementAnswers, noAuthentication, object, operation, ref, string } from '../http/openapi/components.js';
+import type { Area, PathItem } from '../http/openapi/types.js';
 
 const health: PathItem = {
   get: operation({

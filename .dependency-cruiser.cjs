@@ -1,0 +1,95 @@
+// The layers, bottom to top; an import may only point down or sideways within a layer:
+//   streams/       event contracts and deciders: no I/O, nothing from above
+//   projections/   read models: pure functions of recorded events, over streams/
+//   shared src/    the store, the read side (src/readside/, or its files at the root of src/), HTTP
+//                  plumbing, crypto, logging, metrics, configuration: every folder or root file of
+//                  src/ that is not a feature, the assembly or an entry point
+//   features       src/{verification,issuance,resources,tenancy,callbacks,trust}/: routes, OpenAPI
+//                  fragments, background work
+//   assembly       src/app/: composes the features into the service and its OpenAPI document
+//   entry points   src/main.ts, src/workers/
+// test/, bench/, demo/, ops/ and wallet/ stand outside the layers and may use any of them.
+const FEATURES = '^src/(verification|issuance|resources|tenancy|callbacks|trust)/';
+const ASSEMBLY = '^src/app/';
+const ENTRY = '^src/(main[.]ts$|workers/)';
+const ABOVE_SHARED = [FEATURES, ASSEMBLY, ENTRY];
+// The configuration parses five settings with the codec of the feature that owns them (and every
+// feature reads its settings from it): the one place shared code names a feature.
+const CONFIG = '^src/config[.]ts$';
+const SETTING_CODECS = '^src/(callbacks/(url|schedule|signature)|trust/(trustAnchors|trustListSources))[.]ts$';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'streams-stand-alone',
+      comment: 'streams/ holds the event contracts; it builds on streams/kernel.ts, never on src/ or projections/.',
+      severity: 'error',
+      from: { path: '^streams/' },
+      to: { path: '^(src|projections)/' },
+    },
+    {
+      name: 'projections-on-streams',
+      comment: 'A projection is a pure function of recorded events over streams/; it declares what it needs of the database it reads (SqlReader).',
+      severity: 'error',
+      from: { path: '^projections/' },
+      to: { dependencyTypesNot: ['core', 'npm'], pathNot: '^(streams|projections)/' },
+    },
+    {
+      name: 'shared-below-features',
+      comment: 'Shared code (store, read side, HTTP plumbing, crypto, log, metrics, configuration) imports no feature and no assembly.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: [...ABOVE_SHARED, CONFIG] },
+      to: { path: ABOVE_SHARED },
+    },
+    {
+      name: 'configuration-below-features',
+      comment: 'The configuration names no feature but the codecs of the settings it parses.',
+      severity: 'error',
+      from: { path: CONFIG },
+      to: { path: ABOVE_SHARED, pathNot: SETTING_CODECS },
+    },
+    {
+      name: 'features-below-assembly',
+      comment: 'Features are composed by src/app/; they never import it, nor an entry point.',
+      severity: 'error',
+      from: { path: FEATURES },
+      to: { path: [ASSEMBLY, ENTRY] },
+    },
+    {
+      name: 'assembly-below-entry-points',
+      severity: 'error',
+      from: { path: ASSEMBLY },
+      to: { path: ENTRY },
+    },
+    {
+      name: 'verifier-apart-from-issuer',
+      comment: "The verifier's side (verification, its status check) does not depend on the issuer's.",
+      severity: 'error',
+      from: { path: '^src/verification/' },
+      to: { path: '^src/issuance/' },
+    },
+    {
+      name: 'no-circular-modules',
+      severity: 'error',
+      from: { path: '^(src|streams|projections)/' },
+      to: { circular: true },
+    },
+    {
+      name: 'no-circular-folders',
+      comment: 'A folder may not both import another folder and be imported by it, directly or round a longer loop.',
+      severity: 'error',
+      scope: 'folder',
+      // The root of src/ is no folder of its own: it holds shared modules (log, configuration, the
+      // read side until src/readside/) and the entry point.
+      from: { path: '^(src/|streams$|projections$)' },
+      to: { circular: true, pathNot: '^src$', viaNot: '^src$' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // Type-only imports count: a type from a feature is still a dependency on it.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    exclude: { path: '^(dist|node_modules)/' },
+  },
+};
