@@ -14,6 +14,9 @@ import { buildStatusList } from '../src/statusList/statusList.js';
 import type { StatusListClient } from '../src/verification/status/statusListClient.js';
 import { createCrlChecker } from '../src/trust/crl.js';
 import { createTrustVerifier, type TrustVerifier } from '../src/trust/issuerTrust.js';
+import { createLotlTrustVerifier } from '../src/trust/lotlTrust.js';
+import type { TrustSnapshot } from '../src/trust/matching.js';
+import { SnapshotIndex } from '../src/trust/snapshotIndex.js';
 import { verifyMsoMdocPresentation, type MdocPresentationContext, type MdocRequirements } from '../src/verification/msoMdoc.js';
 import { newWalletKey, type WalletKey } from '../wallet/keys.js';
 import { presentMdoc, readIssuerSigned } from '../wallet/mdoc.js';
@@ -134,4 +137,28 @@ test('the MSO status list reference is checked: VALID passes with supportRevocat
   t.true(valid.credential.supportRevocation);
   const revoked = leftOf(await verifyMsoMdocPresentation(presentation({ idx: 3 }), requirements, context, noAnchoring, statusChecker([3])));
   t.is(revoked.reason, 'credential is revoked: its status list says INVALID');
+});
+
+test('lotl mode: an mdoc whose docType is a PID (X509_PID_DOCTYPE_VALUES) is judged under the PID category', async (t) => {
+  // No trusted list vouches for this signer: the PID policy (enforce) refuses it, the default (evaluate) delivers it untrusted.
+  const emptyLists: TrustSnapshot = { index: new SnapshotIndex([]), missing: [], freshness: () => ({ usable: true }) as never, lineage: () => [] };
+  const lotl = createLotlTrustVerifier({
+    lists: { snapshot: () => emptyLists },
+    staticAnchors: undefined,
+    crl,
+    policies: { default: 'evaluate', PID: 'enforce', QEAA: 'evaluate', PUB_EAA: 'evaluate', NON_QUALIFIED_EAA: 'evaluate' },
+    pidVcts: new Set(),
+    pidDoctypes: new Set([MDL]),
+  });
+  const asPid = leftOf(await verifyMsoMdocPresentation(presentation(), requirements, context, lotl, statusChecker([])));
+  t.true(asPid.trustEnforcement);
+  const notPid = createLotlTrustVerifier({
+    lists: { snapshot: () => emptyLists },
+    staticAnchors: undefined,
+    crl,
+    policies: { default: 'evaluate', PID: 'enforce', QEAA: 'evaluate', PUB_EAA: 'evaluate', NON_QUALIFIED_EAA: 'evaluate' },
+    pidVcts: new Set(),
+    pidDoctypes: new Set(['eu.europa.ec.eudi.pid.1']),
+  });
+  t.like(rightOf(await verifyMsoMdocPresentation(presentation(), requirements, context, notPid, statusChecker([]))).credential, { isTrusted: false });
 });

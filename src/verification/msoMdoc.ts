@@ -78,7 +78,7 @@ export const verifyMsoMdocPresentation = async (
   });
   if (isLeft(document)) return fail(document.left);
   const { chain, mso, claims } = document.right;
-  const trusted = await trust.verify(chain, context.now);
+  const trusted = await trust.verify(chain, context.now, { doctype: mso.docType });
   if (isLeft(trusted)) return trusted;
   const decidedBy = trusted.right.trustListDigests ? { trustListDigests: trusted.right.trustListDigests } : {};
   const unmet = unmetTrustedAuthorities(requirements, trusted.right);
