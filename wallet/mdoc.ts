@@ -4,11 +4,12 @@
 // the response through explicit options only (PresentMdocOptions), so each negative case says what it breaks.
 import { KeyObject } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
-import type { CryptoKey } from 'jose';
+import type { CryptoKey, JWK } from 'jose';
 import { dataItem, decodeCbor, encodeCbor, Tag } from '../src/mdoc/cbor.js';
 import { signCoseSign1 } from '../src/mdoc/cose.js';
-import { parseIssuerSigned, type IssuerSigned } from '../src/mdoc/issuerSigned.js';
+import { parseIssuerSigned, verifyIssuerSigned, type IssuerSigned, type MdocClaims } from '../src/mdoc/issuerSigned.js';
 import { sessionTranscript, type OpenID4VPHandoverInfo } from '../src/mdoc/sessionTranscript.js';
+import { thumbprint } from './keys.js';
 
 export interface PresentMdocOptions {
   readonly docType: string;
@@ -76,4 +77,16 @@ export const presentMdoc = (issuerSigned: IssuerSigned, options: PresentMdocOpti
     ['status', options.status ?? 0],
   ]);
   return Buffer.from(encodeCbor(response)).toString('base64url');
+};
+
+/**
+ * An issued mdoc checked as a careful wallet would before keeping it: the issuer's signature by
+ * its x5chain leaf, the MSO for the docType the issuer's metadata announced, its validity, every
+ * element's digest, and the device key being the wallet's. Returns the elements as JSON.
+ */
+export const checkIssuedMdoc = async (credential: string, expected: { readonly docType: string; readonly holder: JWK; readonly now?: Date }): Promise<MdocClaims> => {
+  const verified = verifyIssuerSigned(readIssuerSigned(credential), { docType: expected.docType, now: expected.now ?? new Date() });
+  if (isLeft(verified)) throw new Error(`the mdoc does not verify: ${verified.left}`);
+  if ((await thumbprint(verified.right.mso.deviceKey)) !== (await thumbprint(expected.holder))) throw new Error('the mdoc is not bound to the wallet key');
+  return verified.right.claims;
 };
