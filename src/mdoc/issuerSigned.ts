@@ -51,11 +51,26 @@ export const decodeIssuerSigned = (bytes: Uint8Array): Either<string, IssuerSign
   return isLeft(decoded) ? left(`IssuerSigned ${decoded.left}`) : parseIssuerSigned(decoded.right);
 };
 
+// Parsing a certificate costs more than verifying a signature, and the same document signers come
+// back with every presentation; parsed certificates are immutable, so they are kept.
+const PARSED_LIMIT = 256;
+const parsed = new Map<string, x509.X509Certificate>();
+
+const certificateOf = (der: Uint8Array): x509.X509Certificate => {
+  const key = Buffer.from(der).toString('base64');
+  const known = parsed.get(key);
+  if (known) return known;
+  const certificate = new x509.X509Certificate(der);
+  if (parsed.size >= PARSED_LIMIT) parsed.delete(parsed.keys().next().value ?? '');
+  parsed.set(key, certificate);
+  return certificate;
+};
+
 const parseChain = (issuerAuth: CoseSign1): Either<string, x509.X509Certificate[]> => {
   const ders = x5chainOf(issuerAuth);
   if (isLeft(ders)) return left(`issuerAuth ${ders.left}`);
   try {
-    return right(ders.right.map((der) => new x509.X509Certificate(der)));
+    return right(ders.right.map(certificateOf));
   } catch {
     return left('issuerAuth x5chain holds something that is not a DER X.509 certificate');
   }
