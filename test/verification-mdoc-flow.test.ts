@@ -2,6 +2,8 @@
 // (alone, or beside an SD-JWT VC query), the wallet's encrypted DeviceResponse, and the callback.
 import { KeyObject } from 'node:crypto';
 import test from 'ava';
+import { exportJWK } from 'jose';
+import { CoseKey, DateOnly, DeviceKey, DeviceRequest, DocRequest, Holder, Issuer, ItemsRequest, SessionTranscript, SignatureAlgorithm } from '@owf/mdoc';
 import { createCertificateAuthority, createLeafCertificate, type CertifiedKey } from '../src/crypto/certificates.js';
 import { fullDate } from '../src/mdoc/claims.js';
 import { buildIssuerSigned } from '../src/mdoc/issuerSigned.js';
@@ -11,21 +13,25 @@ import { presentMdoc, readIssuerSigned } from '../wallet/mdoc.js';
 import { buildVpToken, encryptResponse, type AuthorizationRequest } from '../wallet/presentation.js';
 import { PID_VCT, startVerificationHarness, type VerificationHarness } from './support/wallet/connector.js';
 import { postResponse } from './support/wallet/presentation.js';
+import { owfMdocContext } from './support/owfMdoc.js';
 
 const MDL = 'org.iso.18013.5.1.mDL';
 const NS = 'org.iso.18013.5.1';
 const DAY = 86_400_000;
+const PID_DOCTYPE = 'eu.europa.ec.eudi.pid.1';
 
 let h: VerificationHarness;
 let signer: CertifiedKey;
 let device: WalletKey;
 let mdl: string;
+let signerJwk: Record<string, unknown>;
 
 test.before(async () => {
   h = await startVerificationHarness();
   const ca = await createCertificateAuthority({ commonName: 'Test IACA' });
   signer = await createLeafCertificate(ca, { commonName: 'Test Document Signer', subjectAltNames: [{ type: 'url', value: 'https://mdl-issuer.example' }] });
   device = await newWalletKey();
+  signerJwk = (await exportJWK(signer.keys.privateKey)) as Record<string, unknown>;
   const now = new Date();
   mdl = Buffer.from(
     buildIssuerSigned({
@@ -122,5 +128,56 @@ for (const [name, body, location] of [
     const { status, json } = await h.create(body);
     t.is(status, 400);
     t.deepEqual((json['errors'] as { location: string }[]).map((e) => e.location), [location]);
+  });
+}
+
+// --- an independent issuer and holder: the OpenWallet Foundation's mdoc library builds both
+
+for (const flow of ['same-device', 'cross-device'] as const) {
+  test(`${flow}: an mDL and a PID issued and presented by an independent library are FULFILLED with their elements`, async (t) => {
+    const now = new Date();
+    const deviceJwk = await exportJWK(device.privateKey);
+    const issued = [
+      [MDL, NS, 'mdl', { family_name: 'Doe', birth_date: new DateOnly('1990-01-01') }],
+      [PID_DOCTYPE, PID_DOCTYPE, 'pid', { family_name: 'Mustermann', birth_date: new DateOnly('1964-08-12') }],
+    ] as const;
+    const credentials = await Promise.all(
+      issued.map(([docType, namespace, , values]) =>
+        new Issuer(docType, owfMdocContext).addIssuerNamespace(namespace, { ...values }).sign({
+          signingKey: CoseKey.fromJwk(signerJwk),
+          certificates: [new Uint8Array(signer.certificate.rawData)],
+          algorithm: SignatureAlgorithm.ES256,
+          digestAlgorithm: 'SHA-256',
+          deviceKeyInfo: { deviceKey: DeviceKey.fromJwk(device.publicJwk as Record<string, unknown>) },
+          validityInfo: { signed: now, validFrom: now, validUntil: new Date(now.getTime() + DAY) },
+        }),
+      ),
+    );
+    const query = issued.map(([docType, namespace, id]) => ({ id, format: 'mso_mdoc', meta: { doctype_value: docType }, claims: [{ path: [namespace, 'family_name'] }, { path: [namespace, 'birth_date'] }] }));
+    const { created, request } = await h.requestAndFetch({ dcql_query: { credentials: query }, redirect_uri: 'https://rp.example/done' }, flow);
+    const sessionTranscript = await SessionTranscript.forOid4Vp(
+      { clientId: request.clientId, nonce: request.nonce, responseUri: request.responseUri, jwkThumbprint: await jwkThumbprintBytes(request.encryptionKey) },
+      owfMdocContext,
+    );
+    const vpToken: Record<string, string[]> = {};
+    for (const [index, [docType, namespace, id]] of issued.entries()) {
+      const deviceRequest = DeviceRequest.create({
+        docRequests: [DocRequest.create({ itemsRequest: ItemsRequest.create({ docType, namespaces: { [namespace]: { family_name: false, birth_date: false } } }) })],
+      });
+      const response = await Holder.createDeviceResponseForDeviceRequest(
+        { deviceRequest, issuerSigned: [credentials[index]!], sessionTranscript, signature: { signingKey: CoseKey.fromJwk({ ...deviceJwk, alg: 'ES256' }) } },
+        owfMdocContext,
+      );
+      vpToken[id] = [response.encodedForOid4Vp];
+    }
+    const posted = await post(request, vpToken);
+    t.is(posted.status, 200);
+    const callback = await h.callback(created.state);
+    t.is(callback['status'], 'FULFILLED', String(callback['errorDetails']));
+    if (flow === 'same-device') t.regex(String(posted.body['redirect_uri']), /^https:\/\/rp\.example\/done\?response_code=/);
+    const delivered = callback['credentials'] as Record<string, Record<string, unknown>[]>;
+    t.deepEqual(delivered['mdl']?.[0]?.['claims'], { [NS]: { family_name: 'Doe', birth_date: '1990-01-01' } });
+    t.deepEqual(delivered['pid']?.[0]?.['claims'], { [PID_DOCTYPE]: { family_name: 'Mustermann', birth_date: '1964-08-12' } });
+    t.like(delivered['pid']?.[0], { format: 'mso_mdoc', doctype: PID_DOCTYPE, kbSignatureIsValid: true });
   });
 }
