@@ -5,7 +5,7 @@ import { KeyObject } from 'node:crypto';
 import test from 'ava';
 import { right } from 'fp-ts/lib/Either.js';
 import { calculateJwkThumbprint } from 'jose';
-import { createCertificateAuthority, createLeafCertificate, type CertifiedKey } from '../src/crypto/certificates.js';
+import { createCertificateAuthority, createCrl, createLeafCertificate, type CertifiedKey } from '../src/crypto/certificates.js';
 import { fullDate } from '../src/mdoc/claims.js';
 import { buildIssuerSigned } from '../src/mdoc/issuerSigned.js';
 import { jwkThumbprintBytes } from '../src/mdoc/sessionTranscript.js';
@@ -20,6 +20,7 @@ import { SnapshotIndex } from '../src/trust/snapshotIndex.js';
 import { verifyMsoMdocPresentation, type MdocPresentationContext, type MdocRequirements } from '../src/verification/msoMdoc.js';
 import { newWalletKey, type WalletKey } from '../wallet/keys.js';
 import { presentMdoc, readIssuerSigned } from '../wallet/mdoc.js';
+import { startCrlServer } from './support/crlServer.js';
 import { leftOf, rightOf } from './support/either.js';
 
 const MDL = 'org.iso.18013.5.1.mDL';
@@ -161,4 +162,29 @@ test('lotl mode: an mdoc whose docType is a PID (X509_PID_DOCTYPE_VALUES) is jud
     pidDoctypes: new Set(['eu.europa.ec.eudi.pid.1']),
   });
   t.like(rightOf(await verifyMsoMdocPresentation(presentation(), requirements, context, notPid, statusChecker([]))).credential, { isTrusted: false });
+});
+
+test('a revoked document signer certificate (CRL on loopback): isCertificateRevoked under evaluate, VERIFICATION_FAILED under enforce', async (t) => {
+  const server = await startCrlServer();
+  t.teardown(() => server.close());
+  const root = await createCertificateAuthority({ commonName: 'Revoking IACA' });
+  const revokedSigner = await createLeafCertificate(root, { commonName: 'Revoked Document Signer', crlDistributionPoint: server.url('/iaca.crl') });
+  server.serve('/iaca.crl', { status: 200, body: new Uint8Array((await createCrl(root, { revokedSerialNumbers: [revokedSigner.certificate.serialNumber] })).rawData) });
+  const now = new Date();
+  const issued = buildIssuerSigned({
+    docType: MDL,
+    nameSpaces: new Map([[NS, new Map<string, unknown>([['family_name', 'Mustermann'], ['birth_date', fullDate('1964-08-12')]])]]),
+    deviceKey: device.publicJwk,
+    validFrom: new Date(now.getTime() - DAY),
+    validUntil: new Date(now.getTime() + DAY),
+    signer: { privateKey: KeyObject.from(revokedSigner.keys.privateKey), x5chain: [new Uint8Array(revokedSigner.certificate.rawData)] },
+    now,
+  });
+  const vp = presentMdoc(readIssuerSigned(Buffer.from(issued).toString('base64url')), { docType: MDL, disclose: [[NS, 'family_name'], [NS, 'birth_date']], deviceKey: device.privateKey, handover: context });
+  const evaluate = createTrustVerifier({ verifyTrustAnchor: true, anchors: [root.certificate], crl: createCrlChecker({ timeoutMs: 5000 }) });
+  t.like(rightOf(await verifyMsoMdocPresentation(vp, requirements, context, evaluate, statusChecker([]))).credential, { isTrusted: true, isCertificateRevoked: true });
+  const enforce = createTrustVerifier({ verifyTrustAnchor: true, anchors: [root.certificate], crl: createCrlChecker({ timeoutMs: 5000 }), policy: 'enforce' });
+  const failure = leftOf(await verifyMsoMdocPresentation(vp, requirements, context, enforce, statusChecker([])));
+  t.true(failure.trustEnforcement);
+  t.regex(failure.reason, /^certificate 1 \(CN=Revoked Document Signer\) is revoked since /);
 });
