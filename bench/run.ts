@@ -1,6 +1,6 @@
 // `npm run bench`: throughput of the embedded event store and the projection runner, each beside
 // the raw SQLite figure for the same work measured in the same run, through the same driver
-// wrapper (src/sqlite.ts), with the same PRAGMAs and payloads. Ratios are what the targets are
+// wrapper (src/sqlite/connection.ts), with the same PRAGMAs and payloads. Ratios are what the targets are
 // about: absolute numbers drift between machines.
 //
 // Fairness: ours and the reference are interleaved after a warm-up (appends in alternating blocks
@@ -28,12 +28,14 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { isLeft } from 'fp-ts/lib/Either.js';
+import { listApiKeys } from '../projections/apiKeys.js';
 import { allProjections } from '../projections/index.js';
+import { countTenants } from '../projections/tenants.js';
 import type { EventStore } from '../src/eventstore/port.js';
 import { openSqliteEventStore } from '../src/eventstore/sqlite.js';
 import { silentLogger } from '../src/log.js';
-import { ProjectionRunner } from '../src/projection-runner.js';
-import { Sqlite } from '../src/sqlite.js';
+import { ProjectionRunner } from '../src/readside/projectionRunner.js';
+import { Sqlite } from '../src/sqlite/connection.js';
 import { callbackFigures } from './callbacks.js';
 import { commandTraffic, history, type PlannedAppend } from './fixtures.js';
 import { issuanceCpuFigures, issuanceFigures } from './issuance.js';
@@ -208,7 +210,7 @@ const fillStore = async (store: EventStore, plan: readonly PlannedAppend[]): Pro
 
 const rebuildOurs = async (store: EventStore, expected: { tenants: number; keys: number }): Promise<number> => {
   const file = freshFile('readmodels');
-  const runner = await ProjectionRunner.open({
+  const runner = ProjectionRunner.open({
     store,
     file,
     projections: allProjections,
@@ -218,8 +220,8 @@ const rebuildOurs = async (store: EventStore, expected: { tenants: number; keys:
     let applied = 0;
     const ms = await time(() => runner.rebuild((s) => (applied = s.applied)));
     // The projections did real work: every row is there.
-    const tenants = (runner.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM tenants'))?.n;
-    const keys = (runner.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM api_keys'))?.n;
+    const tenants = countTenants(runner.db);
+    const keys = listApiKeys(runner.db, {}).length;
     if (tenants !== expected.tenants || keys !== expected.keys) {
       throw new Error(`rebuild incomplete: ${tenants}/${expected.tenants} tenants, ${keys}/${expected.keys} keys`);
     }

@@ -9,7 +9,7 @@
 //   minute with the first: flow p99, and the service's resident set size. Growth beyond 10% is a leak
 //   or a slowdown to find.
 import { performance } from 'node:perf_hooks';
-import { Sqlite } from '../src/sqlite.js';
+import { Sqlite } from '../src/sqlite/connection.js';
 import { BOOTSTRAP_KEY } from '../test/support/service.js';
 import { childTarget, startChild, type FlowTarget } from './cpu.js';
 import { issuanceFlow } from './issuance.js';

@@ -18,7 +18,7 @@ import { createTrustVerifier } from '../src/trust/issuerTrust.js';
 import { createLotlTrustVerifier } from '../src/trust/lotlTrust.js';
 import { followedPointers, type TrustList } from '../src/trust/trustList.js';
 import { TrustListStore } from '../src/trust/trustListStore.js';
-import { parseTrustListSources, type TrustListSource } from '../src/trust/trustListSources.js';
+import { parseTrustListSources, type TrustListSource } from '../src/config/trust.js';
 import { parseTrustedListXml } from '../src/trust/trustedListXml.js';
 import { parseXml, xmlText } from '../src/trust/xmlSignature.js';
 import { verifySdJwtVcPresentation, type CredentialRequirements, type PresentationContext } from '../src/verification/sdJwtVc.js';

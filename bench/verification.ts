@@ -17,7 +17,7 @@ import { signRequestObject, type Verifier } from '../src/verification/requestObj
 import { verifySdJwtVcPresentation } from '../src/verification/sdJwtVc.js';
 import { createHolder, createTestIssuer, sd, type Holder, type IssuedCredential } from '../test/support/credentials.js';
 import { present } from '../wallet/sdJwt.js';
-import type { Config } from '../src/config.js';
+import type { Config } from '../src/config/config.js';
 import { BOOTSTRAP_KEY, startTestService, testConfig } from '../test/support/service.js';
 import { answer, fetchAuthorizationRequest } from '../test/support/wallet/presentation.js';
 import { encryptResponse, type AuthorizationRequest } from '../wallet/presentation.js';

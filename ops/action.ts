@@ -1,7 +1,7 @@
 // How a command's action runs: the exit code it ends with and the store it works on, opened from
 // the service's own environment variables so that the tool can run beside a live instance.
 import { isLeft } from 'fp-ts/lib/Either.js';
-import { loadConfig, type Config } from '../src/config.js';
+import { loadConfig, type Config } from '../src/config/config.js';
 import { openEventStore } from '../src/eventstore/open.js';
 import type { EventStore } from '../src/eventstore/port.js';
 import { createLogger } from '../src/log.js';

@@ -88,8 +88,9 @@ export const registerApiKeys = (program: Command): void => {
       action((keyId: string, options: JsonOption) =>
         withStore(async (store) => {
           const revoked = await deleteApiKey(store, keyId, metadata);
-          if (isLeft(revoked)) return refusedBy(revoked.left);
-          const changed = revoked.right.position !== undefined;
+          // The decider refuses a revoked key as the resource API does (409); for the operator it is done already.
+          const changed = !(isLeft(revoked) && revoked.left._tag === 'Conflict' && revoked.left.reason === 'deleted');
+          if (isLeft(revoked) && changed) return refusedBy(revoked.left);
           printRecord(options, { api_key_id: keyId, revoked: true, changed }, [
             ['api_key_id', keyId],
             ['revoked', changed ? 'now' : 'already'],

@@ -2,9 +2,8 @@
 // generates is printed once; the stream holds it sealed with the key-encryption key.
 import { InvalidArgumentError, type Command } from 'commander';
 import { isLeft } from 'fp-ts/lib/Either.js';
-import { isWebhookSecret } from '../src/callbacks/signature.js';
 import { configureTenantCallback } from '../src/callbacks/tenantCallback.js';
-import { isCallbackUrl } from '../src/callbacks/url.js';
+import { isCallbackUrl, isWebhookSecret } from '../src/config/callbacks.js';
 import { loadKek } from '../src/crypto/kek.js';
 import { action, DONE, log, metadata, refusedBy, withStore } from './action.js';
 import { JSON_OPTION, printNote, printRecord, type JsonOption } from './output.js';

@@ -1,4 +1,4 @@
-// `deliveries list|resend`: callback deliveries with their attempts, and one more attempt of
+// `deliveries list|resend`: callback (and DIDComm message) deliveries with their attempts, and one more attempt of
 // abandoned ones (same webhook-id) while their data exists.
 import type { Command } from 'commander';
 import { isLeft } from 'fp-ts/lib/Either.js';
@@ -17,7 +17,7 @@ const listing = (store: EventStore, filter: { readonly tenantId?: string | undef
   withFreshReadModels(store, [deliveriesProjection], (db) => listDeliveries(db, filter));
 
 export const registerDeliveries = (program: Command): void => {
-  const deliveries = program.command('deliveries').description('callback deliveries');
+  const deliveries = program.command('deliveries').description('callback and DIDComm message deliveries');
 
   deliveries
     .command('list')

@@ -6,13 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Projection } from '../projections/projection.js';
 import type { EventStore } from '../src/eventstore/port.js';
-import { ProjectionRunner } from '../src/projection-runner.js';
-import type { Sqlite } from '../src/sqlite.js';
+import { ProjectionRunner } from '../src/readside/projectionRunner.js';
+import type { Sqlite } from '../src/sqlite/connection.js';
 import { log } from './action.js';
 
 export const withFreshReadModels = async <T>(store: EventStore, projections: readonly Projection[], query: (db: Sqlite) => T | Promise<T>): Promise<T> => {
   const dir = await mkdtemp(join(tmpdir(), 'ops-readmodels-'));
-  const runner = await ProjectionRunner.open({ store, file: join(dir, 'readmodels.sqlite'), projections, log });
+  const runner = ProjectionRunner.open({ store, file: join(dir, 'readmodels.sqlite'), projections, log });
   try {
     runner.start();
     await runner.whenCaughtUp();

@@ -2,7 +2,7 @@
 // log file) plain lines, one each tenth of the way and the last one, so a log stays short. How
 // far it is comes from positions: the checkpoint's against the head's when the rebuild began.
 import { formatPosition, parsePosition, type Position } from '../src/eventstore/port.js';
-import type { RunnerStatus } from '../src/projection-runner.js';
+import type { RunnerStatus } from '../src/readside/readModels.js';
 
 export interface ProgressStream {
   readonly isTTY?: boolean;

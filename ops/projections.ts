@@ -1,16 +1,17 @@
 // `projections status|rebuild|quarantine`: where this instance's read models stand against the
 // store, a rebuild that always ends (caught up, or stopped by a failure that is not an event's),
-// and the events a projection set aside (src/quarantine.ts) with their acknowledgment.
+// and the events a projection set aside (src/readside/quarantine.ts) with their acknowledgment.
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { allProjections } from '../projections/index.js';
-import type { Config } from '../src/config.js';
+import type { Config } from '../src/config/config.js';
 import { readModelsFile } from '../src/eventstore/open.js';
 import { formatPosition, START, type EventStore, type Position } from '../src/eventstore/port.js';
-import { ProjectionRunner } from '../src/projection-runner.js';
-import { acknowledgeQuarantine, countQuarantine, listQuarantine, type QuarantineEntry } from '../src/quarantine.js';
-import { Sqlite } from '../src/sqlite.js';
+import { ProjectionRunner } from '../src/readside/projectionRunner.js';
+import { readCheckpoint } from '../src/readside/readModelTables.js';
+import { acknowledgeQuarantine, countQuarantine, listQuarantine, type QuarantineEntry } from '../src/readside/quarantine.js';
+import { Sqlite } from '../src/sqlite/connection.js';
 import { action, DONE, FAILED, log, metadata, refuse, withConfig, withStore, type ExitCode } from './action.js';
 import { positionArgument } from './options.js';
 import { JSON_OPTION, printListing, printRecord, type JsonOption } from './output.js';
@@ -41,7 +42,7 @@ const withReadModels = (config: Config, query: (db: Sqlite) => ExitCode): ExitCo
 };
 
 const rebuild = async (options: JsonOption, config: Config, store: EventStore): Promise<ExitCode> => {
-  const runner = await ProjectionRunner.open({ store, file: readModelsFile(config), projections: allProjections, log });
+  const runner = ProjectionRunner.open({ store, file: readModelsFile(config), projections: allProjections, log });
   const started = Date.now();
   const head = await headOf(store);
   const progress = rebuildProgress(process.stderr, head);
@@ -86,7 +87,7 @@ export const registerProjections = (program: Command): void => {
         withStore(async (store, config) => {
           const head = formatPosition(await headOf(store));
           return withReadModels(config, (db) => {
-            const checkpoint = db.get<{ position: string }>('SELECT position FROM projection_checkpoint WHERE id = 1')?.position ?? '0/0';
+            const checkpoint = formatPosition(readCheckpoint(db));
             const quarantine = countQuarantine(db);
             printRecord(options, { checkpoint, head, quarantine }, [
               ['checkpoint', checkpoint],

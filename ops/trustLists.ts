@@ -3,7 +3,7 @@
 // exact whether or not a service runs; a refresh records what it fetches, and a running service
 // adopts a version recorded here at its own next refresh. Exit 1 when a list is missing or stale.
 import type { Command } from 'commander';
-import type { Config } from '../src/config.js';
+import type { Config } from '../src/config/config.js';
 import type { EventStore } from '../src/eventstore/port.js';
 import type { ListStatus } from '../src/trust/trustListStore.js';
 import { trustListStoreFromConfig } from '../src/trust/trustResolution.js';

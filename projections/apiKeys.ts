@@ -54,7 +54,7 @@ export interface ApiKeyRow {
 /** The scopes column, as recorded. */
 const scopesOf = (column: string): Scope[] => (JSON.parse(column) as unknown[]).filter(Scope.is);
 
-export const findApiKeyBySecretHash = async (db: SqlReader, secretHash: string): Promise<ApiKeyRow | undefined> => {
+export const findApiKeyBySecretHash = (db: SqlReader, secretHash: string): ApiKeyRow | undefined => {
   const row = db.get<{
     key_id: string; tenant_id: string; secret_hash: string; scopes: string; expiration: string | null; deleted_at: string | null;
   }>('SELECT key_id, tenant_id, secret_hash, scopes, expiration, deleted_at FROM api_keys WHERE secret_hash = ?', [secretHash]);

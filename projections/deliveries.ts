@@ -114,7 +114,7 @@ export const deliveriesProjection: Projection = {
 };
 
 /** Pending deliveries whose next attempt is due and whose claim (if any) has lapsed, oldest first. */
-export const dueDeliveries = async (db: SqlReader, now: Date, limit: number): Promise<string[]> => {
+export const dueDeliveries = (db: SqlReader, now: Date, limit: number): string[] => {
   const iso = now.toISOString();
   const rows = db.all<{ delivery_id: string }>(
     `SELECT delivery_id FROM deliveries
@@ -126,11 +126,11 @@ export const dueDeliveries = async (db: SqlReader, now: Date, limit: number): Pr
 };
 
 /** Deliveries recorded and not yet ended (delivered, abandoned or undeliverable): the queue, for metrics. */
-export const countPendingDeliveries = async (db: SqlReader): Promise<number> =>
+export const countPendingDeliveries = (db: SqlReader): number =>
   db.get<{ n: number }>("SELECT COUNT(*) AS n FROM deliveries WHERE state = 'pending'")?.n ?? 0;
 
 /** Ended deliveries whose flow data key is not yet recorded as destroyed. */
-export const deliveriesWithDataToDestroy = async (db: SqlReader, limit: number): Promise<string[]> => {
+export const deliveriesWithDataToDestroy = (db: SqlReader, limit: number): string[] => {
   const rows = db.all<{ delivery_id: string }>(
     `SELECT delivery_id FROM deliveries
      WHERE state <> 'pending' AND sealed_owner_id IS NOT NULL AND data_destroyed = 0 LIMIT ?`,
@@ -144,7 +144,7 @@ export const deliveriesWithDataToDestroy = async (db: SqlReader, limit: number):
  * `$all` order, so everything before it is recorded too: this is the recorder's checkpoint,
  * derived from the delivery streams themselves.
  */
-export const lastRecordedSource = async (db: SqlReader): Promise<Position | undefined> => {
+export const lastRecordedSource = (db: SqlReader): Position | undefined => {
   const row = db.get<{ source_position: string }>(
     'SELECT source_position FROM deliveries ORDER BY source_commit DESC, source_prepare DESC LIMIT 1',
   );
@@ -175,14 +175,17 @@ export interface DeliveryRow {
   readonly updated_at: string;
 }
 
+const ROW_COLUMNS = `delivery_id, tenant_id, event_id, status, source_stream, state, attempts, next_attempt_at, abandon_reason,
+  data_destroyed, recorded_at, updated_at`;
+
 export interface DeliveryListing extends DeliveryRow {
   readonly attempt_log: readonly DeliveryAttemptRow[];
 }
 
-export const listDeliveries = async (
+export const listDeliveries = (
   db: SqlReader,
   filter: { readonly tenantId?: string | undefined; readonly states?: readonly DeliveryStatus[] | undefined },
-): Promise<DeliveryListing[]> => {
+): DeliveryListing[] => {
   const where: string[] = [];
   const params: string[] = [];
   if (filter.tenantId !== undefined) {
@@ -194,9 +197,7 @@ export const listDeliveries = async (
     params.push(...filter.states);
   }
   const rows = db.all<DeliveryRow & Record<string, string | number | null>>(
-    `SELECT delivery_id, tenant_id, event_id, status, source_stream, state, attempts, next_attempt_at, abandon_reason,
-            data_destroyed, recorded_at, updated_at
-     FROM deliveries ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY recorded_at, delivery_id`,
+    `SELECT ${ROW_COLUMNS} FROM deliveries ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY recorded_at, delivery_id`,
     params,
   );
   const listing: DeliveryListing[] = [];
@@ -209,4 +210,19 @@ export const listDeliveries = async (
     listing.push({ ...row, attempt_log: attempts });
   }
   return listing;
+};
+
+/** One delivery's state and its latest attempt, or undefined when it is not recorded (yet). */
+export const findDelivery = async (db: SqlReader, deliveryId: string): Promise<(DeliveryRow & { readonly last_attempt: DeliveryAttemptRow | null }) | undefined> => {
+  const row = db.get<DeliveryRow & Record<string, string | number | null>>(
+    `SELECT ${ROW_COLUMNS} FROM deliveries WHERE delivery_id = ?`,
+    [deliveryId],
+  );
+  if (!row) return undefined;
+  const last = db.get<DeliveryAttemptRow & Record<string, string | number | null>>(
+    `SELECT attempt, attempted_at, outcome, http_status, detail, duration_ms FROM delivery_attempts
+     WHERE delivery_id = ? ORDER BY attempt DESC LIMIT 1`,
+    [deliveryId],
+  );
+  return { ...row, last_attempt: last ?? null };
 };

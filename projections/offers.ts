@@ -72,13 +72,13 @@ export const findOffer = (db: SqlReader, tenantId: string, offerId: string) =>
   db.get<OfferRow & Record<string, string | number | null>>('SELECT * FROM offers WHERE offer_id = ? AND tenant_id = ?', [offerId, tenantId]);
 
 /** Open offers whose time-to-live has passed at `now` (ISO 8601). */
-export const offersPastExpiry = async (db: SqlReader, now: string, limit: number): Promise<string[]> =>
+export const offersPastExpiry = (db: SqlReader, now: string, limit: number): string[] =>
   (db.all<{ offer_id: string }>(`SELECT offer_id FROM offers WHERE status = 'OFFER_CREATED' AND expires_at <= ? LIMIT ?`, [now, limit])).map(
     (r) => r.offer_id,
   );
 
 /** Ended offers whose data key was not destroyed, ended before `before` (ISO 8601). */
-export const offersToPurge = async (db: SqlReader, before: string, limit: number): Promise<string[]> =>
+export const offersToPurge = (db: SqlReader, before: string, limit: number): string[] =>
   (
     db.all<{ offer_id: string }>(
       `SELECT offer_id FROM offers WHERE claims_purged = 0 AND ended_at IS NOT NULL AND ended_at <= ? LIMIT ?`,

@@ -39,7 +39,7 @@ export const presentationsProjection: Projection = {
 };
 
 /** Open sessions whose expiry has passed at `nowMs`, oldest first. */
-export const findExpiredPresentations = async (db: SqlReader, nowMs: number, limit: number): Promise<readonly string[]> =>
+export const findExpiredPresentations = (db: SqlReader, nowMs: number, limit: number): readonly string[] =>
   (
     db.all<{ state: string }>(
       `SELECT state FROM presentations WHERE status = 'OPEN' AND expires_at_ms <= ? ORDER BY expires_at_ms LIMIT ?`,

@@ -1,5 +1,5 @@
 // A read model: the tables it owns and a pure function from a recorded event to the SQL
-// changes it makes. The runner (src/projection-runner.ts) applies the changes and the
+// changes it makes. The runner (src/readside/projectionRunner.ts) applies the changes and the
 // checkpoint in one transaction.
 import type { RecordedEvent } from '../streams/kernel.js';
 
@@ -7,7 +7,7 @@ export type SqlValue = string | number | null | Buffer;
 export type Row = Record<string, SqlValue>;
 
 /**
- * What a read model's queries ask of the database they read: `src/sqlite.ts`'s `Sqlite` is one.
+ * What a read model's queries ask of the database they read: `src/sqlite/connection.ts`'s `Sqlite` is one.
  * Declared here so that projections/ stands on streams/ alone.
  */
 export interface SqlReader {

@@ -8,7 +8,7 @@ import { didcommMessage, didcommResourceChange } from '../streams/didcommMessage
 import { draft, draftResourceChange } from '../streams/draft.js';
 import { decodeRecorded, inCategory } from '../streams/event.js';
 import { file, fileResourceChange } from '../streams/file.js';
-import { schema, schemaResourceChange } from '../streams/schema.js';
+import { SCHEMA_KIND, schema, schemaResourceChange } from '../streams/schema.js';
 import { etagOf, type Envelope, type ResourceChange, type ResourceData, type StringMap } from '../streams/resource.js';
 import type { RecordedEvent } from '../streams/kernel.js';
 import { change, type Projection, type SqlChange, type SqlReader, type SqlValue } from './projection.js';
@@ -164,22 +164,49 @@ export interface ResourceAddress {
   readonly id: string;
 }
 
-export const findLatest = async (db: SqlReader, a: ResourceAddress): Promise<Envelope | undefined> => {
+export const findLatest = (db: SqlReader, a: ResourceAddress): Envelope | undefined => {
   const row = db.get<ResourceRow>('SELECT * FROM resources WHERE id = ? AND tenant_id = ? AND kind = ?', [a.id, a.tenantId, a.kind]);
   return row && envelopeOfRow(row);
 };
 
 /** Every revision, oldest first; empty when the tenant has no such resource. */
-export const findHistory = async (db: SqlReader, a: ResourceAddress): Promise<Envelope[]> =>
+export const findHistory = (db: SqlReader, a: ResourceAddress): Envelope[] =>
   (
     db.all<ResourceRow>('SELECT * FROM resource_revisions WHERE id = ? AND tenant_id = ? AND kind = ? ORDER BY revision', [
       a.id, a.tenantId, a.kind,
     ])
   ).map(envelopeOfRow);
 
-export const findRevision = async (db: SqlReader, a: ResourceAddress, revision: number): Promise<Envelope | undefined> => {
+export const findRevision = (db: SqlReader, a: ResourceAddress, revision: number): Envelope | undefined => {
   const row = db.get<ResourceRow>('SELECT * FROM resource_revisions WHERE id = ? AND revision = ? AND tenant_id = ? AND kind = ?', [
     a.id, revision, a.tenantId, a.kind,
   ]);
   return row && envelopeOfRow(row);
 };
+
+/** The tenant's live resources of `kinds` whose `data.digest_multibase` is `digest`, by id. */
+export const findLiveByDigest = (db: SqlReader, tenantId: string, kinds: readonly [string, string], digest: string): { readonly id: string; readonly kind: string }[] =>
+  db.all<{ id: string; kind: string }>(
+    "SELECT id, kind FROM resources WHERE tenant_id = ? AND kind IN (?, ?) AND deleted_at IS NULL AND json_extract(data, '$.digest_multibase') = ? ORDER BY id",
+    [tenantId, ...kinds, digest],
+  );
+
+/** Whether the tenant has a live schema of this slug and version. */
+export const liveSchemaExists = (db: SqlReader, tenantId: string, slug: string, version: string): boolean =>
+  db.get(
+    "SELECT id FROM resources WHERE tenant_id = ? AND kind = ? AND deleted_at IS NULL AND json_extract(data, '$.slug') = ? AND json_extract(data, '$.version') = ?",
+    [tenantId, SCHEMA_KIND.name, slug, version],
+  ) !== undefined;
+
+/** A published schema, whatever its tenant: its URL is public. */
+export const findPublishedSchema = (db: SqlReader, id: string): Envelope | undefined => {
+  const row = db.get<ResourceRow>("SELECT * FROM resources WHERE id = ? AND kind = ? AND json_extract(data, '$.published_at') IS NOT NULL", [id, SCHEMA_KIND.name]);
+  return row && envelopeOfRow(row);
+};
+
+/** Whether `url` is the URL of one of the tenant's published schemas. */
+export const isPublishedSchemaUrl = (db: SqlReader, tenantId: string, url: string): boolean =>
+  db.get(
+    "SELECT id FROM resources WHERE tenant_id = ? AND kind = ? AND json_extract(data, '$.url') = ? AND json_extract(data, '$.published_at') IS NOT NULL",
+    [tenantId, SCHEMA_KIND.name, url],
+  ) !== undefined;

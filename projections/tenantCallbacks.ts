@@ -30,7 +30,7 @@ export const tenantCallbacksProjection: Projection = {
   },
 };
 
-export const findTenantCallback = async (db: SqlReader, tenantId: string): Promise<TenantCallback | undefined> => {
+export const findTenantCallback = (db: SqlReader, tenantId: string): TenantCallback | undefined => {
   const row = db.get<{ url: string; secret: string }>('SELECT url, secret FROM tenant_callbacks WHERE tenant_id = ?', [tenantId]);
   if (!row) return undefined;
   const secret = Sealed.decode(JSON.parse(row.secret));

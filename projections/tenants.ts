@@ -25,7 +25,7 @@ export interface TenantRow {
   readonly created_at: string;
 }
 
-export const countTenants = async (db: SqlReader): Promise<number> =>
+export const countTenants = (db: SqlReader): number =>
   Number((db.get<{ n: number }>('SELECT COUNT(*) AS n FROM tenants'))?.n ?? 0);
 
 export const findTenant = (db: SqlReader, tenantId: string) =>

@@ -2,12 +2,12 @@
 // either listener, and background work (schedulers, subscribers) started after the listeners
 // and stopped before the stores close. Features are listed in src/app/features.ts.
 import type Router from '@koa/router';
-import type { Config } from './config.js';
+import type { Config } from './config/config.js';
 import type { DataKeys } from './crypto/dataKeys.js';
 import type { EventStore } from './eventstore/port.js';
 import type { Logger } from './log.js';
 import type { Metrics } from './metrics/metrics.js';
-import type { ReadModels } from './readModels.js';
+import type { ReadModels } from './readside/readModels.js';
 import type { ReadinessCheck } from './readiness.js';
 
 /** What every feature gets from the service. */

@@ -2,7 +2,7 @@
 // this is the primary or one of its workers (src/workers/primary.ts); with 1, the whole service.
 import cluster from 'node:cluster';
 import { isLeft } from 'fp-ts/lib/Either.js';
-import { loadConfig } from './config.js';
+import { loadConfig } from './config/config.js';
 import { createLogger } from './log.js';
 import { startService } from './app/service.js';
 import { startPrimary } from './workers/primary.js';

@@ -5,7 +5,7 @@
 // error message (an EventStoreDB client's may name its host or credentials) or a stream name.
 import { comparePositions, parsePosition, START, type EventStore, type RecordedEvent } from './eventstore/port.js';
 import type { Logger } from './log.js';
-import type { ReadModels } from './readModels.js';
+import type { ReadModels } from './readside/readModels.js';
 
 export interface ReadinessCheck {
   readonly name: string;

@@ -3,15 +3,15 @@
 // API keys are also the `api-keys` kind of the resource API: every event is one revision of the
 // key's resource envelope (streams/resource.ts). As a decider:
 //
-//   none --CreateApiKey--> active --DeleteApiKey--> deleted (deleting it again records nothing)
+//   none --CreateApiKey--> live --Delete / DeleteApiKey--> deleted --Restore--> live
 //
-// Pure: the ids, the secret's hash and the time come in the command. The resource API's shared
-// changes (annotations, labels, restore) are decided by `apiKeyResource` below (streams/resource.ts).
+// Pure: the ids, the secret's hash and the time come in the command. Deleting a deleted key is a
+// 409 (Conflict) whether the resource API or the operator asks: one rule (streams/resource.ts).
 import * as t from 'io-ts';
-import { left, right, type Either } from 'fp-ts/lib/Either.js';
+import { left } from 'fp-ts/lib/Either.js';
 import { streamName } from './kernel.js';
-import { eventCodec, type Decider } from './event.js';
-import { applyChange, StringMap, resourceDecider, type Envelope, type ResourceChange, type ResourceDecider } from './resource.js';
+import { eventCodec } from './event.js';
+import { envelopeOf, StringMap, resourceKind, type KindCommand, type ResourceChange, type ResourceDecider, type ResourceError } from './resource.js';
 
 export const category = 'apikey';
 export const apiKeyStream = (keyId: string): string => streamName(category, keyId);
@@ -83,49 +83,41 @@ export const apiKeyResourceChange = (event: ApiKeyEvent): ResourceChange => {
   }
 };
 
-export type ApiKeyState =
-  | { readonly status: 'none' }
-  | { readonly status: 'active' | 'deleted'; readonly keyId: string; readonly tenantId: string; readonly resource: Envelope };
-
 type Created = Extract<ApiKeyEvent, { type: 'ApiKeyCreated' }>['data'];
 
+/** POST /api-keys, or the operator creating a tenant's key. */
+export type CreateApiKey = { readonly type: 'CreateApiKey'; readonly data: Omit<Created, 'createdAt'> & { readonly at: string } };
+
+/** The API-key kind's rules: created once, then the changes every kind shares (streams/resource.ts). */
+export const apiKeyResource = resourceKind<ApiKeyEvent, CreateApiKey>({
+  category,
+  codec: ApiKeyEvent,
+  changeOf: apiKeyResourceChange,
+  create: { type: 'CreateApiKey', created: ({ data: { at, ...created } }) => ({ type: 'ApiKeyCreated', data: { ...created, createdAt: at } }) },
+  annotations: (keyId, annotations, updatedAt) => ({ type: 'ApiKeyAnnotationsUpdated', data: { keyId, annotations, updatedAt } }),
+  labels: (keyId, labels, updatedAt) => ({ type: 'ApiKeyLabelsUpdated', data: { keyId, labels, updatedAt } }),
+  deleted: (keyId, deletedAt) => ({ type: 'ApiKeyDeleted', data: { keyId, deletedAt } }),
+  restored: (keyId, restoredAt) => ({ type: 'ApiKeyRestored', data: { keyId, restoredAt } }),
+});
+
 export type Command =
-  | { readonly type: 'CreateApiKey'; readonly data: Omit<Created, 'createdAt'> & { readonly at: string } }
+  | KindCommand<CreateApiKey, never>
+  /** The operator revokes a key (the ops tool): for the key's own tenant, without If-Match. */
   | { readonly type: 'DeleteApiKey'; readonly data: { readonly keyId: string; readonly at: string } };
 
-export type DomainError = { readonly _tag: 'ApiKeyExists'; readonly keyId: string } | { readonly _tag: 'ApiKeyNotFound'; readonly keyId: string };
+export type DomainError = ResourceError | { readonly _tag: 'ApiKeyNotFound'; readonly keyId: string };
 
-export const initialState: ApiKeyState = { status: 'none' };
-
-export const evolve = (state: ApiKeyState, event: ApiKeyEvent): ApiKeyState => {
-  const resource = applyChange(state.status === 'none' ? undefined : state.resource, apiKeyResourceChange(event));
-  return { status: resource.deletedAt === null ? 'active' : 'deleted', keyId: resource.id, tenantId: resource.tenantId, resource };
-};
-
-export const decide = (command: Command, state: ApiKeyState): Either<DomainError, ApiKeyEvent[]> => {
-  const { keyId } = command.data;
-  switch (command.type) {
-    case 'CreateApiKey': {
-      if (state.status !== 'none') return left({ _tag: 'ApiKeyExists', keyId });
-      const { at, ...created } = command.data;
-      return right([{ type: 'ApiKeyCreated', data: { ...created, createdAt: at } }]);
-    }
-    case 'DeleteApiKey':
-      if (state.status === 'none') return left({ _tag: 'ApiKeyNotFound', keyId });
-      if (state.status === 'deleted') return right([]);
-      return right([{ type: 'ApiKeyDeleted', data: { keyId, deletedAt: command.data.at } }]);
-  }
-};
-
-export const apiKey: Decider<Command, ApiKeyState, ApiKeyEvent, DomainError> = { category, codec: ApiKeyEvent, initialState, evolve, decide };
-
-/** The apiKey kind's rules: created once, then the changes every kind shares (streams/resource.ts). */
-export const apiKeyResource: ResourceDecider<ApiKeyState, ApiKeyEvent> = resourceDecider(apiKey, {
-  envelopeOf: (state) => (state.status === 'none' ? undefined : state.resource),
-  events: {
-    annotations: (keyId, annotations, updatedAt) => ({ type: 'ApiKeyAnnotationsUpdated', data: { keyId, annotations, updatedAt } }),
-    labels: (keyId, labels, updatedAt) => ({ type: 'ApiKeyLabelsUpdated', data: { keyId, labels, updatedAt } }),
-    deleted: (keyId, deletedAt) => ({ type: 'ApiKeyDeleted', data: { keyId, deletedAt } }),
-    restored: (keyId, restoredAt) => ({ type: 'ApiKeyRestored', data: { keyId, restoredAt } }),
+/**
+ * The operator's delete is the resource API's delete: the same rule, so deleting a deleted key is
+ * the same 409 (`Conflict`, `deleted`) whoever asks.
+ */
+export const apiKey: ResourceDecider<ApiKeyEvent, Command, DomainError> = {
+  ...apiKeyResource,
+  decide: (command, state) => {
+    if (command.type !== 'DeleteApiKey') return apiKeyResource.decide(command, state);
+    const { keyId, at } = command.data;
+    const current = envelopeOf(state);
+    if (!current) return left({ _tag: 'ApiKeyNotFound', keyId });
+    return apiKeyResource.decide({ type: 'Delete', data: { tenantId: current.tenantId, id: keyId, ifMatch: () => true, at } }, state);
   },
-});
+};

@@ -4,8 +4,8 @@
 // under `digest_multibase`; the events hold what describes it: types, validity, proof type, links.
 import * as t from 'io-ts';
 import { streamName } from './kernel.js';
-import { eventCodec, type StreamContract } from './event.js';
-import { applyChange, StringMap, resourceDecider, type Envelope, type ResourceChange, type ResourceDecider } from './resource.js';
+import { eventCodec } from './event.js';
+import { StringMap, resourceKind, type ResourceChange } from './resource.js';
 
 export const category = 'credential';
 export const credentialStream = (credentialId: string): string => streamName(category, credentialId);
@@ -15,7 +15,7 @@ export const CREDENTIAL_KIND = { name: 'credential', version: 1 } as const;
 const Ref = t.type({ digest_multibase: t.string, resource_id: t.string });
 const OptionalString = t.union([t.string, t.null]);
 
-/** `data` of a credential resource, in its wire shape (spec/resource-api.md, "Credential"). */
+/** `data` of a credential resource, in its wire shape (the resource API specification, "Credential"). */
 export const CredentialData = t.type({
   data_model: t.type({
     flavor_name: t.string,
@@ -77,25 +77,19 @@ export const credentialResourceChange = (event: CredentialEvent): ResourceChange
   }
 };
 
-export type CredentialState = { readonly status: 'none' } | { readonly status: 'exists'; readonly resource: Envelope };
+type Created = t.TypeOf<typeof CredentialImported>['data'];
 
-export const credential: StreamContract<CredentialState, CredentialEvent> = {
-  category,
-  codec: CredentialEvent,
-  initialState: { status: 'none' },
-  evolve: (state, event) => ({
-    status: 'exists',
-    resource: applyChange(state.status === 'none' ? undefined : state.resource, credentialResourceChange(event)),
-  }),
-};
+/** A credential imported from an upload (POST /credentials). */
+export type ImportCredential = { readonly type: 'ImportCredential'; readonly data: Omit<Created, 'importedAt'> & { readonly at: string } };
 
 /** The credential kind's rules: created once, then the changes every kind shares (streams/resource.ts). */
-export const credentialResource: ResourceDecider<CredentialState, CredentialEvent> = resourceDecider(credential, {
-  envelopeOf: (state) => (state.status === 'none' ? undefined : state.resource),
-  events: {
-    annotations: (credentialId, annotations, updatedAt) => ({ type: 'CredentialAnnotationsUpdated', data: { credentialId, annotations, updatedAt } }),
-    labels: (credentialId, labels, updatedAt) => ({ type: 'CredentialLabelsUpdated', data: { credentialId, labels, updatedAt } }),
-    deleted: (credentialId, deletedAt) => ({ type: 'CredentialDeleted', data: { credentialId, deletedAt } }),
-    restored: (credentialId, restoredAt) => ({ type: 'CredentialRestored', data: { credentialId, restoredAt } }),
-  },
+export const credential = resourceKind<CredentialEvent, ImportCredential>({
+  category,
+  codec: CredentialEvent,
+  changeOf: credentialResourceChange,
+  create: { type: 'ImportCredential', created: ({ data: { at, ...created } }) => ({ type: 'CredentialImported', data: { ...created, importedAt: at } }) },
+  annotations: (credentialId, annotations, updatedAt) => ({ type: 'CredentialAnnotationsUpdated', data: { credentialId, annotations, updatedAt } }),
+  labels: (credentialId, labels, updatedAt) => ({ type: 'CredentialLabelsUpdated', data: { credentialId, labels, updatedAt } }),
+  deleted: (credentialId, deletedAt) => ({ type: 'CredentialDeleted', data: { credentialId, deletedAt } }),
+  restored: (credentialId, restoredAt) => ({ type: 'CredentialRestored', data: { credentialId, restoredAt } }),
 });

@@ -38,6 +38,11 @@ export const CallbackRequest = t.intersection(
     t.partial({
       /** Fields merged into `body` after opening with the data key of `ownerId`. */
       sealed: t.type({ ownerId: t.string, purpose: t.string, value: Sealed }),
+      /**
+       * Not a callback but a DIDComm message of the tenant (`didcomm-<messageId>`), packed for its
+       * recipient and posted to the recipient's service endpoint at each attempt; `body` is empty.
+       */
+      didcomm: t.type({ messageId: t.string }),
     }),
   ],
   'CallbackRequest',
@@ -74,7 +79,18 @@ export const DeliveryClaimed = eventCodec(
   t.type({ deliveryId: t.string, instanceId: t.string, claimedAt: t.string, expiresAt: t.string }),
 );
 
-export const FailureReason = t.keyof({ http_status: null, timeout: null, network: null }, 'FailureReason');
+export const FailureReason = t.keyof(
+  {
+    http_status: null,
+    timeout: null,
+    network: null,
+    /** A DIDComm recipient's DID did not resolve to a usable key and endpoint. */
+    unresolvable: null,
+    /** A DIDComm endpoint's address or scheme is not allowed (src/didcomm/endpointSafety.ts). */
+    endpoint_refused: null,
+  },
+  'FailureReason',
+);
 export type FailureReason = t.TypeOf<typeof FailureReason>;
 
 export const DeliveryAttemptFailed = eventCodec(

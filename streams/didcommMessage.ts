@@ -6,12 +6,14 @@
 import * as t from 'io-ts';
 import { streamName } from './kernel.js';
 import { Sealed } from './dataKey.js';
-import { eventCodec, type StreamContract } from './event.js';
-import { applyChange, JsonObject, StringMap, resourceDecider, type Envelope, type ResourceChange, type ResourceDecider } from './resource.js';
+import { eventCodec } from './event.js';
+import { JsonObject, StringMap, resourceKind, type ResourceChange } from './resource.js';
 
 export const category = 'didcomm';
 export const didcommStream = (messageId: string): string => streamName(category, messageId);
 export const didcommKeyOwner = (messageId: string): string => `didcomm.${messageId}`;
+/** The purpose the recipient is sealed for, with the message's data key. */
+export const RECIPIENT_PURPOSE = 'didcomm-recipient';
 
 export const DIDCOMM_KIND = { name: 'didcomm-message', version: 1 } as const;
 
@@ -25,7 +27,7 @@ export const DidcommMessageSent = eventCodec(
     from: t.string,
     /** The recipient, sealed. */
     to: Sealed,
-    /** The sending key named by the request (recorded; the tenant has one DID key, `#key-1`). */
+    /** The sending key named by the request (recorded; the tenant's DIDComm sender key is `#key-agreement-1`). */
     keyId: t.string,
     credentials: Items,
     files: Items,
@@ -33,6 +35,11 @@ export const DidcommMessageSent = eventCodec(
     annotations: StringMap,
     labels: StringMap,
     sentAt: t.string,
+    /**
+     * `didcomm/v2`: the message is packed and delivered to the recipient (a `delivery-` stream,
+     * src/didcomm/). Messages recorded before that transport existed have none: only recorded.
+     */
+    transport: t.union([t.literal('didcomm/v2'), t.undefined]),
   }),
 );
 export const DidcommMessageAnnotationsUpdated = eventCodec(
@@ -65,7 +72,8 @@ export const didcommResourceChange = (event: DidcommMessageEvent): ResourceChang
         at: d.sentAt,
         annotations: d.annotations,
         labels: d.labels,
-        data: { from: d.from, to: d.to, credentials: d.credentials, files: d.files, presentations: d.presentations },
+        // `transport` is kept for the read side to tell a delivered message from one only recorded.
+        data: { from: d.from, to: d.to, credentials: d.credentials, files: d.files, presentations: d.presentations, ...(d.transport ? { transport: d.transport } : {}) },
       };
     }
     case 'DidcommMessageAnnotationsUpdated':
@@ -79,22 +87,19 @@ export const didcommResourceChange = (event: DidcommMessageEvent): ResourceChang
   }
 };
 
-export type DidcommMessageState = { readonly status: 'none' } | { readonly status: 'exists'; readonly resource: Envelope };
+type Created = t.TypeOf<typeof DidcommMessageSent>['data'];
 
-export const didcommMessage: StreamContract<DidcommMessageState, DidcommMessageEvent> = {
+/** POST /didcomm-messages: the message as sent, its recipient sealed. */
+export type SendDidcommMessage = { readonly type: 'SendDidcommMessage'; readonly data: Omit<Created, 'sentAt'> & { readonly at: string } };
+
+/** The didcommMessage kind's rules: created once, then the changes every kind shares (streams/resource.ts). */
+export const didcommMessage = resourceKind<DidcommMessageEvent, SendDidcommMessage>({
   category,
   codec: DidcommMessageEvent,
-  initialState: { status: 'none' },
-  evolve: (state, event) => ({ status: 'exists', resource: applyChange(state.status === 'none' ? undefined : state.resource, didcommResourceChange(event)) }),
-};
-
-/** The didcomm kind's rules: created once, then the changes every kind shares (streams/resource.ts). */
-export const didcommMessageResource: ResourceDecider<DidcommMessageState, DidcommMessageEvent> = resourceDecider(didcommMessage, {
-  envelopeOf: (state) => (state.status === 'none' ? undefined : state.resource),
-  events: {
-    annotations: (messageId, annotations, updatedAt) => ({ type: 'DidcommMessageAnnotationsUpdated', data: { messageId, annotations, updatedAt } }),
-    labels: (messageId, labels, updatedAt) => ({ type: 'DidcommMessageLabelsUpdated', data: { messageId, labels, updatedAt } }),
-    deleted: (messageId, deletedAt) => ({ type: 'DidcommMessageDeleted', data: { messageId, deletedAt } }),
-    restored: (messageId, restoredAt) => ({ type: 'DidcommMessageRestored', data: { messageId, restoredAt } }),
-  },
+  changeOf: didcommResourceChange,
+  create: { type: 'SendDidcommMessage', created: ({ data: { at, ...created } }) => ({ type: 'DidcommMessageSent', data: { ...created, sentAt: at } }) },
+  annotations: (messageId, annotations, updatedAt) => ({ type: 'DidcommMessageAnnotationsUpdated', data: { messageId, annotations, updatedAt } }),
+  labels: (messageId, labels, updatedAt) => ({ type: 'DidcommMessageLabelsUpdated', data: { messageId, labels, updatedAt } }),
+  deleted: (messageId, deletedAt) => ({ type: 'DidcommMessageDeleted', data: { messageId, deletedAt } }),
+  restored: (messageId, restoredAt) => ({ type: 'DidcommMessageRestored', data: { messageId, restoredAt } }),
 });

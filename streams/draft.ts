@@ -3,11 +3,10 @@
 // claim values and the credential subject are personal data: they are sealed with the draft's
 // data key (owner `draft.<draft id>`) and appear in events and read models only as `sealed`.
 import * as t from 'io-ts';
-import { isLeft } from 'fp-ts/lib/Either.js';
 import { streamName } from './kernel.js';
 import { Sealed } from './dataKey.js';
-import { eventCodec, type StreamContract } from './event.js';
-import { applyChange, JsonObject, StringMap, resourceDecider, type Envelope, type ResourceChange, type ResourceDecider } from './resource.js';
+import { eventCodec } from './event.js';
+import { JsonObject, StringMap, resourceKind, type ResourceChange, type Target } from './resource.js';
 
 export const category = 'draft';
 export const draftStream = (draftId: string): string => streamName(category, draftId);
@@ -66,27 +65,22 @@ export const draftResourceChange = (event: DraftEvent): ResourceChange => {
   }
 };
 
-export type DraftState = { readonly status: 'none' } | { readonly status: 'exists'; readonly resource: Envelope };
+type Created = t.TypeOf<typeof DraftCreated>['data'];
 
-export const draft: StreamContract<DraftState, DraftEvent> = {
+/** POST /drafts: `data` already sealed with the draft's data key. */
+export type CreateDraft = { readonly type: 'CreateDraft'; readonly data: Omit<Created, 'createdAt'> & { readonly at: string } };
+/** PATCH /drafts/{id}: the whole data after the change. */
+export type UpdateDraft = { readonly type: 'UpdateDraft'; readonly data: Target & { readonly draft: DraftData } };
+
+/** The draft kind's rules: created once, then the changes every kind shares and updates (streams/resource.ts). */
+export const draft = resourceKind<DraftEvent, CreateDraft, UpdateDraft>({
   category,
   codec: DraftEvent,
-  initialState: { status: 'none' },
-  evolve: (state, event) => ({ status: 'exists', resource: applyChange(state.status === 'none' ? undefined : state.resource, draftResourceChange(event)) }),
-};
-
-/** The draft kind's rules: created once, then the changes every kind shares (streams/resource.ts). */
-export const draftResource: ResourceDecider<DraftState, DraftEvent> = resourceDecider(draft, {
-  envelopeOf: (state) => (state.status === 'none' ? undefined : state.resource),
-  events: {
-    annotations: (draftId, annotations, updatedAt) => ({ type: 'DraftAnnotationsUpdated', data: { draftId, annotations, updatedAt } }),
-    labels: (draftId, labels, updatedAt) => ({ type: 'DraftLabelsUpdated', data: { draftId, labels, updatedAt } }),
-    deleted: (draftId, deletedAt) => ({ type: 'DraftDeleted', data: { draftId, deletedAt } }),
-    restored: (draftId, restoredAt) => ({ type: 'DraftRestored', data: { draftId, restoredAt } }),
-    data: (draftId, data, updatedAt) => {
-      const decoded = DraftData.decode(data);
-      if (isLeft(decoded)) throw new Error('a draft update breaks the draft data contract');
-      return { type: 'DraftUpdated', data: { draftId, data: decoded.right, updatedAt } };
-    },
-  },
+  changeOf: draftResourceChange,
+  create: { type: 'CreateDraft', created: ({ data: { at, ...created } }) => ({ type: 'DraftCreated', data: { ...created, createdAt: at } }) },
+  annotations: (draftId, annotations, updatedAt) => ({ type: 'DraftAnnotationsUpdated', data: { draftId, annotations, updatedAt } }),
+  labels: (draftId, labels, updatedAt) => ({ type: 'DraftLabelsUpdated', data: { draftId, labels, updatedAt } }),
+  deleted: (draftId, deletedAt) => ({ type: 'DraftDeleted', data: { draftId, deletedAt } }),
+  restored: (draftId, restoredAt) => ({ type: 'DraftRestored', data: { draftId, restoredAt } }),
+  own: ({ data: { id, draft: data, at } }) => ({ type: 'DraftUpdated', data: { draftId: id, data, updatedAt: at } }),
 });

@@ -3,8 +3,8 @@
 // blob store under `digest_multibase`; the file's content never changes after creation.
 import * as t from 'io-ts';
 import { streamName } from './kernel.js';
-import { eventCodec, type StreamContract } from './event.js';
-import { applyChange, StringMap, resourceDecider, type Envelope, type ResourceChange, type ResourceDecider } from './resource.js';
+import { eventCodec } from './event.js';
+import { StringMap, resourceKind, type ResourceChange } from './resource.js';
 
 export const category = 'file';
 export const fileStream = (fileId: string): string => streamName(category, fileId);
@@ -62,22 +62,19 @@ export const fileResourceChange = (event: FileEvent): ResourceChange => {
   }
 };
 
-export type FileState = { readonly status: 'none' } | { readonly status: 'exists'; readonly resource: Envelope };
+type Created = t.TypeOf<typeof FileCreated>['data'];
 
-export const file: StreamContract<FileState, FileEvent> = {
-  category,
-  codec: FileEvent,
-  initialState: { status: 'none' },
-  evolve: (state, event) => ({ status: 'exists', resource: applyChange(state.status === 'none' ? undefined : state.resource, fileResourceChange(event)) }),
-};
+/** POST /files: the file made from an upload. */
+export type CreateFile = { readonly type: 'CreateFile'; readonly data: Omit<Created, 'createdAt'> & { readonly at: string } };
 
 /** The file kind's rules: created once, then the changes every kind shares (streams/resource.ts). */
-export const fileResource: ResourceDecider<FileState, FileEvent> = resourceDecider(file, {
-  envelopeOf: (state) => (state.status === 'none' ? undefined : state.resource),
-  events: {
-    annotations: (fileId, annotations, updatedAt) => ({ type: 'FileAnnotationsUpdated', data: { fileId, annotations, updatedAt } }),
-    labels: (fileId, labels, updatedAt) => ({ type: 'FileLabelsUpdated', data: { fileId, labels, updatedAt } }),
-    deleted: (fileId, deletedAt) => ({ type: 'FileDeleted', data: { fileId, deletedAt } }),
-    restored: (fileId, restoredAt) => ({ type: 'FileRestored', data: { fileId, restoredAt } }),
-  },
+export const file = resourceKind<FileEvent, CreateFile>({
+  category,
+  codec: FileEvent,
+  changeOf: fileResourceChange,
+  create: { type: 'CreateFile', created: ({ data: { at, ...created } }) => ({ type: 'FileCreated', data: { ...created, createdAt: at } }) },
+  annotations: (fileId, annotations, updatedAt) => ({ type: 'FileAnnotationsUpdated', data: { fileId, annotations, updatedAt } }),
+  labels: (fileId, labels, updatedAt) => ({ type: 'FileLabelsUpdated', data: { fileId, labels, updatedAt } }),
+  deleted: (fileId, deletedAt) => ({ type: 'FileDeleted', data: { fileId, deletedAt } }),
+  restored: (fileId, restoredAt) => ({ type: 'FileRestored', data: { fileId, restoredAt } }),
 });

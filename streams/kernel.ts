@@ -7,6 +7,10 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 /** A JSON value as it travels in event data and metadata. */
 export type Json = null | boolean | number | string | readonly Json[] | { readonly [key: string]: Json | undefined };
 
+/** Whether a value parsed from JSON (or any unknown) is an object: not null, not an array. */
+export const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
 /**
  * A place in `$all`. EventStoreDB positions are a (commit, prepare) pair of log offsets; the
  * embedded store uses its global sequence for both.

@@ -17,7 +17,7 @@ import { eventCodec, type Decider } from './event.js';
 export const category = 'offer';
 export const offerStream = (offerId: string): string => streamName(category, offerId);
 
-/** The Issuance Event statuses (spec/connector.md); the offer's status is always one of them. */
+/** The Issuance Event statuses (the connector specification, "Issuance Event"); the offer's status is always one of them. */
 export const OfferStatus = t.keyof({ OFFER_CREATED: null, ISSUED: null, FAILED: null, EXPIRED: null }, 'OfferStatus');
 export type OfferStatus = t.TypeOf<typeof OfferStatus>;
 
@@ -121,7 +121,7 @@ export type DomainError =
   /** No such offer: to the wallet, an unknown code or token. */
   | { readonly _tag: 'OfferNotFound'; readonly offerId: string }
   | { readonly _tag: 'OfferEnded'; readonly offerId: string; readonly status: OfferStatus }
-  | { readonly _tag: 'OfferExpired'; readonly offerId: string }
+  | { readonly _tag: 'OfferHasExpired'; readonly offerId: string }
   | { readonly _tag: 'PreAuthorizedCodeUsed'; readonly offerId: string }
   | { readonly _tag: 'TxCodeNotExpected'; readonly offerId: string }
   | { readonly _tag: 'TxCodeRequired'; readonly offerId: string }
@@ -169,7 +169,7 @@ type Open = Extract<OfferState, { status: OfferStatus }>;
 const openAt = (state: OfferState, offerId: string, at: string): Either<DomainError, Open> => {
   if (state.status === 'none') return left({ _tag: 'OfferNotFound', offerId });
   if (state.status !== 'OFFER_CREATED') return left({ _tag: 'OfferEnded', offerId, status: state.status });
-  if (Date.parse(state.expiresAt) <= Date.parse(at)) return left({ _tag: 'OfferExpired', offerId });
+  if (Date.parse(state.expiresAt) <= Date.parse(at)) return left({ _tag: 'OfferHasExpired', offerId });
   return right(state);
 };
 

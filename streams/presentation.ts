@@ -13,7 +13,7 @@
 // As a decider: one recorded request per flow type (a later fetch reuses it), exactly one
 // terminal outcome, and a response that arrives after the expiry ends the session as EXPIRED.
 import * as t from 'io-ts';
-import { left, right, type Either } from 'fp-ts/lib/Either.js';
+import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { streamName } from './kernel.js';
 import { Sealed } from './dataKey.js';
 import { readingEmbeddedCallback, type EmbeddedCallback } from './embeddedCallback.js';
@@ -163,6 +163,32 @@ export type PresentationState =
 
 type Requested = t.TypeOf<typeof PresentationRequested>['data'];
 
+/** The session a step names, and when it happened. */
+interface Step {
+  readonly state: string;
+  readonly at: string;
+}
+
+/** The list versions a verification decided with (lotl mode), recorded for auditors. */
+interface DecidedBy {
+  readonly trustListDigests?: readonly string[];
+}
+
+/**
+ * The verifier's judgement of a wallet's answer to the request fetched with key `kid`, in the
+ * connector specification's statuses (States). `responseCode` is a fresh correlation token;
+ * `decide` records it only where the browser is sent back (same-device FULFILLED, and
+ * VERIFICATION_FAILED by trust enforcement in same-device flow).
+ */
+export type OutcomeCommand =
+  | { readonly type: 'Fulfil'; readonly data: Step & DecidedBy & { readonly kid: string; readonly responseCode: string; readonly presentedCredentials: Sealed } }
+  | { readonly type: 'Reject'; readonly data: Step & { readonly error: string } }
+  | {
+      readonly type: 'FailVerification';
+      readonly data: Step & DecidedBy & { readonly kid: string; readonly responseCode: string; readonly errorDetails: string; readonly trustEnforcement: boolean };
+    }
+  | { readonly type: 'FailProcessing'; readonly data: Step & { readonly errorDetails: string } };
+
 export type Command =
   /** The integrator's presentation request (the Authorization Request, OpenID4VP 1.0 section 5). */
   | { readonly type: 'RequestPresentation'; readonly data: Omit<Requested, 'createdAt'> & { readonly at: string } }
@@ -171,9 +197,9 @@ export type Command =
    * response-encryption key, recorded only if none is recorded for that flow type yet.
    */
   | { readonly type: 'FetchRequestObject'; readonly data: { readonly state: string; readonly request: FetchedRequest; readonly at: string } }
-  /** The wallet's answer judged: `outcome` ends the session, unless it expired first. */
-  | { readonly type: 'RecordOutcome'; readonly data: { readonly state: string; readonly outcome: PresentationTerminalEvent; readonly at: string } }
-  | { readonly type: 'ExpirePresentation'; readonly data: { readonly state: string; readonly at: string } };
+  | OutcomeCommand
+  /** The time-out: ends an open session past its expiry as EXPIRED, and does nothing otherwise. */
+  | { readonly type: 'Expire'; readonly data: Step };
 
 /** Why a session cannot take a request fetch or a response now. */
 export type SessionUnavailable =
@@ -181,7 +207,11 @@ export type SessionUnavailable =
   | { readonly _tag: 'SessionFinished' }
   | { readonly _tag: 'SessionExpired' };
 
-export type DomainError = { readonly _tag: 'PresentationExists'; readonly state: string } | SessionUnavailable;
+export type DomainError =
+  | { readonly _tag: 'PresentationExists'; readonly state: string }
+  | SessionUnavailable
+  /** An outcome for a request key the session never handed out. */
+  | { readonly _tag: 'UnknownRequestKey'; readonly kid: string };
 
 /** Why a session cannot take part in the protocol at `at`, if it cannot. */
 export const unavailable = (state: PresentationState, at: string): SessionUnavailable | undefined => {
@@ -195,11 +225,44 @@ export const unavailable = (state: PresentationState, at: string): SessionUnavai
 export const recordedFor = (fetched: readonly FetchedRequest[], flowType: FlowType): FetchedRequest | undefined =>
   [...fetched].reverse().find((request) => request.flowType === flowType);
 
-/** The time-out's terminal event. */
-export const presentationExpired = (session: { readonly state: string; readonly tenantId: string }, at: string): PresentationTerminalEvent => ({
+const presentationExpired = (session: Session, at: string): PresentationTerminalEvent => ({
   type: 'PresentationExpired',
   data: { state: session.state, tenantId: session.tenantId, at },
 });
+
+const digestsOf = (data: DecidedBy) => (data.trustListDigests ? { trustListDigests: data.trustListDigests } : {});
+
+/** The terminal event of an outcome on an open session before its expiry. */
+const terminalOf = (command: OutcomeCommand, session: Session): Either<DomainError, PresentationTerminalEvent> => {
+  const ended = { state: session.state, tenantId: session.tenantId, at: command.data.at };
+  switch (command.type) {
+    case 'Reject':
+      return right({ type: 'PresentationRejected', data: { ...ended, error: command.data.error } });
+    case 'FailProcessing':
+      return right({ type: 'PresentationProcessingFailed', data: { ...ended, errorDetails: command.data.errorDetails } });
+    case 'Fulfil':
+    case 'FailVerification': {
+      const { kid } = command.data;
+      const answered = session.fetched.find((request) => request.kid === kid);
+      if (!answered) return left({ _tag: 'UnknownRequestKey', kid });
+      const { flowType } = answered;
+      const sameDevice = flowType === 'same-device';
+      if (command.type === 'Fulfil') {
+        const { responseCode, presentedCredentials } = command.data;
+        return right({
+          type: 'PresentationFulfilled',
+          data: { ...ended, kid, flowType, responseCode: sameDevice ? responseCode : null, presentedCredentials, ...digestsOf(command.data) },
+        });
+      }
+      // Only a trust-enforcement failure in same-device flow redirects the browser (States).
+      const { responseCode, errorDetails, trustEnforcement } = command.data;
+      return right({
+        type: 'PresentationVerificationFailed',
+        data: { ...ended, kid, flowType, errorDetails, responseCode: sameDevice && trustEnforcement ? responseCode : null, ...digestsOf(command.data) },
+      });
+    }
+  }
+};
 
 export const initialState: PresentationState = { status: 'none' };
 
@@ -235,14 +298,16 @@ export const decide = (command: Command, state: PresentationState): Either<Domai
       if (recordedFor(state.fetched, request.flowType)) return right([]);
       return right([{ type: 'PresentationRequestFetched', data: { ...request, fetchedAt: at } }]);
     }
-    case 'RecordOutcome': {
+    case 'Expire':
+      return right(state.status === 'open' && Date.parse(state.expiresAt) <= Date.parse(at) ? [presentationExpired(state, at)] : []);
+    default: {
       const problem = unavailable(state, at);
       if (state.status !== 'open' || (problem !== undefined && problem._tag !== 'SessionExpired')) return left(problem ?? { _tag: 'SessionFinished' });
       // An answer after the expiry does not count: the session ends as it would have without it.
-      return right([problem === undefined ? command.data.outcome : presentationExpired(state, at)]);
+      if (problem !== undefined) return right([presentationExpired(state, at)]);
+      const terminal = terminalOf(command, state);
+      return isLeft(terminal) ? terminal : right([terminal.right]);
     }
-    case 'ExpirePresentation':
-      return right(state.status === 'open' && Date.parse(state.expiresAt) <= Date.parse(at) ? [presentationExpired(state, at)] : []);
   }
 };
 

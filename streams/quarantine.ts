@@ -1,5 +1,5 @@
 // Stream `quarantine-acknowledgments`: the operator's acknowledgments of events a projection set
-// aside (src/quarantine.ts), as a decider. A quarantine is recorded in each instance's own read
+// aside (src/readside/quarantine.ts), as a decider. A quarantine is recorded in each instance's own read
 // models; the acknowledgment is recorded here, in the store, so that every instance, a rebuild and
 // an instance started later all see it, and an auditor sees who accepted read models without which
 // event.

@@ -1,13 +1,13 @@
-// The versioned-resource envelope every kind of the resource API shares (spec/resource-api.md,
-// "Common resource envelope"). Each kind keeps its own stream category (`apikey-<id>` for API
+// The versioned-resource envelope every kind of the resource API shares (the resource API
+// specification, "Common resource envelope"). Each kind keeps its own stream category (`apikey-<id>` for API
 // keys), so an auditor reads one module per kind; this module holds what they have in common:
 // the envelope, the changes a kind's events map to, and the fold from changes to envelope.
 // Every event of a kind's stream is one revision: revision = stream revision + 1.
 import { createHash } from 'node:crypto';
 import * as t from 'io-ts';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import type { Json } from './kernel.js';
-import type { Decider, Event, StreamContract } from './event.js';
+import { isRecord, type Json } from './kernel.js';
+import type { Decider, Event } from './event.js';
 
 export const MAX_REVISION = 999_999;
 
@@ -25,8 +25,8 @@ export type ResourceData = { readonly [key: string]: Json };
 /** A JSON object given by a client (a ClaimsSchema): input that arrived as JSON, so JSON throughout. */
 export const JsonObject = new t.Type<ResourceData, ResourceData, unknown>(
   'JsonObject',
-  (u): u is ResourceData => typeof u === 'object' && u !== null && !Array.isArray(u),
-  (u, c) => (typeof u === 'object' && u !== null && !Array.isArray(u) ? t.success(u as ResourceData) : t.failure(u, c)),
+  (u): u is ResourceData => isRecord(u),
+  (u, c) => (isRecord(u) ? t.success(u as ResourceData) : t.failure(u, c)),
   t.identity,
 );
 
@@ -103,16 +103,41 @@ export const applyChange = (envelope: Envelope | undefined, change: ResourceChan
 export const etagOf = (id: string, revision: number): string =>
   `"${createHash('sha256').update(`${id}\n${revision}`).digest('base64url').slice(0, 27)}"`;
 
-// The changes every kind shares, as one decider per kind (resourceDecider): a kind names the events
-// its stream records for them, and the rules (who may change what, when) are here once.
+// The rules every kind shares, once: a resource is created once; then a change names the resource
+// (404 for an unknown one or another tenant's, whatever the etag), its If-Match (412 when stale,
+// before any state conflict), and meets the state (409: published, deleted / not deleted, the last
+// revision). `resourceKind` builds a kind's decider from what the kind names: its events and its
+// own operations.
 
-export type Update =
-  | { readonly op: 'annotations'; readonly annotations: StringMap }
-  | { readonly op: 'labels'; readonly labels: StringMap }
-  | { readonly op: 'delete' }
-  | { readonly op: 'restore' }
-  /** A kind-specific change of `data` (publishing a schema, patching a draft). */
-  | { readonly op: 'data'; readonly data: ResourceData };
+/** The resource a change names, the If-Match it carries (a pure test of the header), and when. */
+export interface Target {
+  readonly tenantId: string;
+  readonly id: string;
+  readonly ifMatch: (currentEtag: string) => boolean;
+  readonly at: string;
+}
+
+/** The operations the resource API has for every kind (Endpoints: update annotations, update labels, delete, restore). */
+export type SharedOperation =
+  | { readonly type: 'UpdateAnnotations'; readonly data: Target & { readonly annotations: StringMap } }
+  | { readonly type: 'UpdateLabels'; readonly data: Target & { readonly labels: StringMap } }
+  | { readonly type: 'Delete'; readonly data: Target }
+  | { readonly type: 'Restore'; readonly data: Target };
+
+/** A kind's own change of an existing resource (publish a schema, update a draft), decided once the shared rules allow a change. */
+export interface OwnOperation {
+  readonly type: string;
+  readonly data: Target;
+}
+
+/** A kind's creation (create a draft, import a credential...): the facts of its first event, and when. */
+export interface Creation {
+  readonly type: string;
+  readonly data: { readonly at: string };
+}
+
+/** An operation without the resource it names: what a route decides before the target is known. */
+export type Change<C extends OwnOperation> = C extends unknown ? { readonly type: C['type']; readonly data: Omit<C['data'], keyof Target> } : never;
 
 export type ResourceError =
   | { readonly _tag: 'ResourceExists' }
@@ -120,90 +145,93 @@ export type ResourceError =
   | { readonly _tag: 'PreconditionFailed' }
   | { readonly _tag: 'Conflict'; readonly reason: 'deleted' | 'not_deleted' | 'revision_limit' | 'frozen' };
 
-export interface UpdateRequest {
-  readonly tenantId: string;
-  readonly id: string;
-  /** Whether the caller's If-Match names this etag (a pure test of the request's header). */
-  readonly ifMatch: (currentEtag: string) => boolean;
-  readonly update: Update;
-  readonly at: string;
-  readonly frozen?: (envelope: Envelope) => boolean;
-}
-
 /**
- * Whether the shared change may be made. Order matters: an unknown (or another tenant's) resource
- * is 404 whatever the etag; a stale etag is 412 before any state conflict is reported.
+ * Whether a change may be made to `current` (`restoring`: a restore, which needs a deleted
+ * resource; every other change needs a live one). Order matters, see above.
  */
-export const decideUpdate = (current: Envelope | undefined, request: UpdateRequest): Either<ResourceError, Update> => {
-  if (!current || current.tenantId !== request.tenantId) return left({ _tag: 'NotFound' });
-  if (!request.ifMatch(etagOf(current.id, current.revision))) return left({ _tag: 'PreconditionFailed' });
-  if (request.frozen?.(current)) return left({ _tag: 'Conflict', reason: 'frozen' });
+export const admitsChange = (
+  current: Envelope | undefined,
+  target: Target,
+  restoring: boolean,
+  frozen?: (envelope: Envelope) => boolean,
+): Either<ResourceError, Envelope> => {
+  if (!current || current.tenantId !== target.tenantId) return left({ _tag: 'NotFound' });
+  if (!target.ifMatch(etagOf(current.id, current.revision))) return left({ _tag: 'PreconditionFailed' });
+  if (frozen?.(current)) return left({ _tag: 'Conflict', reason: 'frozen' });
   const deleted = current.deletedAt !== null;
-  if (request.update.op === 'restore' ? !deleted : deleted) {
-    return left({ _tag: 'Conflict', reason: request.update.op === 'restore' ? 'not_deleted' : 'deleted' });
-  }
+  if (restoring ? !deleted : deleted) return left({ _tag: 'Conflict', reason: restoring ? 'not_deleted' : 'deleted' });
   if (current.revision >= MAX_REVISION) return left({ _tag: 'Conflict', reason: 'revision_limit' });
-  return right(request.update);
+  return right(current);
 };
 
-/** The events a kind's stream records for the shared changes. */
-export interface ResourceEvents<E> {
+/** Every kind's state: nothing yet, or the resource's envelope at the stream's last revision. */
+export type ResourceState = { readonly status: 'none' } | { readonly status: 'exists'; readonly resource: Envelope };
+
+export const envelopeOf = (state: ResourceState): Envelope | undefined => (state.status === 'none' ? undefined : state.resource);
+
+/** What a kind names; the rules are resourceKind's. */
+export interface KindDefinition<E extends Event, Create extends Creation, Own extends OwnOperation> {
+  readonly category: string;
+  readonly codec: t.Decoder<unknown, E>;
+  /** What each event does to the envelope (the read model folds the same). */
+  readonly changeOf: (event: E) => ResourceChange;
+  /** The kind's creation command, and the first event it records. */
+  readonly create: { readonly type: Create['type']; readonly created: (command: Create) => E };
+  /** The events the kind's stream records for the shared operations. */
   readonly annotations: (id: string, annotations: StringMap, at: string) => E;
   readonly labels: (id: string, labels: StringMap, at: string) => E;
   readonly deleted: (id: string, at: string) => E;
   readonly restored: (id: string, at: string) => E;
-  /** The kind's own change of `data`, for kinds that have one. */
-  readonly data?: (id: string, data: ResourceData, at: string) => E;
+  /** The event of each of the kind's own operations, on the current envelope. */
+  readonly own?: (command: Own, current: Envelope) => E;
+  /** When the kind takes no more changes (a published schema). */
+  readonly frozen?: (envelope: Envelope) => boolean;
 }
 
-export type ResourceCommand<E> =
-  /** The kind's first event, built where its data is validated and sealed. */
-  | { readonly type: 'CreateResource'; readonly data: { readonly created: E } }
-  | { readonly type: 'UpdateResource'; readonly data: Omit<UpdateRequest, 'frozen'> };
+export type KindCommand<Create extends Creation, Own extends OwnOperation> = Create | SharedOperation | Own;
 
-export interface ResourceDecider<State, E extends Event> extends Decider<ResourceCommand<E>, State, E, ResourceError> {
-  readonly envelopeOf: (state: State) => Envelope | undefined;
+/** Any kind's commands. */
+export type AnyKindCommand = KindCommand<Creation, OwnOperation>;
+
+/** A shared or own operation without its target: what a route asks for. */
+export type AnyChange = Change<SharedOperation> | Change<OwnOperation>;
+
+export interface ResourceDecider<E extends Event, Command, DomainError = ResourceError> extends Decider<Command, ResourceState, E, DomainError> {
+  readonly envelopeOf: (state: ResourceState) => Envelope | undefined;
 }
 
-const eventFor = <E>(events: ResourceEvents<E>, id: string, update: Update, at: string): E => {
-  switch (update.op) {
-    case 'annotations':
-      return events.annotations(id, update.annotations, at);
-    case 'labels':
-      return events.labels(id, update.labels, at);
-    case 'delete':
-      return events.deleted(id, at);
-    case 'restore':
-      return events.restored(id, at);
-    case 'data':
-      if (!events.data) throw new Error('a data change of a kind that has none');
-      return events.data(id, update.data, at);
-  }
-};
+const SHARED: ReadonlySet<string> = new Set<SharedOperation['type']>(['UpdateAnnotations', 'UpdateLabels', 'Delete', 'Restore']);
+const isShared = (command: { readonly type: string }): command is SharedOperation => SHARED.has(command.type);
 
-/**
- * A kind's decider: created once (a second creation on the same stream is ResourceExists), then
- * the shared changes by decideUpdate; `frozen` says when the kind takes no more changes.
- */
-export const resourceDecider = <State, E extends Event>(
-  contract: StreamContract<State, E>,
-  kind: {
-    readonly envelopeOf: (state: State) => Envelope | undefined;
-    readonly events: ResourceEvents<E>;
-    readonly frozen?: (envelope: Envelope) => boolean;
-  },
-): ResourceDecider<State, E> => ({
-  ...contract,
-  envelopeOf: kind.envelopeOf,
+/** A kind's decider: its creation once, then the shared operations and its own, under the shared rules. */
+export const resourceKind = <E extends Event, Create extends Creation, Own extends OwnOperation = never>(
+  kind: KindDefinition<E, Create, Own>,
+): ResourceDecider<E, KindCommand<Create, Own>> => ({
+  category: kind.category,
+  codec: kind.codec,
+  initialState: { status: 'none' },
+  evolve: (state, event) => ({ status: 'exists', resource: applyChange(envelopeOf(state), kind.changeOf(event)) }),
+  envelopeOf,
   decide: (command, state) => {
-    const current = kind.envelopeOf(state);
-    if (command.type === 'CreateResource') {
-      if (current) return left({ _tag: 'ResourceExists' });
-      return right([command.data.created]);
+    const current = envelopeOf(state);
+    if (command.type === kind.create.type) return current ? left({ _tag: 'ResourceExists' }) : right([kind.create.created(command as Create)]);
+    const change = command as SharedOperation | Own;
+    const admitted = admitsChange(current, change.data, change.type === 'Restore', kind.frozen);
+    if (isLeft(admitted)) return admitted;
+    const { id, at } = change.data;
+    if (!isShared(change)) {
+      if (!kind.own) throw new Error(`${kind.category}: an operation of a kind that has none (${change.type})`);
+      return right([kind.own(change, admitted.right)]);
     }
-    const request = command.data;
-    const decided = decideUpdate(current, { ...request, ...(kind.frozen ? { frozen: kind.frozen } : {}) });
-    return isLeft(decided) ? decided : right([eventFor(kind.events, request.id, decided.right, request.at)]);
+    switch (change.type) {
+      case 'UpdateAnnotations':
+        return right([kind.annotations(id, change.data.annotations, at)]);
+      case 'UpdateLabels':
+        return right([kind.labels(id, change.data.labels, at)]);
+      case 'Delete':
+        return right([kind.deleted(id, at)]);
+      case 'Restore':
+        return right([kind.restored(id, at)]);
+    }
   },
 });
-

@@ -3,8 +3,8 @@
 // Publishing makes the schema public at a URL and immutable: nothing follows `SchemaPublished`.
 import * as t from 'io-ts';
 import { streamName } from './kernel.js';
-import { eventCodec, type StreamContract } from './event.js';
-import { applyChange, JsonObject, StringMap, resourceDecider, type Envelope, type ResourceChange, type ResourceDecider } from './resource.js';
+import { eventCodec } from './event.js';
+import { JsonObject, StringMap, resourceKind, type ResourceChange, type Target } from './resource.js';
 
 export const category = 'schema';
 export const schemaStream = (schemaId: string): string => streamName(category, schemaId);
@@ -66,26 +66,25 @@ export const schemaResourceChange = (event: SchemaEvent): ResourceChange => {
   }
 };
 
-export type SchemaState = { readonly status: 'none' } | { readonly status: 'exists'; readonly resource: Envelope };
+type Created = t.TypeOf<typeof SchemaCreated>['data'];
 
-export const schema: StreamContract<SchemaState, SchemaEvent> = {
-  category,
-  codec: SchemaEvent,
-  initialState: { status: 'none' },
-  evolve: (state, event) => ({ status: 'exists', resource: applyChange(state.status === 'none' ? undefined : state.resource, schemaResourceChange(event)) }),
-};
+/** POST /schemas. */
+export type CreateSchema = { readonly type: 'CreateSchema'; readonly data: Omit<Created, 'createdAt'> & { readonly at: string } };
+/** PATCH /schemas/{id}/publish: served at `url` from then on. */
+export type PublishSchema = { readonly type: 'PublishSchema'; readonly data: Target & { readonly url: string } };
 
 const isPublished = (data: { readonly [key: string]: unknown }): boolean => typeof data['published_at'] === 'string';
 
-/** The schema kind's rules: created once, then the changes every kind shares (streams/resource.ts); once published it is frozen (every change 409). */
-export const schemaResource: ResourceDecider<SchemaState, SchemaEvent> = resourceDecider(schema, {
-  envelopeOf: (state) => (state.status === 'none' ? undefined : state.resource),
+/** The schema kind's rules: created once, then the changes every kind shares and publishing (streams/resource.ts); once published it is frozen (every change 409). */
+export const schema = resourceKind<SchemaEvent, CreateSchema, PublishSchema>({
+  category,
+  codec: SchemaEvent,
+  changeOf: schemaResourceChange,
+  create: { type: 'CreateSchema', created: ({ data: { at, ...created } }) => ({ type: 'SchemaCreated', data: { ...created, createdAt: at } }) },
+  annotations: (schemaId, annotations, updatedAt) => ({ type: 'SchemaAnnotationsUpdated', data: { schemaId, annotations, updatedAt } }),
+  labels: (schemaId, labels, updatedAt) => ({ type: 'SchemaLabelsUpdated', data: { schemaId, labels, updatedAt } }),
+  deleted: (schemaId, deletedAt) => ({ type: 'SchemaDeleted', data: { schemaId, deletedAt } }),
+  restored: (schemaId, restoredAt) => ({ type: 'SchemaRestored', data: { schemaId, restoredAt } }),
+  own: ({ data: { id, url, at } }) => ({ type: 'SchemaPublished', data: { schemaId: id, url, publishedAt: at } }),
   frozen: (envelope) => isPublished(envelope.data),
-  events: {
-    annotations: (schemaId, annotations, updatedAt) => ({ type: 'SchemaAnnotationsUpdated', data: { schemaId, annotations, updatedAt } }),
-    labels: (schemaId, labels, updatedAt) => ({ type: 'SchemaLabelsUpdated', data: { schemaId, labels, updatedAt } }),
-    deleted: (schemaId, deletedAt) => ({ type: 'SchemaDeleted', data: { schemaId, deletedAt } }),
-    restored: (schemaId, restoredAt) => ({ type: 'SchemaRestored', data: { schemaId, restoredAt } }),
-    data: (schemaId, data, publishedAt) => ({ type: 'SchemaPublished', data: { schemaId, url: String(data['url']), publishedAt } }),
-  },
 });

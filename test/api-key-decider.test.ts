@@ -1,36 +1,39 @@
-// The API key decider in given / when / then form: the events an API key stream already holds, a
-// command, and the events it decides (or the rejection).
+// The API key decider in given / when / then form: created once with the secret's hash, the
+// resource API's shared operations, and the operator's delete under the same rule (a second
+// delete is the resource API's 409, Conflict deleted).
 import test from 'ava';
-import { left, right, type Either } from 'fp-ts/lib/Either.js';
-import { decide, evolve, initialState, type ApiKeyEvent, type Command, type DomainError } from '../streams/apiKey.js';
+import { left, right } from 'fp-ts/lib/Either.js';
+import { apiKey, apiKeyResource, type ApiKeyEvent, type Command } from '../streams/apiKey.js';
+import { givenWhen, stateAfter } from './support/decider.js';
+import { AT, LATER, RESOURCE_ID as keyId, sharedOperationTests, TENANT } from './support/resourceKind.js';
 
-const KEY = 'key-1';
-const AT = '2026-05-01T10:00:00.000Z';
-const LATER = '2026-05-02T10:00:00.000Z';
-
-const scenario = (given: readonly ApiKeyEvent[], when: Command): Either<DomainError, ApiKeyEvent[]> => decide(when, given.reduce(evolve, initialState));
-
-const key = { keyId: KEY, tenantId: 'tenant-1', subjectId: 'subject-1', secretHash: 'hash', scopes: ['resources' as const], expiration: null, labels: { team: 'a' } };
-const create: Command = { type: 'CreateApiKey', data: { ...key, at: AT } };
+const key = { keyId, tenantId: TENANT, subjectId: 'subject-1', secretHash: 'hash', scopes: ['resources' as const], expiration: null, labels: { team: 'a' } };
 const created: ApiKeyEvent = { type: 'ApiKeyCreated', data: { ...key, createdAt: AT } };
-const remove: Command = { type: 'DeleteApiKey', data: { keyId: KEY, at: LATER } };
-const deleted: ApiKeyEvent = { type: 'ApiKeyDeleted', data: { keyId: KEY, deletedAt: LATER } };
+const deleted: ApiKeyEvent = { type: 'ApiKeyDeleted', data: { keyId, deletedAt: LATER } };
 
-test('given nothing, when a key is created, then ApiKeyCreated with the hash (never a secret); given it, then ApiKeyExists', (t) => {
-  t.deepEqual(scenario([], create), right([created]));
-  t.deepEqual(scenario([created], create), left({ _tag: 'ApiKeyExists', keyId: KEY }));
-  t.like([created].reduce(evolve, initialState), { status: 'active', tenantId: 'tenant-1', resource: { revision: 1, labels: { team: 'a' } } });
+sharedOperationTests({
+  decider: apiKeyResource,
+  create: { type: 'CreateApiKey', data: { ...key, at: AT } },
+  created,
+  annotated: (annotations) => ({ type: 'ApiKeyAnnotationsUpdated' as const, data: { keyId, annotations, updatedAt: LATER } }),
+  labelled: (labels) => ({ type: 'ApiKeyLabelsUpdated' as const, data: { keyId, labels, updatedAt: LATER } }),
+  deleted,
+  restored: { type: 'ApiKeyRestored', data: { keyId, restoredAt: LATER } },
 });
 
-test('given an active key, when deleted, then ApiKeyDeleted and the key is deleted', (t) => {
-  t.deepEqual(scenario([created], remove), right([deleted]));
-  t.like([created, deleted].reduce(evolve, initialState), { status: 'deleted', resource: { revision: 2, deletedAt: LATER } });
+const scenario = givenWhen(apiKey);
+const revoke: Command = { type: 'DeleteApiKey', data: { keyId, at: LATER } };
+
+test('given nothing, when a key is created, then ApiKeyCreated with the hash (never a secret), its labels in the envelope', (t) => {
+  t.deepEqual(scenario([], { type: 'CreateApiKey', data: { ...key, at: AT } }), right([created]));
+  t.like(stateAfter(apiKey)([created]), { status: 'exists', resource: { tenantId: TENANT, revision: 1, labels: { team: 'a' }, data: { subject_id: 'subject-1' } } });
 });
 
-test('given a deleted key, when deleted again, then nothing is recorded', (t) => {
-  t.deepEqual(scenario([created, deleted], remove), right([]));
+test('given a live key, when the operator deletes it, then ApiKeyDeleted; given it deleted, then Conflict deleted, as the resource API answers', (t) => {
+  t.deepEqual(scenario([created], revoke), right([deleted]));
+  t.deepEqual(scenario([created, deleted], revoke), left({ _tag: 'Conflict', reason: 'deleted' }));
 });
 
-test('given no key, when deleted, then ApiKeyNotFound', (t) => {
-  t.deepEqual(scenario([], remove), left({ _tag: 'ApiKeyNotFound', keyId: KEY }));
+test('given no key, when the operator deletes it, then ApiKeyNotFound', (t) => {
+  t.deepEqual(scenario([], revoke), left({ _tag: 'ApiKeyNotFound', keyId }));
 });

@@ -1,8 +1,9 @@
 // The blob decider in given / when / then form: the events a blob stream already holds, a
 // command, and the events it decides (or the rejection).
 import test from 'ava';
-import { left, right, type Either } from 'fp-ts/lib/Either.js';
-import { decide, evolve, initialState, UPLOADED_BLOB_LIFETIME_MS, type BlobEvent, type Command, type DomainError } from '../streams/blob.js';
+import { left, right } from 'fp-ts/lib/Either.js';
+import { decide, evolve, initialState, UPLOADED_BLOB_LIFETIME_MS, type BlobEvent, type Command } from '../streams/blob.js';
+import { givenWhen, stateAfter } from './support/decider.js';
 
 const BLOB = 'blob-1';
 const TENANT = 'tenant-1';
@@ -11,7 +12,8 @@ const EXPIRES = '2026-05-01T10:15:00.000Z';
 const UPLOADED = '2026-05-01T10:05:00.000Z';
 const plus = (ms: number): string => new Date(Date.parse(UPLOADED) + ms).toISOString();
 
-const scenario = (given: readonly BlobEvent[], when: Command): Either<DomainError, BlobEvent[]> => decide(when, given.reduce(evolve, initialState));
+const scenario = givenWhen({ decide, evolve, initialState });
+const stateOf = stateAfter({ evolve, initialState });
 
 const request: Command = { type: 'RequestUpload', data: { blobId: BLOB, tenantId: TENANT, purpose: 'file', at: AT, expiresAt: EXPIRES } };
 const requested: BlobEvent = { type: 'BlobUploadRequested', data: { blobId: BLOB, tenantId: TENANT, purpose: 'file', requestedAt: AT, expiresAt: EXPIRES } };
@@ -43,7 +45,7 @@ test('given no blob, or another tenant\'s, when bytes are recorded, then BlobNot
 
 test('given an uploaded blob, when the create of its kind takes it in time, then BlobUsed', (t) => {
   t.deepEqual(scenario([requested, uploaded], use()), right([used]));
-  t.like([requested, uploaded, used].reduce(evolve, initialState), { status: 'used' });
+  t.like(stateOf([requested, uploaded, used]), { status: 'used' });
 });
 
 test('given a blob not uploaded, used, another tenant\'s, for another kind or left too long, when taken, then BlobNotFound', (t) => {

@@ -3,10 +3,11 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { isLeft, isRight } from 'fp-ts/lib/Either.js';
-import { loadConfig } from '../src/config.js';
-import { nextAttemptAt, parseDuration, parseRetryAfter, RetryScheduleFromString } from '../src/callbacks/schedule.js';
-import { generateWebhookSecret, isWebhookSecret, signature } from '../src/callbacks/signature.js';
-import { isCallbackUrl } from '../src/callbacks/url.js';
+import { loadConfig } from '../src/config/config.js';
+import { generateWebhookSecret, isCallbackUrl, isWebhookSecret, parseDuration, RetryScheduleFromString } from '../src/config/callbacks.js';
+import { nextAttemptAt } from '../src/callbacks/schedule.js';
+import { parseRetryAfter } from '../src/http/outboundAttempt.js';
+import { signature } from '../src/callbacks/signature.js';
 import { BOOTSTRAP_TENANT_ID } from '../src/tenancy/bootstrap.js';
 import { deliveryStream } from '../streams/delivery.js';
 import { bootstrapDeliveryId, deliveryEvents, ended, eventuallyDelivery, withCallbackService } from './support/callbackService.js';

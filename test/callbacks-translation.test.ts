@@ -10,7 +10,7 @@ import { callbackOf } from '../src/callbacks/callbackOf.js';
 import type { DataKey } from '../src/crypto/dataKeys.js';
 import { open, seal } from '../src/crypto/seal.js';
 import type { Json, RecordedEvent } from '../src/eventstore/port.js';
-import { expired, fulfilled, processingFailed, rejected, verificationFailed } from '../src/verification/outcome.js';
+import { expired, fulfilled, processingFailed, rejected, verificationFailed } from './support/presentationOutcomes.js';
 import type { VerifiedPresentation } from '../src/verification/vpToken.js';
 import { credentialStatus, type CredentialStatusEvent } from '../streams/credentialStatus.js';
 import type { CallbackRequest } from '../streams/delivery.js';
@@ -18,6 +18,7 @@ import { decodeRecorded, type BrokenContract } from '../streams/event.js';
 import { offer, type OfferEvent } from '../streams/offer.js';
 import { presentation, purposes, type PresentationEvent } from '../streams/presentation.js';
 import { embeddingCallback } from './support/callbackSources.js';
+import { recordedOn as recordedAt } from './support/recorded.js';
 
 const STATE = 'state-1';
 const TENANT = 'tenant-1';
@@ -25,17 +26,7 @@ const OFFER = 'offer-1';
 const AT = new Date('2026-05-01T10:00:00.000Z');
 const sealedJunk = { alg: 'A256GCM' as const, iv: 'iv', ciphertext: 'ct', tag: 'tag' };
 
-let revision = 0;
-const recordedOn = (streamId: string, event: { readonly type: string; readonly data: unknown }): RecordedEvent => ({
-  streamId,
-  id: `event-${++revision}`,
-  type: event.type,
-  revision,
-  position: { commit: BigInt(revision), prepare: BigInt(revision) },
-  data: JSON.parse(JSON.stringify(event.data)) as Json,
-  metadata: null,
-  created: AT,
-});
+const recordedOn = (streamId: string, event: { readonly type: string; readonly data: unknown }): RecordedEvent => recordedAt(streamId, event, AT);
 const onPresentation = (event: PresentationEvent) => recordedOn(`presentation-${STATE}`, event);
 const onOffer = (event: OfferEvent) => recordedOn(`offer-${OFFER}`, event);
 const onCredentialStatus = (event: CredentialStatusEvent) => recordedOn(`credentialstatus-${OFFER}`, event);

@@ -5,7 +5,7 @@ import test from 'ava';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
+import { isLeft, left, right } from 'fp-ts/lib/Either.js';
 import {
   credentialStatus,
   credentialStatusStream,
@@ -14,7 +14,6 @@ import {
   initialState,
   type Command,
   type CredentialStatus,
-  type DomainError,
   type Event,
   type StatusReference,
 } from '../streams/credentialStatus.js';
@@ -24,6 +23,7 @@ import { handleCommand, loadStream } from '../src/eventstore/handle.js';
 import type { EventStore } from '../src/eventstore/port.js';
 import { openStore } from './support/readmodels.js';
 import { rightOf } from './support/either.js';
+import { givenWhen, stateAfter } from './support/decider.js';
 
 const OFFER = 'offer-1';
 const TENANT = 'tenant-1';
@@ -31,7 +31,8 @@ const AT = '2026-05-01T10:00:00.000Z';
 const REFERENCE: StatusReference = { listId: 1, idx: 4711, uri: 'https://issuer.example/status-lists/1' };
 
 /** Folds the given events, then decides the command. */
-const scenario = (given: readonly Event[], when: Command): Either<DomainError, Event[]> => decide(when, given.reduce(evolve, initialState));
+const scenario = givenWhen({ decide, evolve, initialState });
+const stateOf = stateAfter({ evolve, initialState });
 
 const allocate: Command = { type: 'AllocateCredentialStatus', data: { offerId: OFFER, tenantId: TENANT, references: [REFERENCE], at: AT } };
 const set = (status: CredentialStatus, changeId: string): Command => ({ type: 'SetCredentialStatus', data: { status, changeId, at: AT } });
@@ -49,7 +50,7 @@ const reinstated = (id: string) => changed('CredentialReinstated', id);
 
 test('given nothing, when the credential endpoint allocates, then the entries are recorded and the status is valid', (t) => {
   t.deepEqual(scenario([], allocate), right([allocated]));
-  t.like([allocated].reduce(evolve, initialState), { status: 'valid', references: [REFERENCE], tenantId: TENANT });
+  t.like(stateOf([allocated]), { status: 'valid', references: [REFERENCE], tenantId: TENANT });
 });
 
 test('given an allocation, when another allocation comes, then it is refused', (t) => {
@@ -96,7 +97,7 @@ test('given suspend, reinstate, suspend again, then each change has its own id (
   t.deepEqual(again, [suspended('c3')]);
   const ids = [...history, ...again].flatMap((e) => (e.type === 'CredentialStatusAllocated' ? [] : [e.data.changeId]));
   t.deepEqual(ids, ['c1', 'c2', 'c3']);
-  t.like([...history, ...again].reduce(evolve, initialState), { status: 'suspended' });
+  t.like(stateOf([...history, ...again]), { status: 'suspended' });
 });
 
 test('every decided event is what the stream\'s codec reads back', (t) => {
@@ -112,8 +113,7 @@ const allocateIndex = (idx: number, listSize = 16): statusIndex.Command => ({
   type: 'AllocateStatusIndex',
   data: { listId: 1, idx, listSize, offerId: OFFER, at: AT },
 });
-const indexScenario = (given: readonly statusIndex.Event[], when: statusIndex.Command) =>
-  statusIndex.decide(when, given.reduce(statusIndex.evolve, statusIndex.initialState));
+const indexScenario = givenWhen(statusIndex);
 
 test('given a free index, when allocated, then StatusIndexAllocated; given it taken, then IndexTaken', (t) => {
   const taken = rightOf(indexScenario([], allocateIndex(15)));

@@ -1,9 +1,10 @@
 // The callback delivery decider in given / when / then form: the events a delivery stream already
 // holds, a command, and the events it decides (or the rejection).
 import test from 'ava';
-import { left, right, type Either } from 'fp-ts/lib/Either.js';
+import { left, right } from 'fp-ts/lib/Either.js';
 import type { CallbackRequest } from '../streams/delivery.js';
-import { decide, evolve, initialState, type AttemptOutcome, type Command, type DeliveryEvent, type DomainError } from '../streams/delivery.js';
+import { decide, evolve, initialState, type AttemptOutcome, type Command, type DeliveryEvent } from '../streams/delivery.js';
+import { givenWhen, stateAfter } from './support/decider.js';
 
 const ID = 'delivery-1';
 const T0 = '2026-05-01T10:00:00.000Z';
@@ -14,7 +15,8 @@ const sealed = { ownerId: 'offer-1', purpose: 'callback', value: { alg: 'A256GCM
 const callback: CallbackRequest = { tenantId: 'tenant-1', eventId: 'offer-1', status: 'issued', body: { status: 'issued' }, sealed };
 const source = { streamId: 'offer-1', revision: 3, eventId: 'e-1', position: '7/7' };
 
-const scenario = (given: readonly DeliveryEvent[], when: Command): Either<DomainError, DeliveryEvent[]> => decide(when, given.reduce(evolve, initialState));
+const scenario = givenWhen({ decide, evolve, initialState });
+const stateOf = stateAfter({ evolve, initialState });
 
 const record = (claim?: { instanceId: string; expiresAt: string }): Command => ({ type: 'RecordDelivery', data: { deliveryId: ID, source, callback, claim, at: T0 } });
 const recorded: DeliveryEvent = { type: 'DeliveryRecorded', data: { deliveryId: ID, source, callback, recordedAt: T0 } };
@@ -53,16 +55,16 @@ test('given our claim, when the attempt is recorded, then delivered, a failure w
   t.deepEqual(scenario(given, attempt('a', { kind: 'delivered', attempt: 1, attemptedAt: T1, httpStatus: 204, durationMs: 12 })), right([delivered]));
   t.deepEqual(scenario(given, attempt('a', { kind: 'failed', ...failedWith(T2) })), right([failed(T2)]));
   t.deepEqual(scenario(given, attempt('a', { kind: 'failed', ...failedWith(null) })), right([failed(null), abandoned('retries_exhausted')]));
-  t.like([...given, failed(T2)].reduce(evolve, initialState), { status: 'pending', attempts: 1, nextAttemptAt: T2, claim: null });
-  t.like([...given, delivered].reduce(evolve, initialState), { status: 'delivered' });
+  t.like(stateOf([...given, failed(T2)]), { status: 'pending', attempts: 1, nextAttemptAt: T2, claim: null });
+  t.like(stateOf([...given, delivered]), { status: 'delivered' });
 });
 
 test('given our claim, when nothing could be attempted, then abandoned (no callback URL: undeliverable)', (t) => {
   const given = [recorded, claimedBy('a')];
   t.deepEqual(scenario(given, attempt('a', { kind: 'not_attempted', reason: 'no_callback_url' })), right([abandoned('no_callback_url')]));
   t.deepEqual(scenario(given, attempt('a', { kind: 'not_attempted', reason: 'data_gone' })), right([abandoned('data_gone')]));
-  t.like([...given, abandoned('no_callback_url')].reduce(evolve, initialState), { status: 'undeliverable' });
-  t.like([...given, abandoned('data_gone')].reduce(evolve, initialState), { status: 'abandoned' });
+  t.like(stateOf([...given, abandoned('no_callback_url')]), { status: 'undeliverable' });
+  t.like(stateOf([...given, abandoned('data_gone')]), { status: 'abandoned' });
 });
 
 test('given the claim taken over, or the delivery ended, when our attempt is recorded, then ClaimLost', (t) => {
@@ -76,7 +78,7 @@ test('given an abandoned or undeliverable delivery with its data, when re-sent, 
   const given = [recorded, claimedBy('a'), failed(null), abandoned('retries_exhausted')];
   t.deepEqual(scenario(given, resend()), right([resent]));
   t.deepEqual(scenario([recorded, claimedBy('a'), abandoned('no_callback_url')], resend())._tag, 'Right');
-  t.like([...given, resent].reduce(evolve, initialState), {
+  t.like(stateOf([...given, resent]), {
     status: 'pending', attemptLimit: 2, nextAttemptAt: T2,
   });
 });

@@ -4,9 +4,9 @@
 import test, { type ExecutionContext } from 'ava';
 import { randomBytes, randomUUID } from 'node:crypto';
 import * as io from 'io-ts';
-import { isLeft, isRight, right } from 'fp-ts/lib/Either.js';
+import { isLeft, isRight, left, right } from 'fp-ts/lib/Either.js';
 import { eventCodec, type Decider } from '../streams/event.js';
-import { handleCommand, loadStream } from '../src/eventstore/handle.js';
+import { handleCommand, loadStream, type Loaded } from '../src/eventstore/handle.js';
 import {
   START,
   comparePositions,
@@ -49,7 +49,7 @@ const take = async (
 const eventsOf = (messages: readonly SubscriptionMessage[]): RecordedEvent[] =>
   messages.flatMap((m) => (m.kind === 'event' ? [m.event] : []));
 
-/** A counter as the smallest decider: `Add` records what it adds. */
+/** A counter as the smallest decider: `Add` records what it adds, and adding 0 records nothing. */
 const Added = eventCodec('Added', io.type({ n: io.number }));
 type Added = io.TypeOf<typeof Added>;
 const counter: Decider<{ readonly add: number }, number, Added, never> = {
@@ -57,7 +57,7 @@ const counter: Decider<{ readonly add: number }, number, Added, never> = {
   codec: Added,
   initialState: 0,
   evolve: (total, e) => total + e.data.n,
-  decide: (command) => right([{ type: 'Added', data: { n: command.add } }]),
+  decide: (command) => right(command.add === 0 ? [] : [{ type: 'Added', data: { n: command.add } }]),
 };
 
 /** The store, with the acknowledgement of its next append lost: the append happens, the caller hears an error. */
@@ -327,5 +327,37 @@ export function eventStoreContract(name: string, open: () => Promise<OpenedStore
     const retried = rightOf(await handleCommand(store, counter, stream, { add: 100 }, { commandId: randomUUID(), metadata, loaded: stale, retries: 1 }));
     t.is(retried.revision, 2);
     t.is(retried.state, 111);
+  });
+
+  withStore('a command that decides nothing reports the revision its state was read at, never NaN', async (store, t) => {
+    const stream = `${unique()}-1`;
+    const metadata = { actor: 'contract' };
+    t.is(rightOf(await handleCommand(store, counter, stream, { add: 0 }, { commandId: randomUUID(), metadata })).revision, -1);
+    rightOf(await handleCommand(store, counter, stream, { add: 1 }, { commandId: randomUUID(), metadata }));
+    rightOf(await handleCommand(store, counter, stream, { add: 1 }, { commandId: randomUUID(), metadata }));
+    t.is(rightOf(await handleCommand(store, counter, stream, { add: 0 }, { commandId: randomUUID(), metadata })).revision, 1);
+    // A loaded state is of one revision: `any` (which made the revision NaN) is refused by type.
+    // @ts-expect-error `any` is an expectation, not a revision a state was read at
+    const unread: Loaded<number> = { state: 0, expectedRevision: 'any' };
+    t.is(unread.state, 0);
+  });
+
+  withStore('I/O before the append runs after the decision; its refusal appends nothing, and a decision of nothing runs none', async (store, t) => {
+    const stream = `${unique()}-1`;
+    const metadata = { actor: 'contract' };
+    const seen: number[][] = [];
+    const refusing = async (events: readonly Added[]) => {
+      seen.push(events.map((e) => e.data.n));
+      return left({ _tag: 'Refused' as const });
+    };
+    t.deepEqual(leftOf(await handleCommand(store, counter, stream, { add: 5 }, { commandId: randomUUID(), metadata, beforeAppend: refusing })), { _tag: 'Refused' });
+    t.is((await store.readStream(stream))._tag, 'StreamNotFound');
+    rightOf(await handleCommand(store, counter, stream, { add: 0 }, { commandId: randomUUID(), metadata, beforeAppend: refusing }));
+    t.deepEqual(seen, [[5]]);
+    const accepted = rightOf(
+      await handleCommand(store, counter, stream, { add: 7 }, { commandId: randomUUID(), metadata, beforeAppend: async (events, state) => right(void seen.push([state, ...events.map((e) => e.data.n)])) }),
+    );
+    t.is(accepted.state, 7);
+    t.deepEqual(seen, [[5], [0, 7]]);
   });
 }

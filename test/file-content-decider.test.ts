@@ -1,12 +1,14 @@
 // The file content decider in given / when / then form: the events a filecontent stream (one
 // tenant's content) already holds, a command, and the events it decides (or the rejection).
 import test from 'ava';
-import { left, right, type Either } from 'fp-ts/lib/Either.js';
-import { decide, evolve, initialState, type Command, type DomainError, type FileContentEvent } from '../streams/fileContent.js';
+import { left, right } from 'fp-ts/lib/Either.js';
+import { decide, evolve, initialState, type Command, type FileContentEvent } from '../streams/fileContent.js';
+import { givenWhen, stateAfter } from './support/decider.js';
 
 const AT = '2026-05-01T10:00:00.000Z';
 
-const scenario = (given: readonly FileContentEvent[], when: Command): Either<DomainError, FileContentEvent[]> => decide(when, given.reduce(evolve, initialState));
+const scenario = givenWhen({ decide, evolve, initialState });
+const stateOf = stateAfter({ evolve, initialState });
 
 const claim = (fileId: string, again = false): Command => ({ type: 'ClaimContent', data: { fileId, again, at: AT } });
 const claimed = (fileId: string): FileContentEvent => ({ type: 'FileContentClaimed', data: { fileId, claimedAt: AT } });
@@ -30,11 +32,11 @@ test('given content held by a file, when the same file claims it again, then Tak
 
 test('given content held by a file, when it releases, then FileContentReleased and the content is free', (t) => {
   t.deepEqual(scenario([claimed('a')], release('a')), right([released('a')]));
-  t.deepEqual([claimed('a'), released('a')].reduce(evolve, initialState), { status: 'free' });
+  t.deepEqual(stateOf([claimed('a'), released('a')]), { status: 'free' });
 });
 
 test('given content free or held by another file, when a file releases it, then NotHolder (and a recorded foreign release changes nothing)', (t) => {
   t.deepEqual(scenario([], release('a')), left({ _tag: 'NotHolder', fileId: 'a' }));
   t.deepEqual(scenario([claimed('b')], release('a')), left({ _tag: 'NotHolder', fileId: 'a' }));
-  t.deepEqual([claimed('b'), released('a')].reduce(evolve, initialState), { status: 'held', fileId: 'b' });
+  t.deepEqual(stateOf([claimed('b'), released('a')]), { status: 'held', fileId: 'b' });
 });

@@ -10,7 +10,7 @@ import type { Problem } from '../src/http/problem.js';
 import { readForm, readJson } from '../src/http/body.js';
 import { decode } from '../src/http/validate.js';
 import { HttpBaseUrl, NonEmptyString, PositiveInt, PortFromString } from '../src/http/codecs.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { createLogger, requestLog } from '../src/log.js';
 
 const lines: string[] = [];

@@ -1,16 +1,18 @@
 // The Idempotency-Key decider in given / when / then form: the events an idempotency stream
 // already holds (one key's generations), a command, and the events it decides (or the refusal).
 import test from 'ava';
-import { left, right, type Either } from 'fp-ts/lib/Either.js';
+import { left, right } from 'fp-ts/lib/Either.js';
 import type { Sealed } from '../streams/dataKey.js';
-import { CLAIM_LEASE_MS, decide, evolve, initialState, supersededClaim, type Command, type DomainError, type IdempotencyEvent } from '../streams/idempotency.js';
+import { CLAIM_LEASE_MS, decide, evolve, initialState, supersededClaim, type Command, type IdempotencyEvent } from '../streams/idempotency.js';
+import { givenWhen, stateAfter } from './support/decider.js';
 
 const AT = '2026-05-01T10:00:00.000Z';
 const EXPIRES = '2026-05-02T10:00:00.000Z';
 const reply: Sealed = { alg: 'A256GCM', iv: 'iv', ciphertext: 'ct', tag: 'tag' };
 const plus = (ms: number): string => new Date(Date.parse(AT) + ms).toISOString();
 
-const scenario = (given: readonly IdempotencyEvent[], when: Command): Either<DomainError, IdempotencyEvent[]> => decide(when, given.reduce(evolve, initialState));
+const scenario = givenWhen({ decide, evolve, initialState });
+const stateOf = stateAfter({ evolve, initialState });
 
 const claim = (claimId: string, at = AT, options: { fingerprint?: string; replyGone?: boolean } = {}): Command => ({
   type: 'ClaimKey',
@@ -46,8 +48,8 @@ test('given a recorded reply, when the same request claims, then AlreadyAnswered
 test('given an expired generation, when any request claims, then a new generation, and the old one is superseded', (t) => {
   for (const given of [[claimed('c1')], [claimed('c1'), recorded]]) {
     t.deepEqual(scenario(given, claim('c2', EXPIRES, { fingerprint: 'other' })), right([claimed('c2', EXPIRES, 'other')]));
-    t.is(supersededClaim(given.reduce(evolve, initialState), EXPIRES), 'c1');
-    t.is(supersededClaim(given.reduce(evolve, initialState), AT), undefined);
+    t.is(supersededClaim(stateOf(given), EXPIRES), 'c1');
+    t.is(supersededClaim(stateOf(given), AT), undefined);
   }
   t.is(supersededClaim(initialState, EXPIRES), undefined);
 });
@@ -57,8 +59,8 @@ test('given our running claim, when its reply is recorded or the key released, t
   const release: Command = { type: 'ReleaseKey', data: { claimId: 'c1', at: AT } };
   t.deepEqual(scenario([claimed('c1')], record), right([recorded]));
   t.deepEqual(scenario([claimed('c1')], release), right([released]));
-  t.like([claimed('c1'), recorded].reduce(evolve, initialState), { status: 'done', claimId: 'c1' });
-  t.deepEqual([claimed('c1'), released].reduce(evolve, initialState), { status: 'free', previousClaimId: 'c1' });
+  t.like(stateOf([claimed('c1'), recorded]), { status: 'done', claimId: 'c1' });
+  t.deepEqual(stateOf([claimed('c1'), released]), { status: 'free', previousClaimId: 'c1' });
   for (const given of [[claimed('c1'), claimed('c2')], [claimed('c1'), recorded], []]) {
     t.deepEqual(scenario(given, record), left({ _tag: 'ClaimTakenOver', claimId: 'c1' }));
     t.deepEqual(scenario(given, release), left({ _tag: 'ClaimTakenOver', claimId: 'c1' }));
@@ -69,7 +71,7 @@ test('given a generation, when its reply is shredded, then IdempotentReplyShredd
   const shred: Command = { type: 'ShredReply', data: { claimId: 'c1', at: EXPIRES } };
   t.deepEqual(scenario([claimed('c1'), recorded], shred), right([shredded]));
   t.deepEqual(scenario([claimed('c1')], shred), right([shredded]));
-  t.deepEqual([claimed('c1'), recorded, shredded].reduce(evolve, initialState), { status: 'free', previousClaimId: 'c1' });
+  t.deepEqual(stateOf([claimed('c1'), recorded, shredded]), { status: 'free', previousClaimId: 'c1' });
   t.deepEqual(scenario([claimed('c1'), recorded, shredded], shred), right([]));
   t.deepEqual(scenario([claimed('c1'), recorded, claimed('c2', EXPIRES)], shred), right([]));
 });

@@ -1,9 +1,11 @@
 // The offer decider in given / when / then form: the events an offer stream already holds, a
 // command, and the events it decides (or the rejection). One test per row of the issuance state
-// table (spec/connector.md) and per refusal of a token or credential request.
+// table (the connector specification, "States and transitions") and per refusal of a token or
+// credential request.
 import test from 'ava';
-import { left, right, type Either } from 'fp-ts/lib/Either.js';
-import { decide, evolve, initialState, type Command, type DomainError, type OfferEvent } from '../streams/offer.js';
+import { left, right } from 'fp-ts/lib/Either.js';
+import { decide, evolve, initialState, type Command, type OfferEvent } from '../streams/offer.js';
+import { givenWhen, stateAfter } from './support/decider.js';
 
 const ID = 'offer-1';
 const TENANT = 'tenant-1';
@@ -19,7 +21,8 @@ const TOKEN_HASH = Buffer.from('access token hash').toString('base64url');
 const OTHER_TOKEN_HASH = Buffer.from('another token hash').toString('base64url');
 const txCode = { input_mode: 'numeric' as const, length: 6, description: null, hash: TX_HASH };
 
-const scenario = (given: readonly OfferEvent[], when: Command): Either<DomainError, OfferEvent[]> => decide(when, given.reduce(evolve, initialState));
+const scenario = givenWhen({ decide, evolve, initialState });
+const stateOf = stateAfter({ evolve, initialState });
 
 const create = (withTxCode = false): Command => ({
   type: 'CreateOffer',
@@ -53,7 +56,7 @@ const purged: OfferEvent = { type: 'ClaimsPurged', data: { purgedAt: LATER } };
 
 test('given nothing, when an offer is created, then OfferCreated; given it, then OfferExists', (t) => {
   t.deepEqual(scenario([], create()), right([created()]));
-  t.like([created()].reduce(evolve, initialState), { status: 'OFFER_CREATED', txCodeFailures: 0, token: null, claimsPurged: false });
+  t.like(stateOf([created()]), { status: 'OFFER_CREATED', txCodeFailures: 0, token: null, claimsPurged: false });
   t.deepEqual(scenario([created()], create()), left({ _tag: 'OfferExists', offerId: ID }));
 });
 
@@ -67,7 +70,7 @@ test('given an offer, when its code is redeemed unknown, ended, expired or a sec
   t.deepEqual(scenario([], redeem(undefined)), left({ _tag: 'OfferNotFound', offerId: ID }));
   t.deepEqual(scenario([created(), redeemed(), issued], redeem(undefined)), left({ _tag: 'OfferEnded', offerId: ID, status: 'ISSUED' }));
   t.deepEqual(scenario([created(), expired], redeem(undefined)), left({ _tag: 'OfferEnded', offerId: ID, status: 'EXPIRED' }));
-  t.deepEqual(scenario([created()], redeem(undefined, EXPIRES)), left({ _tag: 'OfferExpired', offerId: ID }));
+  t.deepEqual(scenario([created()], redeem(undefined, EXPIRES)), left({ _tag: 'OfferHasExpired', offerId: ID }));
   t.deepEqual(scenario([created(), redeemed()], redeem(undefined, T2)), left({ _tag: 'PreAuthorizedCodeUsed', offerId: ID }));
 });
 
@@ -80,13 +83,13 @@ test('given an offer with a transaction code, when a wrong one is sent, then cou
   t.deepEqual(scenario([created(true)], redeem(WRONG_HASH)), right([rejected(1)]));
   t.deepEqual(scenario([created(true), rejected(1)], redeem(WRONG_HASH)), right([rejected(2)]));
   t.deepEqual(scenario([created(true), rejected(1), rejected(2)], redeem(WRONG_HASH)), right([rejected(3), failed('transaction code wrong 3 times', T1)]));
-  t.like([created(true), rejected(1), rejected(2), rejected(3), failed('transaction code wrong 3 times', T1)].reduce(evolve, initialState), { status: 'FAILED', txCodeFailures: 3 });
+  t.like(stateOf([created(true), rejected(1), rejected(2), rejected(3), failed('transaction code wrong 3 times', T1)]), { status: 'FAILED', txCodeFailures: 3 });
   t.deepEqual(scenario([created(true), rejected(1), rejected(2), rejected(3), failed()], redeem(TX_HASH)), left({ _tag: 'OfferEnded', offerId: ID, status: 'FAILED' }));
 });
 
 test('given a redeemed code, when the credential is issued with its access token while the offer is open, then CredentialIssued (ISSUED)', (t) => {
   t.deepEqual(scenario([created(), redeemed()], issue()), right([issued]));
-  t.like([created(), redeemed(), issued].reduce(evolve, initialState), { status: 'ISSUED' });
+  t.like(stateOf([created(), redeemed(), issued]), { status: 'ISSUED' });
 });
 
 test('given an offer, when the credential is issued with another token, no token, after the offer ended or expired, then refused', (t) => {
@@ -95,12 +98,12 @@ test('given an offer, when the credential is issued with another token, no token
   t.deepEqual(scenario([created(), redeemed()], issue(OTHER_TOKEN_HASH)), left({ _tag: 'AccessTokenUnknown', offerId: ID }));
   t.deepEqual(scenario([created(), redeemed(), issued], issue()), left({ _tag: 'OfferEnded', offerId: ID, status: 'ISSUED' }));
   t.deepEqual(scenario([created(), redeemed(), failed()], issue()), left({ _tag: 'OfferEnded', offerId: ID, status: 'FAILED' }));
-  t.deepEqual(scenario([created(), redeemed()], issue(TOKEN_HASH, EXPIRES)), left({ _tag: 'OfferExpired', offerId: ID }));
+  t.deepEqual(scenario([created(), redeemed()], issue(TOKEN_HASH, EXPIRES)), left({ _tag: 'OfferHasExpired', offerId: ID }));
 });
 
 test('given an open offer, when issuance fails, then OfferFailed (FAILED) with errorDetails; given an ended offer, then nothing', (t) => {
   t.deepEqual(scenario([created(), redeemed()], fail), right([failed()]));
-  t.like([created(), failed()].reduce(evolve, initialState), { status: 'FAILED' });
+  t.like(stateOf([created(), failed()]), { status: 'FAILED' });
   t.deepEqual(scenario([created(), redeemed(), issued], fail), right([]));
   t.deepEqual(scenario([created(), expired], fail), right([]));
   t.deepEqual(scenario([], fail), right([]));
@@ -108,7 +111,7 @@ test('given an open offer, when issuance fails, then OfferFailed (FAILED) with e
 
 test('given an open offer, when its time-to-live elapses, then OfferExpired (EXPIRED); before it, or once ended, nothing', (t) => {
   t.deepEqual(scenario([created()], expire(EXPIRES)), right([expired]));
-  t.like([created(), expired].reduce(evolve, initialState), { status: 'EXPIRED' });
+  t.like(stateOf([created(), expired]), { status: 'EXPIRED' });
   t.deepEqual(scenario([created(), redeemed()], expire(T2)), right([]));
   t.deepEqual(scenario([], expire(EXPIRES)), right([]));
 });
@@ -123,7 +126,7 @@ test('given an ended offer, when its claims are purged, then ClaimsPurged once; 
     t.deepEqual(scenario([created(), redeemed(), end], purge), right([purged]));
     t.deepEqual(scenario([created(), redeemed(), end, purged], purge), right([]));
   }
-  t.like([created(), expired, purged].reduce(evolve, initialState), { status: 'EXPIRED', claimsPurged: true });
+  t.like(stateOf([created(), expired, purged]), { status: 'EXPIRED', claimsPurged: true });
   t.deepEqual(scenario([created(), redeemed()], purge), right([]));
   t.deepEqual(scenario([], purge), right([]));
 });

@@ -8,6 +8,7 @@ import { validate } from '@readme/openapi-parser';
 import { METHODS as ALL_METHODS } from '../src/http/openapi/components.js';
 import { openApiDocument, SERVICE_VERSION, type OpenApiDocument } from '../src/app/openapiDocument.js';
 import type { Method, PathItem } from '../src/http/openapi/types.js';
+import { createAgent } from './support/didcommAgent.js';
 import { assertDocumented, listenersOf, schemaProblems, type Listener } from './support/openapi.js';
 import { startTestService, type TestService } from './support/service.js';
 
@@ -145,7 +146,7 @@ test('the routes every resource kind shares answer as the document describes, fo
     credentials: await fromBlob(s, 'credentials', credential),
     schemas: await created('/schemas', { data: { slug: 'tour', version: '1', schema: {} } }),
     drafts: await created('/drafts', { data: { schema: { schema: {} } } }),
-    'didcomm-messages': await created('/didcomm-messages', { data: { to: 'did:example:bob', key_id: randomUUID() } }),
+    'didcomm-messages': await created('/didcomm-messages', { data: { to: createAgent('https://localhost:9/didcomm').did, key_id: randomUUID() } }),
   };
   for (const [kind, { id }] of Object.entries(resources)) {
     const base = `/${kind}/${id}`;

@@ -1,7 +1,7 @@
 // The rebuild's progress: a bar redrawn in place on a terminal, a few plain lines otherwise.
 import test from 'ava';
 import { rebuildProgress, type ProgressStream } from '../ops/progress.js';
-import type { RunnerStatus } from '../src/projection-runner.js';
+import type { RunnerStatus } from '../src/readside/readModels.js';
 
 const stream = (isTTY: boolean): ProgressStream & { written: string[] } => {
   const written: string[] = [];

@@ -1,18 +1,11 @@
 // The presentation decider in given / when / then form: the events a presentation stream already
 // holds, a command, and the events it decides (or the rejection). One test per row of the
-// verification state table (spec/connector.md), the request-object fetch rule, and each refusal.
+// verification state table (the connector specification, "States and transitions"), the
+// request-object fetch rule, and each refusal.
 import test from 'ava';
-import { left, right, type Either } from 'fp-ts/lib/Either.js';
-import {
-  decide,
-  evolve,
-  initialState,
-  type Command,
-  type DomainError,
-  type FetchedRequest,
-  type PresentationEvent,
-  type PresentationTerminalEvent,
-} from '../streams/presentation.js';
+import { left, right } from 'fp-ts/lib/Either.js';
+import { presentation, type Command, type FetchedRequest, type OutcomeCommand, type PresentationEvent, type PresentationTerminalEvent } from '../streams/presentation.js';
+import { givenWhen, stateAfter } from './support/decider.js';
 
 const STATE = 'state-1';
 const TENANT = 'tenant-1';
@@ -23,7 +16,8 @@ const T2 = '2026-05-01T10:02:00.000Z';
 const EXPIRES = '2026-05-01T10:05:00.000Z';
 const sealed = (ciphertext: string) => ({ alg: 'A256GCM' as const, iv: 'iv', ciphertext, tag: 'tag' });
 
-const scenario = (given: readonly PresentationEvent[], when: Command): Either<DomainError, PresentationEvent[]> => decide(when, given.reduce(evolve, initialState));
+const scenario = givenWhen(presentation);
+const stateOf = stateAfter(presentation);
 
 const request: Command = {
   type: 'RequestPresentation',
@@ -40,6 +34,15 @@ const fetched = (flowType: FetchedRequest['flowType'], kid: string, at = T1): Pr
   data: { ...newRequest(flowType, kid), fetchedAt: at },
 });
 
+const step = (at = T2) => ({ state: STATE, at });
+const fulfil = (kid = 'k1', at = T2): OutcomeCommand => ({ type: 'Fulfil', data: { ...step(at), kid, responseCode: 'rc', presentedCredentials: sealed('credentials') } });
+const reject: OutcomeCommand = { type: 'Reject', data: { ...step(), error: 'access_denied' } };
+const failProcessing: OutcomeCommand = { type: 'FailProcessing', data: { ...step(), errorDetails: 'undecryptable' } };
+const failVerification = (kid: string, trustEnforcement: boolean): OutcomeCommand => ({
+  type: 'FailVerification',
+  data: { ...step(), kid, responseCode: 'rc', errorDetails: 'bad signature', trustEnforcement, trustListDigests: ['d1'] },
+});
+
 const fulfilled: PresentationTerminalEvent = {
   type: 'PresentationFulfilled',
   data: {
@@ -54,19 +57,16 @@ const processingFailed: PresentationTerminalEvent = {
   type: 'PresentationProcessingFailed',
   data: { ...ended, at: T2, errorDetails: 'undecryptable' },
 };
-const verificationFailed: PresentationTerminalEvent = {
+const verificationFailed = (kid: string, flowType: FetchedRequest['flowType'], responseCode: string | null): PresentationTerminalEvent => ({
   type: 'PresentationVerificationFailed',
-  data: {
-    ...ended, at: T2, kid: 'k1', flowType: 'cross-device', errorDetails: 'bad signature', responseCode: null,
-  },
-};
+  data: { ...ended, at: T2, kid, flowType, errorDetails: 'bad signature', responseCode, trustListDigests: ['d1'] },
+});
 const expiredAt = (at: string): PresentationTerminalEvent => ({ type: 'PresentationExpired', data: { ...ended, at } });
-const outcome = (event: PresentationTerminalEvent, at = T2): Command => ({ type: 'RecordOutcome', data: { state: STATE, outcome: event, at } });
-const expire = (at: string): Command => ({ type: 'ExpirePresentation', data: { state: STATE, at } });
+const expire = (at: string): Command => ({ type: 'Expire', data: { state: STATE, at } });
 
 test('given nothing, when a presentation is requested, then PresentationRequested (request created); given it, then PresentationExists', (t) => {
   t.deepEqual(scenario([], request), right([requested]));
-  t.like([requested].reduce(evolve, initialState), { status: 'open', fetched: [] });
+  t.like(stateOf([requested]), { status: 'open', fetched: [] });
   t.deepEqual(scenario([requested], request), left({ _tag: 'PresentationExists', state: STATE }));
 });
 
@@ -74,7 +74,7 @@ test('given an open request, when a flow type is first fetched, then Presentatio
   t.deepEqual(scenario([requested], fetch('same-device', 'k1')), right([fetched('same-device', 'k1')]));
   t.deepEqual(scenario([requested, fetched('same-device', 'k1')], fetch('same-device', 'k2', T2)), right([]));
   t.deepEqual(scenario([requested, fetched('same-device', 'k1')], fetch('cross-device', 'k2', T2)), right([fetched('cross-device', 'k2', T2)]));
-  t.like([requested, fetched('same-device', 'k1'), fetched('cross-device', 'k2', T2)].reduce(evolve, initialState), {
+  t.like(stateOf([requested, fetched('same-device', 'k1'), fetched('cross-device', 'k2', T2)]), {
     fetched: [newRequest('same-device', 'k1'), newRequest('cross-device', 'k2')],
   });
 });
@@ -85,24 +85,42 @@ test('given an unknown, ended or expired request, when its request object is fet
   t.deepEqual(scenario([requested], fetch('same-device', 'k1', EXPIRES)), left({ _tag: 'SessionExpired' }));
 });
 
-for (const [status, event] of [
-  ['FULFILLED', fulfilled],
-  ['REJECTED', rejected],
-  ['PROCESSING_ERROR', processingFailed],
-  ['VERIFICATION_FAILED', verificationFailed],
+for (const [status, when, event] of [
+  ['FULFILLED', fulfil(), fulfilled],
+  ['REJECTED', reject, rejected],
+  ['PROCESSING_ERROR', failProcessing, processingFailed],
+  ['VERIFICATION_FAILED', failVerification('k1', false), verificationFailed('k1', 'same-device', null)],
 ] as const) {
   test(`given an open request, when the wallet's answer comes to ${status} before the expiry, then that outcome, once`, (t) => {
     const given = [requested, fetched('same-device', 'k1')];
-    t.deepEqual(scenario(given, outcome(event)), right([event]));
-    t.like([...given, event].reduce(evolve, initialState), { status: 'finished', outcome: status });
-    t.deepEqual(scenario([...given, event], outcome(event)), left({ _tag: 'SessionFinished' }));
-    t.deepEqual(scenario([...given, event], outcome(rejected)), left({ _tag: 'SessionFinished' }));
+    t.deepEqual(scenario(given, when), right([event]));
+    t.like(stateOf([...given, event]), { status: 'finished', outcome: status });
+    t.deepEqual(scenario([...given, event], when), left({ _tag: 'SessionFinished' }));
+    t.deepEqual(scenario([...given, event], reject), left({ _tag: 'SessionFinished' }));
   });
 }
 
+test('when the presentation is fulfilled, then the response code is recorded same-device only (the browser is sent back), with the flow type of the request answered', (t) => {
+  const given = [requested, fetched('same-device', 'k1'), fetched('cross-device', 'k2')];
+  t.deepEqual(scenario(given, fulfil('k1')), right([fulfilled]));
+  t.deepEqual(scenario(given, fulfil('k2')), right([{ ...fulfilled, data: { ...fulfilled.data, kid: 'k2', flowType: 'cross-device', responseCode: null } }]));
+});
+
+test('when verification fails, then a response code only for a trust-enforcement failure in same-device flow', (t) => {
+  const given = [requested, fetched('same-device', 'k1'), fetched('cross-device', 'k2')];
+  t.deepEqual(scenario(given, failVerification('k1', true)), right([verificationFailed('k1', 'same-device', 'rc')]));
+  t.deepEqual(scenario(given, failVerification('k1', false)), right([verificationFailed('k1', 'same-device', null)]));
+  t.deepEqual(scenario(given, failVerification('k2', true)), right([verificationFailed('k2', 'cross-device', null)]));
+});
+
+test('given an open request, when an answer names a request key it never handed out, then UnknownRequestKey', (t) => {
+  t.deepEqual(scenario([requested, fetched('same-device', 'k1')], fulfil('k9')), left({ _tag: 'UnknownRequestKey', kid: 'k9' }));
+  t.deepEqual(scenario([requested], failVerification('k1', false)), left({ _tag: 'UnknownRequestKey', kid: 'k1' }));
+});
+
 test('given an open request, when the time-out comes, then PresentationExpired (EXPIRED); before it, or once ended, nothing', (t) => {
   t.deepEqual(scenario([requested], expire(EXPIRES)), right([expiredAt(EXPIRES)]));
-  t.like([requested, expiredAt(EXPIRES)].reduce(evolve, initialState), { status: 'finished', outcome: 'EXPIRED' });
+  t.like(stateOf([requested, expiredAt(EXPIRES)]), { status: 'finished', outcome: 'EXPIRED' });
   t.deepEqual(scenario([requested], expire(T2)), right([]));
   t.deepEqual(scenario([requested, fulfilled], expire(EXPIRES)), right([]));
   t.deepEqual(scenario([requested, expiredAt(EXPIRES)], expire(EXPIRES)), right([]));
@@ -110,11 +128,11 @@ test('given an open request, when the time-out comes, then PresentationExpired (
 });
 
 test('the expiry and response race: an answer after the expiry ends the request as EXPIRED; an answer after the time-out is refused', (t) => {
-  t.deepEqual(scenario([requested, fetched('same-device', 'k1')], outcome(fulfilled, EXPIRES)), right([expiredAt(EXPIRES)]));
-  t.deepEqual(scenario([requested, expiredAt(EXPIRES)], outcome(fulfilled)), left({ _tag: 'SessionFinished' }));
+  t.deepEqual(scenario([requested, fetched('same-device', 'k1')], fulfil('k1', EXPIRES)), right([expiredAt(EXPIRES)]));
+  t.deepEqual(scenario([requested, expiredAt(EXPIRES)], fulfil()), left({ _tag: 'SessionFinished' }));
   t.deepEqual(scenario([requested, fulfilled], expire(EXPIRES)), right([]));
 });
 
 test('given no request, when an outcome is recorded, then UnknownSession', (t) => {
-  t.deepEqual(scenario([], outcome(rejected)), left({ _tag: 'UnknownSession' }));
+  t.deepEqual(scenario([], reject), left({ _tag: 'UnknownSession' }));
 });

@@ -14,9 +14,9 @@ import { countTenants } from '../projections/tenants.js';
 import { draftStream } from '../streams/draft.js';
 import { formatPosition, type EventStore, type Position } from '../src/eventstore/port.js';
 import { createLogger } from '../src/log.js';
-import { isEnvironmental } from '../src/projection-failure.js';
-import { ProjectionRunner } from '../src/projection-runner.js';
-import { acknowledgeQuarantine, listQuarantine } from '../src/quarantine.js';
+import { isEnvironmental } from '../src/readside/projectionFailure.js';
+import { ProjectionRunner } from '../src/readside/projectionRunner.js';
+import { acknowledgeQuarantine, listQuarantine } from '../src/readside/quarantine.js';
 import { createTenant } from '../src/tenancy/commands.js';
 import { bounded } from './support/bounded.js';
 import { appendPoisonRevision } from './support/poison.js';
@@ -29,7 +29,7 @@ const withDir = (body: (dir: string, store: EventStore) => Promise<void>): Promi
 /** A runner whose log lines are kept. */
 const openLoggedRunner = async (store: EventStore, file: string, projections: readonly Projection[] = allProjections) => {
   const lines: string[] = [];
-  const runner = await ProjectionRunner.open({ store, file, projections, log: createLogger({ level: 'info', write: (line) => lines.push(line) }) });
+  const runner = ProjectionRunner.open({ store, file, projections, log: createLogger({ level: 'info', write: (line) => lines.push(line) }) });
   return { runner, lines };
 };
 
@@ -120,7 +120,7 @@ test('an event a projection cannot apply is set aside, logged once without its d
     try {
       runner.start();
       t.true(await runner.waitFor(after, BOUND_MS));
-      t.is(await countTenants(runner.db), 2);
+      t.is(countTenants(runner.db), 2);
       t.like(runner.status(), { checkpoint: formatPosition(after), failing: null, quarantine: { total: 1, unacknowledged: 1 } });
       const [entry, ...more] = listQuarantine(runner.db);
       t.deepEqual(more, []);

@@ -28,7 +28,7 @@ test('a write is visible once waitFor its position resolves', async (t) => {
     runner.start();
     const [created] = await addTenants(store, 1);
     t.true(await runner.waitFor(created!.position, 5000));
-    t.like(await findTenant(runner.db, created!.tenantId), { name: 'tenant 0' });
+    t.like(findTenant(runner.db, created!.tenantId), { name: 'tenant 0' });
     t.is(runner.status().checkpoint, `${created!.position.commit}/${created!.position.prepare}`);
     await runner.close();
   });
@@ -56,7 +56,7 @@ test('a restarted runner resumes at its checkpoint: nothing applied twice, nothi
     second.start();
     t.true(await second.waitFor(after[1]!.position, 5000));
     t.is(second.status().applied, 2);
-    t.is(await countTenants(second.db), 5);
+    t.is(countTenants(second.db), 5);
     t.is(second.status().failing, null);
     await second.close();
   });
@@ -112,7 +112,7 @@ test('live events that arrive while a transaction commits are applied together i
     const last = created.map((c) => (isRight(c) ? c.right.position : START)).reduce((a, b) => (comparePositions(a, b) >= 0 ? a : b));
     t.true(await runner.waitFor(last, 10_000));
     const after = runner.status();
-    t.is(await countTenants(runner.db), 40);
+    t.is(countTenants(runner.db), 40);
     t.is(after.applied - before.applied, 40);
     t.true(after.commits - before.commits < 40, `${after.commits - before.commits} transactions for 40 events`);
     await runner.close();

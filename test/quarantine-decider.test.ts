@@ -3,18 +3,20 @@
 // a position the store has no event at is refused, acknowledging again appends nothing, and
 // acknowledgments racing for the stream are all recorded.
 import test from 'ava';
-import { right, type Either } from 'fp-ts/lib/Either.js';
-import { acknowledgmentsStream, decide, evolve, initialState, type Command, type DomainError, type QuarantineAcknowledged } from '../streams/quarantine.js';
+import { right } from 'fp-ts/lib/Either.js';
+import { acknowledgmentsStream, decide, evolve, initialState, type Command, type QuarantineAcknowledged } from '../streams/quarantine.js';
 import { createTenant } from '../src/tenancy/commands.js';
-import { acknowledgeQuarantine } from '../src/quarantine.js';
+import { acknowledgeQuarantine } from '../src/readside/quarantine.js';
 import type { Position } from '../src/eventstore/port.js';
 import { leftOf, rightOf } from './support/either.js';
 import { withStoreDir } from './support/readmodels.js';
+import { givenWhen, stateAfter } from './support/decider.js';
 
 const FIRST = '2026-05-01T10:00:00.000Z';
 const LATER = '2026-05-01T11:00:00.000Z';
 
-const scenario = (given: readonly QuarantineAcknowledged[], when: Command): Either<DomainError, QuarantineAcknowledged[]> => decide(when, given.reduce(evolve, initialState));
+const scenario = givenWhen({ decide, evolve, initialState });
+const stateOf = stateAfter({ evolve, initialState });
 
 const acknowledge = (position: string, at: string): Command => ({ type: 'AcknowledgeQuarantine', data: { position, at } });
 const acknowledged = (position: string, at: string): QuarantineAcknowledged => ({ type: 'QuarantineAcknowledged', data: { position, acknowledgedAt: at } });
@@ -26,7 +28,7 @@ test('given nothing acknowledged, when a position is acknowledged, then Quaranti
 test('given a position acknowledged, when acknowledged again, then nothing is recorded and the first time stays', (t) => {
   const given = [acknowledged('42/42', FIRST)];
   t.deepEqual(scenario(given, acknowledge('42/42', LATER)), right([]));
-  t.is(given.reduce(evolve, initialState).acknowledged.get('42/42'), FIRST);
+  t.is(stateOf(given).acknowledged.get('42/42'), FIRST);
 });
 
 test('given another position acknowledged, when a position is acknowledged, then it is recorded', (t) => {
@@ -34,7 +36,7 @@ test('given another position acknowledged, when a position is acknowledged, then
 });
 
 test('given a stream holding one position twice (written before the decider), the first acknowledgment counts', (t) => {
-  const state = [acknowledged('42/42', FIRST), acknowledged('42/42', LATER)].reduce(evolve, initialState);
+  const state = stateOf([acknowledged('42/42', FIRST), acknowledged('42/42', LATER)]);
   t.deepEqual([...state.acknowledged], [['42/42', FIRST]]);
 });
 

@@ -12,7 +12,7 @@ import type { EventStore } from '../src/eventstore/port.js';
 import { healthRouter, publicApp, startingApp } from '../src/app/apps.js';
 import { silentLogger } from '../src/log.js';
 import { createMetrics } from '../src/metrics/metrics.js';
-import { acknowledgeQuarantine } from '../src/quarantine.js';
+import { acknowledgeQuarantine } from '../src/readside/quarantine.js';
 import { projectionsCheck, readiness, storeCheck, type ReadinessCheck } from '../src/readiness.js';
 import { createTenant } from '../src/tenancy/commands.js';
 import { appendPoisonRevision } from './support/poison.js';

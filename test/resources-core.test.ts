@@ -2,8 +2,6 @@
 // writes, delete and restore, history and revisions, tenant isolation, concurrent writers.
 import test from 'ava';
 import { isLeft, isRight } from 'fp-ts/lib/Either.js';
-import { etagOf, MAX_REVISION, type Envelope } from '../streams/resource.js';
-import { decideUpdate } from '../src/resources/update.js';
 import { createApiKey, createTenant } from '../src/tenancy/commands.js';
 import { withTestService, type TestService } from './support/service.js';
 
@@ -186,19 +184,4 @@ test('concurrent writers with the same etag: exactly one succeeds, the others ge
     const items = ((await (await s.management(`/api-keys/${body.id}/history`)).json()) as { items: Body[] }).items;
     t.is(items.length, 2);
   });
-});
-
-test('a write past revision 999999 is a conflict, decided before anything is appended', (t) => {
-  const at = '2026-01-01T00:00:00.000Z';
-  const envelope = (revision: number): Envelope => ({
-    id: '5b0c4a52-5f0c-4d3e-9b1a-2f6f7f1f9c10', tenantId: 't', kind: { name: 'api-key', version: 1 }, revision,
-    createdAt: at, modifiedAt: at, deletedAt: null, annotations: {}, labels: {}, data: {},
-  });
-  const request = (revision: number) => ({
-    tenantId: 't', id: envelope(revision).id, ifMatch: (tag: string) => tag === etagOf(envelope(revision).id, revision),
-    update: { op: 'labels' as const, labels: {} }, at,
-  });
-  t.deepEqual(decideUpdate(envelope(MAX_REVISION), request(MAX_REVISION)), { _tag: 'Left', left: { _tag: 'Conflict', reason: 'revision_limit' } });
-  t.true(isRight(decideUpdate(envelope(MAX_REVISION - 1), request(MAX_REVISION - 1))));
-  t.deepEqual(decideUpdate(envelope(5), { ...request(5), tenantId: 'other' }), { _tag: 'Left', left: { _tag: 'NotFound' } });
 });

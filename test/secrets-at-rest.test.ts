@@ -10,7 +10,7 @@ import { dataKeyStream } from '../streams/dataKey.js';
 import { idempotencyStream, replyOwner } from '../streams/idempotency.js';
 import { open } from '../src/crypto/seal.js';
 import { keyHashOf } from '../src/resources/idempotency.js';
-import { Sqlite } from '../src/sqlite.js';
+import { Sqlite } from '../src/sqlite/connection.js';
 import { BOOTSTRAP_TENANT_ID } from '../src/tenancy/bootstrap.js';
 import { TEST_KEK_FILE } from './support/kek.js';
 import { startTestService, type TestService } from './support/service.js';

@@ -120,7 +120,7 @@ test('bootstrap happens once: a restart, or a different key later, creates no se
   await first.stop();
   const second = await startTestService({ dataDir: first.dataDir, env: { BOOTSTRAP_API_KEY: 'another-bootstrap-key-0123456789abcdefghij' } });
   try {
-    t.is(await countTenants(second.service.runner.db), 1);
+    t.is(countTenants(second.service.runner.db), 1);
     t.is((await second.management('/tenant')).status, 200);
     t.is((await second.management('/tenant', { key: 'another-bootstrap-key-0123456789abcdefghij' })).status, 401);
   } finally {

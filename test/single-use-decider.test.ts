@@ -8,6 +8,7 @@ import { left, right } from 'fp-ts/lib/Either.js';
 import { cNonce, cNonceStream, type CNonceEvent } from '../streams/cNonce.js';
 import { dpopProof, type DpopProofEvent } from '../streams/dpopProof.js';
 import { spendOnce } from '../src/issuance/singleUse.js';
+import { givenWhen } from './support/decider.js';
 import { openStore } from './support/readmodels.js';
 
 const nonceUse = { usedAt: '2026-05-01T10:00:00.000Z', expiresAt: '2026-05-01T10:02:00.000Z' };
@@ -16,13 +17,15 @@ const proofUse = { usedAt: '2026-05-01T10:00:00.000Z', htm: 'POST', htu: 'https:
 const proofUsed: DpopProofEvent = { type: 'DpopProofUsed', data: proofUse };
 
 test('given an unused c_nonce, when used, then CNonceUsed; given it used, then AlreadyUsed', (t) => {
-  t.deepEqual(cNonce.decide({ type: 'Use', data: nonceUse }, cNonce.initialState), right([nonceUsed]));
-  t.deepEqual(cNonce.decide({ type: 'Use', data: nonceUse }, [nonceUsed].reduce(cNonce.evolve, cNonce.initialState)), left({ _tag: 'AlreadyUsed' }));
+  const scenario = givenWhen(cNonce);
+  t.deepEqual(scenario([], { type: 'Use', data: nonceUse }), right([nonceUsed]));
+  t.deepEqual(scenario([nonceUsed], { type: 'Use', data: nonceUse }), left({ _tag: 'AlreadyUsed' }));
 });
 
 test('given an unused DPoP proof, when used, then DpopProofUsed; given it used, then AlreadyUsed', (t) => {
-  t.deepEqual(dpopProof.decide({ type: 'Use', data: proofUse }, dpopProof.initialState), right([proofUsed]));
-  t.deepEqual(dpopProof.decide({ type: 'Use', data: proofUse }, [proofUsed].reduce(dpopProof.evolve, dpopProof.initialState)), left({ _tag: 'AlreadyUsed' }));
+  const scenario = givenWhen(dpopProof);
+  t.deepEqual(scenario([], { type: 'Use', data: proofUse }), right([proofUsed]));
+  t.deepEqual(scenario([proofUsed], { type: 'Use', data: proofUse }), left({ _tag: 'AlreadyUsed' }));
 });
 
 test('several uses of one c_nonce at once: exactly one is recorded', async (t) => {

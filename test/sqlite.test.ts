@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { isRight } from 'fp-ts/lib/Either.js';
 import { START } from '../src/eventstore/port.js';
 import { openSqliteEventStore } from '../src/eventstore/sqlite.js';
-import { Sqlite } from '../src/sqlite.js';
+import { Sqlite } from '../src/sqlite/connection.js';
 
 const tempFile = async () => {
   const dir = await mkdtemp(join(tmpdir(), 'sqlite-'));

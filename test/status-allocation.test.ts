@@ -8,7 +8,7 @@ import { latestStatusList } from '../projections/statusLists.js';
 import { credentialStatus, credentialStatusStream } from '../streams/credentialStatus.js';
 import { loadStream } from '../src/eventstore/handle.js';
 import type { EventStore } from '../src/eventstore/port.js';
-import type { ProjectionRunner } from '../src/projection-runner.js';
+import type { ProjectionRunner } from '../src/readside/projectionRunner.js';
 import { createStatusAllocator, type StatusAllocator } from '../src/issuance/status/allocation.js';
 import { openRunner, openStore } from './support/readmodels.js';
 import { rightOf } from './support/either.js';

@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isLeft, isRight } from 'fp-ts/lib/Either.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { createApiKey, createTenant } from '../src/tenancy/commands.js';
 import { credentialStatusStream } from '../streams/credentialStatus.js';
 import { startReceiver, TEST_WEBHOOK_SECRET, type Receiver } from './support/receiver.js';

@@ -2,17 +2,19 @@
 // command, and the events it decides (or the rejection).
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
-import { left, right, type Either } from 'fp-ts/lib/Either.js';
-import { decide, evolve, initialState, type Command, type DomainError, type SecretBox, type TenantEvent } from '../streams/tenant.js';
+import { left, right } from 'fp-ts/lib/Either.js';
+import { decide, evolve, initialState, type Command, type SecretBox, type TenantEvent } from '../streams/tenant.js';
 import { openSecret, sealSecret } from '../src/callbacks/tenantCallback.js';
 import { rightOf } from './support/either.js';
+import { givenWhen, stateAfter } from './support/decider.js';
 
 const TENANT = 'tenant-1';
 const AT = '2026-05-01T10:00:00.000Z';
 const kek = randomBytes(32);
 const box: SecretBox = { seal: (secret) => sealSecret(kek, TENANT, secret), open: (sealed) => openSecret(kek, TENANT, sealed) };
 
-const scenario = (given: readonly TenantEvent[], when: Command): Either<DomainError, TenantEvent[]> => decide(when, given.reduce(evolve, initialState));
+const scenario = givenWhen({ decide, evolve, initialState });
+const stateOf = stateAfter({ evolve, initialState });
 
 const create: Command = { type: 'CreateTenant', data: { tenantId: TENANT, name: 'acme', at: AT } };
 const created: TenantEvent = { type: 'TenantCreated', data: { tenantId: TENANT, name: 'acme', createdAt: AT } };
@@ -32,7 +34,7 @@ const opened = (events: readonly TenantEvent[]) =>
 test('given nothing, when a tenant is created, then TenantCreated; given it, then TenantExists', (t) => {
   t.deepEqual(scenario([], create), right([created]));
   t.deepEqual(scenario([created], create), left({ _tag: 'TenantExists', tenantId: TENANT }));
-  t.like([created].reduce(evolve, initialState), { status: 'active', name: 'acme', callback: null });
+  t.like(stateOf([created]), { status: 'active', name: 'acme', callback: null });
 });
 
 test('given no tenant, when its callback is configured, then TenantNotFound', (t) => {
@@ -57,5 +59,5 @@ test('given a callback, when configured with what is set already (or no secret),
   const given = [created, configured('https://a.example/cb', 'whsec_current')];
   t.deepEqual(scenario(given, configure('https://a.example/cb', 'whsec_current')), right([]));
   t.deepEqual(scenario(given, configure('https://a.example/cb', undefined)), right([]));
-  t.like(given.reduce(evolve, initialState), { status: 'active', callback: { url: 'https://a.example/cb' } });
+  t.like(stateOf(given), { status: 'active', callback: { url: 'https://a.example/cb' } });
 });

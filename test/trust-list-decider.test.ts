@@ -2,6 +2,7 @@
 // or its refusal. One test per row of the table in streams/trustList.ts.
 import test from 'ava';
 import { decide, evolve, initialState, type TrustListCommand, type TrustListEvent, type TrustListVersion } from '../streams/trustList.js';
+import { givenWhen, stateAfter } from './support/decider.js';
 
 const version = (overrides: Partial<TrustListVersion> = {}): TrustListVersion => ({
   sourceId: 'eu-lotl',
@@ -21,9 +22,9 @@ const version = (overrides: Partial<TrustListVersion> = {}): TrustListVersion =>
   ...overrides,
 });
 
-const given = (events: readonly TrustListEvent[]) => ({
-  when: (command: TrustListCommand) => decide(command, events.reduce(evolve, initialState)),
-});
+const scenario = givenWhen({ decide, evolve, initialState });
+const stateOf = stateAfter({ evolve, initialState });
+const given = (events: readonly TrustListEvent[]) => ({ when: (command: TrustListCommand) => scenario(events, command) });
 
 const record = (v: TrustListVersion): TrustListCommand => ({ type: 'RecordFetchedVersion', version: v });
 const accepted = (v: TrustListVersion): TrustListEvent => ({ type: 'TrustListVersionAccepted', data: v });
@@ -38,7 +39,7 @@ test('the recorded document fetched again: confirmed as of the new fetch, nothin
     _tag: 'Right',
     right: [{ type: 'TrustListVersionConfirmed', data: { digest: again.digest, fetchedAt: '2026-01-03T00:00:00.000Z' } }],
   });
-  const state = [accepted(version()), { type: 'TrustListVersionConfirmed', data: { digest: again.digest, fetchedAt: again.fetchedAt } } as const].reduce(evolve, initialState);
+  const state = stateOf([accepted(version()), { type: 'TrustListVersionConfirmed', data: { digest: again.digest, fetchedAt: again.fetchedAt } }]);
   t.deepEqual(state, { status: 'recorded', version: again });
 });
 
@@ -66,6 +67,6 @@ test('a rewind is judged against the latest accepted version, not the first', (t
 });
 
 test('a confirmation of another digest than the recorded one changes nothing', (t) => {
-  const state = [accepted(version()), { type: 'TrustListVersionConfirmed', data: { digest: 'z'.repeat(64), fetchedAt: '2026-02-01T00:00:00.000Z' } } as const].reduce(evolve, initialState);
+  const state = stateOf([accepted(version()), { type: 'TrustListVersionConfirmed', data: { digest: 'z'.repeat(64), fetchedAt: '2026-02-01T00:00:00.000Z' } }]);
   t.deepEqual(state, { status: 'recorded', version: version() });
 });

@@ -19,7 +19,7 @@ import {
   type CertifiedKey,
 } from '../src/crypto/certificates.js';
 import { x509 } from '../src/crypto/x509.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { createCrlChecker } from '../src/trust/crl.js';
 import { createTrustVerifier, type TrustPolicy, type TrustVerifier } from '../src/trust/issuerTrust.js';
 import { findTrustAnchor, parseX5c, validateChain } from '../src/trust/x509Chain.js';

@@ -3,7 +3,7 @@
 import test from 'ava';
 import { resolveIssuer, type TrustSnapshot } from '../src/trust/matching.js';
 import { SnapshotIndex, type ListEntry } from '../src/trust/snapshotIndex.js';
-import type { StatusMap } from '../src/trust/serviceMapping.js';
+import type { StatusMap } from '../src/config/trust.js';
 import type { TrustService } from '../src/trust/trustList.js';
 import { createTestIssuer } from './support/credentials.js';
 import { SERVICE_TYPES, STATUSES } from './support/trustLists.js';

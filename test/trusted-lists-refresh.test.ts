@@ -15,7 +15,7 @@ import { trustListStream } from '../streams/trustList.js';
 import { listKey } from '../src/trust/listRecord.js';
 import { resolveIssuer } from '../src/trust/matching.js';
 import { TrustListStore } from '../src/trust/trustListStore.js';
-import { parseTrustListSources, type TrustListSource } from '../src/trust/trustListSources.js';
+import { parseTrustListSources, type TrustListSource } from '../src/config/trust.js';
 import type { TestIssuer } from './support/credentials.js';
 import { startTrustWorld, type TrustWorld } from './support/trustListWorld.js';
 import { signXmlList, trustedListXml } from './support/trustLists.js';

@@ -33,15 +33,15 @@ test('an uploaded credential is read', (t) => {
   t.true(isRight(readCredential(bytes(vc))));
 });
 
-const published = async (url: string): Promise<boolean> => url === 'https://schemas.example/published';
+const published = (url: string): boolean => url === 'https://schemas.example/published';
 
-test('a 0.40 draft names exactly one of schema and meta_schema, and a meta_schema the tenant published', async (t) => {
-  t.deepEqual(leftOf(await metaSchemaOf('0.40', {}, published)), { _tag: 'SchemaChoice' });
-  t.deepEqual(leftOf(await metaSchemaOf('0.40', { meta_schema: 'https://schemas.example/published', schema: { schema: {} } }, published)), { _tag: 'SchemaChoice' });
-  t.deepEqual(leftOf(await metaSchemaOf('0.40', { meta_schema: 'https://schemas.example/other' }, published)), { _tag: 'UnpublishedMetaSchema' });
-  t.is(rightOf(await metaSchemaOf('0.40', { meta_schema: 'https://schemas.example/published' }, published)), 'https://schemas.example/published');
-  t.is(rightOf(await metaSchemaOf('0.40', { schema: { schema: {} } }, published)), null);
-  t.is(rightOf(await metaSchemaOf('0.38', { schema: {} }, published)), null);
+test('a 0.40 draft names exactly one of schema and meta_schema, and a meta_schema the tenant published', (t) => {
+  t.deepEqual(leftOf(metaSchemaOf('0.40', {}, published)), { _tag: 'SchemaChoice' });
+  t.deepEqual(leftOf(metaSchemaOf('0.40', { meta_schema: 'https://schemas.example/published', schema: { schema: {} } }, published)), { _tag: 'SchemaChoice' });
+  t.deepEqual(leftOf(metaSchemaOf('0.40', { meta_schema: 'https://schemas.example/other' }, published)), { _tag: 'UnpublishedMetaSchema' });
+  t.is(rightOf(metaSchemaOf('0.40', { meta_schema: 'https://schemas.example/published' }, published)), 'https://schemas.example/published');
+  t.is(rightOf(metaSchemaOf('0.40', { schema: { schema: {} } }, published)), null);
+  t.is(rightOf(metaSchemaOf('0.38', { schema: {} }, published)), null);
 });
 
 const configurations = new Map(parseCredentialConfigurations(DEFAULT_CONFIGURATIONS, 'defaults').map((c) => [c.id, c]));

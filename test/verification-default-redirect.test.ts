@@ -3,7 +3,7 @@
 // redirect to follow; unset, such a request redirects nowhere, as before.
 import test from 'ava';
 import { isLeft, isRight } from 'fp-ts/lib/Either.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { startVerificationHarness, pidQuery, type VerificationHarness } from './support/wallet/connector.js';
 import { answer } from './support/wallet/presentation.js';
 

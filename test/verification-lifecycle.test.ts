@@ -11,7 +11,7 @@ import type { EventStore, Json } from '../src/eventstore/port.js';
 import { credentialStatusCheckerFromConfig } from '../src/verification/status/statusCheck.js';
 import { trustVerifierFromConfig } from '../src/trust/issuerTrust.js';
 import { createPresentationVerifier } from '../src/verification/presentationVerifier.js';
-import { expired, fulfilled, processingFailed, rejected, verificationFailed } from '../src/verification/outcome.js';
+import { expired, fulfilled, processingFailed, rejected, verificationFailed } from './support/presentationOutcomes.js';
 import { expirePresentation, receiveResponse } from '../src/verification/response.js';
 import { loadVerifier } from '../src/verification/feature.js';
 import { silentLogger } from '../src/log.js';

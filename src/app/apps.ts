@@ -9,7 +9,7 @@ import { httpMetrics, metricsRouter } from '../metrics/http.js';
 import type { Listener, Metrics } from '../metrics/metrics.js';
 import type { Readiness } from '../readiness.js';
 import { authenticate } from '../tenancy/authenticate.js';
-import type { Sqlite } from '../sqlite.js';
+import type { Sqlite } from '../sqlite/connection.js';
 import { allowedMethods, HttpError, problems, serviceUnavailable } from '../http/problem.js';
 import { openApiRouter, type OpenApiDocument } from './openapiDocument.js';
 

@@ -6,7 +6,7 @@
 // To describe a new route: add it to its feature's `management` or `public` paths (a new area is
 // listed below), naming its schemas in the area's `schemas`.
 import Router from '@koa/router';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { headers, mergePaths, parameters, problemResponses, securitySchemes, sharedSchemas } from '../http/openapi/components.js';
 import { issuanceArea } from '../issuance/openapi.js';
 import { listenersArea } from './openapi.js';

@@ -10,7 +10,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { allProjections } from '../../projections/index.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { openEventStore, readModelsFile } from '../eventstore/open.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { Feature, ServiceContext } from '../featureContract.js';
@@ -20,8 +20,8 @@ import type { Logger } from '../log.js';
 import { instrumentedStore } from '../metrics/instrumentedStore.js';
 import { createMetrics, type Metrics, type MetricsOptions } from '../metrics/metrics.js';
 import { observeProjectionLag } from '../metrics/projectionLag.js';
-import { ProjectionRunner } from '../projection-runner.js';
-import type { ReadModels } from '../readModels.js';
+import { ProjectionRunner } from '../readside/projectionRunner.js';
+import type { ReadModels } from '../readside/readModels.js';
 import { projectionsCheck, quarantineCheck, readiness, storeCheck } from '../readiness.js';
 import { dataKeys } from '../crypto/dataKeys.js';
 import { loadKek } from '../crypto/kek.js';
@@ -170,7 +170,7 @@ type Opened = (runner: ProjectionRunner, store: EventStore) => void;
 /** Keeps the read models: catches up, then creates the bootstrap tenant on a first start. */
 const projecting = (config: Config, log: Logger, opened?: Opened) => ({
   open: async (store: EventStore) => {
-    const runner = await ProjectionRunner.open({ store, file: readModelsFile(config), projections: allProjections, log });
+    const runner = ProjectionRunner.open({ store, file: readModelsFile(config), projections: allProjections, log });
     opened?.(runner, store);
     return runner;
   },

@@ -8,11 +8,13 @@
 // delivered as it was promised (and its delivery id, derived from it, does not change).
 import { isRight, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { credentialStatus } from '../../streams/credentialStatus.js';
+import { didcommMessage } from '../../streams/didcommMessage.js';
 import { CallbackRequest } from '../../streams/delivery.js';
 import { BrokenContract, decodeRecorded, type Event, type StreamContract } from '../../streams/event.js';
 import type { Json, RecordedEvent } from '../../streams/kernel.js';
 import { offer } from '../../streams/offer.js';
 import { presentation } from '../../streams/presentation.js';
+import { didcommDeliveryRequest } from '../didcomm/deliveryRequest.js';
 import { credentialStatusCallback } from './credentialStatusCallback.js';
 import { issuanceCallback } from './issuanceCallback.js';
 import { presentationCallback } from './presentationCallback.js';
@@ -27,6 +29,8 @@ const translations = new Map<string, Translation>([
   translation(presentation, presentationCallback),
   translation(offer, issuanceCallback),
   translation(credentialStatus, credentialStatusCallback),
+  // Not a callback: a DIDComm message the tenant sent, delivered by the same machinery.
+  translation(didcommMessage, didcommDeliveryRequest),
 ]);
 
 /** Stream categories whose events may ask for a callback. */

@@ -1,23 +1,26 @@
 // The deliverer: claims a due delivery (an append at the revision it read, so only one instance
-// attempts it at a time), composes the body, signs and posts it, and records the outcome at the
+// attempts it at a time), composes the body, signs and posts it (or, for a DIDComm message, has
+// src/didcomm/ pack and post it), and records the outcome at the
 // claim's revision. A claim lapses after the attempt timeout plus a grace period, so a crashed
 // instance's deliveries are taken over. Once a delivery has ended (delivered, abandoned or
 // undeliverable) the flow's data key is destroyed and that is recorded too.
 import { randomUUID } from 'node:crypto';
-import { isLeft } from 'fp-ts/lib/Either.js';
+import { isLeft, right } from 'fp-ts/lib/Either.js';
 import { deliveriesWithDataToDestroy, dueDeliveries } from '../../projections/deliveries.js';
 import { findTenantCallback } from '../../projections/tenantCallbacks.js';
 import { delivery, deliveryStream, type AttemptOutcome, type CallbackRequest, type Command, type Delivery, type DeliveryState } from '../../streams/delivery.js';
 import { tenant, tenantStream, type TenantCallback } from '../../streams/tenant.js';
+import type { RetrySchedule } from '../config/callbacks.js';
 import type { DataKeys } from '../crypto/dataKeys.js';
 import { handleCommand, loadStream, type Loaded } from '../eventstore/handle.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { Sqlite } from '../sqlite.js';
+import type { Sqlite } from '../sqlite/connection.js';
+import type { SendDidcomm, Sent } from '../didcomm/deliver.js';
 import { postCallback } from './post.js';
 import type { Claim } from './record.js';
-import { nextAttemptAt, type RetrySchedule } from './schedule.js';
+import { nextAttemptAt } from './schedule.js';
 import { webhookHeaders } from './signature.js';
 import { openSecret } from './tenantCallback.js';
 
@@ -43,9 +46,11 @@ export interface DelivererOptions {
   readonly log: Logger;
   readonly metrics: Metrics['callbacks'];
   readonly now: () => Date;
+  readonly sendDidcomm: SendDidcomm;
 }
 
 type Composed = { readonly body: string } | { readonly gone: true };
+
 
 export class Deliverer {
   private readonly inFlight = new Map<string, Promise<void>>();
@@ -73,10 +78,10 @@ export class Deliverer {
   async scan(): Promise<void> {
     const free = this.options.maxInFlight - this.inFlight.size;
     if (free > 0) {
-      const due = await dueDeliveries(this.options.db, this.options.now(), free + this.inFlight.size);
+      const due = dueDeliveries(this.options.db, this.options.now(), free + this.inFlight.size);
       for (const id of due.filter((d) => !this.inFlight.has(d)).slice(0, free)) this.track(id, this.claimAndAttempt(id));
     }
-    for (const id of await deliveriesWithDataToDestroy(this.options.db, DESTROY_BATCH)) await this.destroyDataOf(id);
+    for (const id of deliveriesWithDataToDestroy(this.options.db, DESTROY_BATCH)) await this.destroyDataOf(id);
   }
 
   /** Interrupts attempts in flight (they are recorded as failed) and waits for them. */
@@ -118,26 +123,16 @@ export class Deliverer {
   private async attempt(claimed: Delivery, revision: number): Promise<void> {
     const { deliveryId, callback } = claimed;
     const log = this.options.log.child({ deliveryId, tenantId: callback.tenantId, status: callback.status });
-    const target = await this.targetOf(callback.tenantId);
-    if (!target) {
-      await this.record(claimed, revision, { kind: 'not_attempted', reason: 'no_callback_url' }, log);
-      return;
-    }
-    const composed = await this.compose(callback, log);
-    if ('gone' in composed) {
-      await this.record(claimed, revision, { kind: 'not_attempted', reason: 'data_gone' }, log);
-      return;
-    }
     const attempt = claimed.attempts + 1;
     const started = this.options.now();
-    const outcome = await postCallback({
-      url: target.url,
-      body: composed.body,
-      headers: webhookHeaders(target.secret, deliveryId, Math.floor(started.getTime() / 1000), composed.body),
-      timeoutMs: this.options.timeoutMs,
-      shutdown: this.shutdown.signal,
-      now: this.options.now,
-    });
+    const sent = callback.didcomm
+      ? await this.options.sendDidcomm(callback.tenantId, callback.didcomm.messageId, this.shutdown.signal)
+      : await this.sendCallback(deliveryId, callback, started, log);
+    if (sent.kind === 'not_attempted') {
+      await this.record(claimed, revision, sent, log);
+      return;
+    }
+    const { outcome } = sent;
     const attemptedAt = started.toISOString();
     const attemptOutcome = { outcome: outcome.ok ? 'delivered' : outcome.reason };
     this.options.metrics.attempts.inc(attemptOutcome);
@@ -152,6 +147,23 @@ export class Deliverer {
     log.warn('callback attempt failed', { attempt, reason: outcome.reason, httpStatus: outcome.httpStatus, nextAttemptAt: nextAt });
     const { reason, httpStatus, detail, durationMs } = outcome;
     await this.record(claimed, revision, { kind: 'failed', attempt, attemptedAt, reason, httpStatus, detail, durationMs, nextAttemptAt: nextAt }, log);
+  }
+
+  /** A callback's attempt: the body signed with the tenant's secret, posted to the tenant's URL. */
+  private async sendCallback(deliveryId: string, callback: CallbackRequest, started: Date, log: Logger): Promise<Sent> {
+    const target = await this.targetOf(callback.tenantId);
+    if (!target) return { kind: 'not_attempted', reason: 'no_callback_url' };
+    const composed = await this.compose(callback, log);
+    if ('gone' in composed) return { kind: 'not_attempted', reason: 'data_gone' };
+    const outcome = await postCallback({
+      url: target.url,
+      body: composed.body,
+      headers: webhookHeaders(target.secret, deliveryId, Math.floor(started.getTime() / 1000), composed.body),
+      timeoutMs: this.options.timeoutMs,
+      shutdown: this.shutdown.signal,
+      now: this.options.now,
+    });
+    return { kind: 'attempted', outcome };
   }
 
   /** Records what the attempt came to; once the delivery has ended, destroys the flow's data key. */
@@ -182,17 +194,21 @@ export class Deliverer {
   /** Destroys an ended delivery's data key first, then records it; does nothing when the decider says there is nothing to do. */
   private async destroyData(deliveryId: string, loaded: Loaded<DeliveryState>): Promise<void> {
     const command: Command = { type: 'DestroyData', data: { deliveryId, at: this.options.now().toISOString() } };
-    const decided = delivery.decide(command, loaded.state);
-    const destroyed = isLeft(decided) ? undefined : decided.right.find((e) => e.type === 'DeliveryDataDestroyed');
-    if (destroyed?.type !== 'DeliveryDataDestroyed') return;
-    await this.options.dataKeys.destroy(destroyed.data.ownerId);
     // Losing this race only means the next scan records it (destroying again is a no-op).
-    await this.run(deliveryId, command, loaded);
+    await handleCommand(this.options.store, delivery, deliveryStream(deliveryId), command, {
+      commandId: randomUUID(),
+      metadata: METADATA,
+      loaded,
+      beforeAppend: async (events) => {
+        for (const e of events) if (e.type === 'DeliveryDataDestroyed') await this.options.dataKeys.destroy(e.data.ownerId);
+        return right(undefined);
+      },
+    });
   }
 
   /** The tenant's URL and opened secret. The read model first; the tenant stream when it has none yet. */
   private async targetOf(tenantId: string): Promise<{ url: string; secret: string } | undefined> {
-    let config: TenantCallback | null | undefined = await findTenantCallback(this.options.db, tenantId);
+    let config: TenantCallback | null | undefined = findTenantCallback(this.options.db, tenantId);
     if (!config) {
       const loaded = await loadStream(this.options.store, tenant, tenantStream(tenantId));
       config = isLeft(loaded) || loaded.right.state.status === 'none' ? null : loaded.right.state.callback;

@@ -8,6 +8,7 @@ import { START } from '../eventstore/port.js';
 import type { Feature, ServiceContext } from '../featureContract.js';
 import { startPeriodic, type Periodic } from '../periodic.js';
 import { BOOTSTRAP_TENANT_ID } from '../tenancy/bootstrap.js';
+import { didcommSender } from '../didcomm/deliver.js';
 import { Deliverer } from './deliver.js';
 import { DeliveryRecorder, recordDelivery } from './record.js';
 import { configureTenantCallback } from './tenantCallback.js';
@@ -49,11 +50,19 @@ export const callbacksFeature = async (context: ServiceContext, options: { now?:
     log: log.child({ component: 'callbacks' }),
     metrics: context.metrics.callbacks,
     now,
+    sendDidcomm: didcommSender({
+      store,
+      dataKeys: context.dataKeys,
+      kek,
+      policy: { allowPrivate: config.didcommAllowPrivateEndpoints },
+      timeoutMs: config.callbackTimeoutSeconds * 1000,
+      now,
+    }),
   });
   const { pending } = context.metrics.callbacks;
   context.metrics.refreshOnScrape(
     'pending callback deliveries',
-    async () => pending.set(await countPendingDeliveries(context.runner.db)),
+    () => pending.set(countPendingDeliveries(context.runner.db)),
     () => pending.set(Number.NaN),
   );
   const recorder = new DeliveryRecorder({
@@ -71,7 +80,7 @@ export const callbacksFeature = async (context: ServiceContext, options: { now?:
     },
   });
   // The service starts features once the read models hold everything recorded so far.
-  const after = (await lastRecordedSource(context.runner.db)) ?? START;
+  const after = lastRecordedSource(context.runner.db) ?? START;
   let scanner: Periodic | undefined;
   return {
     name: 'callbacks',

@@ -1,7 +1,7 @@
-// The Issuance Event (spec/connector.md) an offer's events are translated to: OFFER_CREATED when
-// it is created, then ISSUED, FAILED or EXPIRED when it ends. It holds no personal data, so
-// nothing is sealed. A status change of what was issued is an Issuance Event too
-// (credentialStatusCallback.ts).
+// The Issuance Event (the connector specification, "Issuance Event") an offer's events are
+// translated to: OFFER_CREATED when it is created, then ISSUED, FAILED or EXPIRED when it ends. It
+// holds no personal data, so nothing is sealed. A status change of what was issued is an Issuance
+// Event too (credentialStatusCallback.ts).
 import type { OfferEvent, OfferStatus } from '../../streams/offer.js';
 import type { CallbackRequest } from '../../streams/delivery.js';
 

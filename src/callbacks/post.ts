@@ -3,22 +3,8 @@
 // never followed (the URL was vetted, where it points to was not), and at most a few KiB of the
 // answer is read, only so the connection can be reused.
 import { performance } from 'node:perf_hooks';
-import type { FailureReason } from '../../streams/delivery.js';
-import { parseRetryAfter } from './schedule.js';
+import { MAX_RESPONSE_BYTES, parseRetryAfter, type AttemptOutcome } from '../http/outboundAttempt.js';
 
-/** How much of a response body is read before the rest is discarded. */
-export const MAX_RESPONSE_BYTES = 4096;
-
-export type AttemptOutcome =
-  | { readonly ok: true; readonly httpStatus: number; readonly durationMs: number }
-  | {
-      readonly ok: false;
-      readonly reason: FailureReason;
-      readonly httpStatus: number | null;
-      readonly detail: string;
-      readonly retryAfterMs: number | undefined;
-      readonly durationMs: number;
-    };
 
 const drain = async (response: Response): Promise<void> => {
   const reader = response.body?.getReader();

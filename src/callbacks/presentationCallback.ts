@@ -1,5 +1,5 @@
-// The Presented Credentials Event (spec/connector.md) a presentation's terminal event is
-// translated to, with the spec's field presence rules:
+// The Presented Credentials Event (the connector specification, "Presented Credentials Event") a
+// presentation's terminal event is translated to, with the specification's field presence rules:
 // - `responseCode`: same-device only, for FULFILLED and trust-enforcement VERIFICATION_FAILED
 //   (the terminal event records null otherwise);
 // - `credentials` / `credentialsRaw`: FULFILLED only, and only sealed: the request carries them

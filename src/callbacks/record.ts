@@ -23,6 +23,7 @@ import {
 import type { Logger } from '../log.js';
 import { streamRef } from '../../streams/kernel.js';
 import { handleCommand } from '../eventstore/handle.js';
+import { Resubscribing } from '../eventstore/resubscribe.js';
 import { callbackOf, callbackSourceCategories } from './callbackOf.js';
 
 export const sourceFilter = { streamNamePrefixes: callbackSourceCategories.map((c) => `${c}-`) };
@@ -31,7 +32,6 @@ export interface Claim {
   readonly instanceId: string;
   readonly expiresAt: Date;
 }
-
 
 /**
  * Records the delivery a source event asks for, claimed at once by `claim` when given (one append:
@@ -76,55 +76,44 @@ export interface RecorderOptions {
   readonly onCallback: (recorded: RecordedEvent, callback: CallbackRequest) => Promise<void>;
 }
 
-/** The subscription loop; resubscribes from the last handled event after a failure, with backoff. */
+/** Translates the source events after a position, resubscribing from the last one handled after a failure. */
 export class DeliveryRecorder {
-  private subscription: Subscription | undefined;
-  private running: Promise<void> | undefined;
-  private stopping = false;
   private position: Position = START;
+  private readonly loop: Resubscribing;
 
-  constructor(private readonly options: RecorderOptions) {}
+  constructor(private readonly options: RecorderOptions) {
+    this.loop = new Resubscribing({
+      subscribe: () => options.store.subscribeToAll({ after: this.position, filter: sourceFilter }),
+      consume: (subscription, progressed) => this.consume(subscription, progressed),
+      failed: (err, retryInMs) => options.log.error('callback recorder failed; resubscribing', { err, after: formatPosition(this.position), backoffMs: retryInMs }),
+      backoffMs: { first: 250, max: 10_000 },
+    });
+  }
 
   start(after: Position): void {
     this.position = after;
-    this.running ??= this.run();
+    this.loop.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopping = true;
-    await this.subscription?.stop();
-    await this.running;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
-  private async run(): Promise<void> {
-    let backoffMs = 250;
-    while (!this.stopping) {
-      const subscription = this.options.store.subscribeToAll({ after: this.position, filter: sourceFilter });
-      this.subscription = subscription;
-      try {
-        for await (const message of subscription) {
-          if (message.kind !== 'event') continue;
-          const callback = callbackOf(message.event);
-          if (isLeft(callback)) {
-            // A flow broke the contract; stalling every other tenant's callbacks behind it would be
-            // worse than skipping it loudly.
-            this.options.log.error('event breaks its contract, no callback; skipped', {
-              stream: streamRef(message.event.streamId), revision: message.event.revision, type: message.event.type, failures: callback.left.failures,
-            });
-          } else if (callback.right) {
-            await this.options.onCallback(message.event, callback.right);
-          }
-          this.position = message.event.position;
-          backoffMs = 250;
-        }
-      } catch (err) {
-        if (this.stopping) break;
-        this.options.log.error('callback recorder failed; resubscribing', { err, after: formatPosition(this.position), backoffMs });
-        await subscription.stop().catch(() => undefined);
+  private async consume(subscription: Subscription, progressed: () => void): Promise<void> {
+    for await (const message of subscription) {
+      if (message.kind !== 'event') continue;
+      const callback = callbackOf(message.event);
+      if (isLeft(callback)) {
+        // A flow broke the contract; stalling every other tenant's callbacks behind it would be
+        // worse than skipping it loudly.
+        this.options.log.error('event breaks its contract, no callback; skipped', {
+          stream: streamRef(message.event.streamId), revision: message.event.revision, type: message.event.type, failures: callback.left.failures,
+        });
+      } else if (callback.right) {
+        await this.options.onCallback(message.event, callback.right);
       }
-      if (this.stopping) break;
-      await new Promise((resolve) => setTimeout(resolve, backoffMs));
-      backoffMs = Math.min(backoffMs * 2, 10_000);
+      this.position = message.event.position;
+      progressed();
     }
   }
 }

@@ -9,7 +9,7 @@ import { tenant, tenantStream, type Command, type DomainError } from '../../stre
 import { open, seal } from '../crypto/seal.js';
 import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
 import type { AppendError, EventStore, Position } from '../eventstore/port.js';
-import { generateWebhookSecret } from './signature.js';
+import { generateWebhookSecret } from '../config/callbacks.js';
 
 const aad = (tenantId: string): string => `tenant-callback-secret/${tenantId}`;
 

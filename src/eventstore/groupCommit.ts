@@ -14,7 +14,7 @@
 // A statement's own refusal (no row inserted) is its result, not a failure; if the shared
 // transaction fails (disk full, I/O), nothing of it is kept and each write runs again alone, for
 // its own outcome.
-import { BUSY, BUSY_TIMEOUT_MS, type Sqlite } from '../sqlite.js';
+import { BUSY, BUSY_TIMEOUT_MS, type Sqlite } from '../sqlite/connection.js';
 
 interface QueuedWrite {
   readonly statement: () => unknown;

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { decodeRecorded, type Decider, type Event, type StreamContract } from '../../streams/event.js';
-import type { AppendError, EventStore, ExpectedRevision, Json, Position } from './port.js';
+import type { AppendError, EventStore, Json, Position } from './port.js';
 
 /** Who caused a write and in answer to what; never personal data. */
 export interface EventMetadata {
@@ -14,7 +14,8 @@ export interface EventMetadata {
 
 export interface Loaded<State> {
   readonly state: State;
-  readonly expectedRevision: ExpectedRevision;
+  /** The revision the state was read at: a stream's last revision, or `no_stream`. Never `any`: the state is of one revision. */
+  readonly expectedRevision: number | 'no_stream';
 }
 
 export interface Handled<State, E> {
@@ -53,7 +54,7 @@ export const eventIdOf = (commandId: string, streamId: string, index: number): s
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 };
 
-export interface CommandOptions<State> {
+export interface CommandOptions<State, E, HookError> {
   /** Names this command: its events' ids derive from it (see eventIdOf). */
   readonly commandId: string;
   readonly metadata: EventMetadata;
@@ -64,6 +65,12 @@ export interface CommandOptions<State> {
    * whoever got in first (not under If-Match, whose answer to a lost race is 412). Default 0.
    */
   readonly retries?: number;
+  /**
+   * I/O the decision calls for before it is recorded (a kind's writes on other streams, destroying
+   * the data key an event says is destroyed): runs after each decision that appends something and
+   * before its append; a Left refuses the command and nothing is appended.
+   */
+  readonly beforeAppend?: (events: readonly E[], state: State) => Promise<Either<HookError, void>>;
 }
 
 /**
@@ -71,13 +78,13 @@ export interface CommandOptions<State> {
  * revision read. Returns the domain error, the store's error (a race lost more often than the
  * command may retry, or a deleted stream), or what was written and the state it leaves.
  */
-export const handleCommand = async <Command, State, E extends Event, DomainError>(
+export const handleCommand = async <Command, State, E extends Event, DomainError, HookError = never>(
   store: EventStore,
   decider: Decider<Command, State, E, DomainError>,
   streamId: string,
   command: Command,
-  options: CommandOptions<State>,
-): Promise<Either<DomainError | AppendError, Handled<State, E>>> => {
+  options: CommandOptions<State, E, HookError>,
+): Promise<Either<DomainError | AppendError | HookError, Handled<State, E>>> => {
   let given = options.loaded;
   for (let attempt = 0; ; attempt++) {
     const loaded = given ? right(given) : await loadStream(store, decider, streamId);
@@ -89,7 +96,11 @@ export const handleCommand = async <Command, State, E extends Event, DomainError
     const events = decision.right;
     const after = events.reduce(decider.evolve, state);
     if (events.length === 0) {
-      return right({ events, state: after, position: undefined, revision: expectedRevision === 'no_stream' ? -1 : Number(expectedRevision) });
+      return right({ events, state: after, position: undefined, revision: expectedRevision === 'no_stream' ? -1 : expectedRevision });
+    }
+    if (options.beforeAppend) {
+      const ready = await options.beforeAppend(events, state);
+      if (isLeft(ready)) return ready;
     }
     const metadata = { ...options.metadata };
     const appended = await store.append(

@@ -8,7 +8,7 @@
 // (groupCommit.ts) and are acknowledged once the WAL is flushed (walFlush.ts).
 import { EventEmitter } from 'node:events';
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
-import { Sqlite, type SqlValue } from '../sqlite.js';
+import { Sqlite, type SqlValue } from '../sqlite/connection.js';
 import { AllTail } from './allTail.js';
 import { GroupCommit } from './groupCommit.js';
 import { appendStatement, expectation, knownRevision, SCHEMA, TOMBSTONE_REVISION, TOMBSTONE_TYPE } from './sqliteSchema.js';

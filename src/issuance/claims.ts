@@ -2,13 +2,12 @@
 // recorded: every leaf must be a configured claim (or an object on the way to one), every
 // mandatory claim present, every value of its configured type, and none of the claims the
 // connector sets at signing. One error entry per failure, located like the rest of the API.
+import { isRecord } from '../../streams/kernel.js';
 import type { Json } from '../eventstore/port.js';
 import type { FieldError } from '../http/problem.js';
 import { RESERVED_CLAIMS, type CredentialConfiguration, type MdocValueType, type ValueType } from './configurations.js';
 
 type JsonObject = { readonly [key: string]: Json | undefined };
-
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const FULL_DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
@@ -21,11 +20,11 @@ const isDrivingPrivileges = (value: unknown): boolean =>
   Array.isArray(value) &&
   value.every(
     (p) =>
-      isObject(p) &&
+      isRecord(p) &&
       typeof p['vehicle_category_code'] === 'string' &&
       (p['issue_date'] === undefined || isFullDate(p['issue_date'])) &&
       (p['expiry_date'] === undefined || isFullDate(p['expiry_date'])) &&
-      (p['codes'] === undefined || (Array.isArray(p['codes']) && p['codes'].every((c) => isObject(c) && typeof c['code'] === 'string'))),
+      (p['codes'] === undefined || (Array.isArray(p['codes']) && p['codes'].every((c) => isRecord(c) && typeof c['code'] === 'string'))),
   );
 
 const EXPECTED: Partial<Record<ValueType | MdocValueType, string>> = {
@@ -58,7 +57,7 @@ const hasType = (value: unknown, type: ValueType | MdocValueType | undefined): b
     case 'driving_privileges':
       return isDrivingPrivileges(value);
     case 'object':
-      return isObject(value);
+      return isRecord(value);
     case 'array':
       return Array.isArray(value);
   }
@@ -74,20 +73,20 @@ const locate = (root: string, path: readonly string[]): string =>
 export const valueAt = (claims: JsonObject, path: readonly string[]): Json | undefined => {
   let node: Json | undefined = claims;
   for (const step of path) {
-    if (!isObject(node)) return undefined;
+    if (!isRecord(node)) return undefined;
     node = node[step];
   }
   return node;
 };
 
 export const validateClaims = (configuration: CredentialConfiguration, claims: unknown, root: string): FieldError[] => {
-  if (!isObject(claims)) return [{ location: root, message: 'expected an object of claim names to values', value: claims }];
+  if (!isRecord(claims)) return [{ location: root, message: 'expected an object of claim names to values', value: claims }];
   const errors: FieldError[] = [];
   const paths: readonly { readonly path: readonly string[]; readonly mandatory: boolean; readonly value_type?: ValueType | MdocValueType }[] = configuration.claims;
   const byPath = new Map(paths.map((c) => [JSON.stringify(c.path), c]));
   const isContainer = (path: readonly string[]): boolean => paths.some((c) => c.path.length > path.length && path.every((s, i) => c.path[i] === s));
 
-  const walk = (node: JsonObject, path: readonly string[]): void => {
+  const walk = (node: Readonly<Record<string, unknown>>, path: readonly string[]): void => {
     for (const [name, value] of Object.entries(node)) {
       if (value === undefined) continue;
       const here = [...path, name];
@@ -103,7 +102,7 @@ export const validateClaims = (configuration: CredentialConfiguration, claims: u
           errors.push({ location, message: `expected ${type === undefined ? 'a value other than null' : EXPECTED[type] ?? type}`, value });
         }
       } else if (isContainer(here)) {
-        if (isObject(value)) walk(value, here);
+        if (isRecord(value)) walk(value, here);
         else errors.push({ location, message: 'expected an object', value });
       } else {
         errors.push({ location, message: `unknown claim for credential configuration "${configuration.id}"`, value });
@@ -112,8 +111,10 @@ export const validateClaims = (configuration: CredentialConfiguration, claims: u
   };
   walk(claims, []);
 
+  // The claims arrived as JSON: an object of them holds JSON values.
+  const json = claims as JsonObject;
   for (const c of paths) {
-    if (c.mandatory && valueAt(claims, c.path) === undefined) {
+    if (c.mandatory && valueAt(json, c.path) === undefined) {
       errors.push({ location: locate(root, c.path), message: 'required; a mandatory claim of this credential configuration', value: undefined });
     }
   }

@@ -1,9 +1,9 @@
 // What every issuance step needs, built once by the feature.
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import type { DataKeys } from '../crypto/dataKeys.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
-import type { ReadModels } from '../readModels.js';
+import type { ReadModels } from '../readside/readModels.js';
 import type { StatusAllocator } from './status/allocation.js';
 import type { CredentialConfiguration } from './configurations.js';
 import type { IssuerSigningKey } from './sdJwtVc.js';

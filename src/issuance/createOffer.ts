@@ -128,28 +128,28 @@ export const createOffer = async (
 const offerRefusal = (refused: OfferRefused): Problem =>
   refused._tag === 'UnknownCredentialConfiguration' ? unknownCredentialConfiguration(refused.id) : invalidValues(refused.errors);
 
-export const offersRouter = (ctx: IssuanceContext): Router => {
+export const offersRouter = (issuance: IssuanceContext): Router => {
   const router = new Router();
   router.post('/offers', requireScope('connector'), async (http) => {
     const principal = principalOf(http);
     const body = decode(CreateOfferBody, await readJson(http, { limitBytes: BODY_LIMIT }), 'body');
     const metadata = { actor: `apikey:${principal.keyId}`, requestId: requestIdOf(http) };
-    const created = await createOffer({ ...ctx, offerTtlSeconds: ctx.config.offerTtlSeconds }, principal.tenantId, body, metadata);
+    const created = await createOffer({ ...issuance, offerTtlSeconds: issuance.config.offerTtlSeconds }, principal.tenantId, body, metadata);
     if (isLeft(created)) throw new HttpError(offerRefusal(created.left));
     const { offerId, txCode } = created.right;
     // So that GET /offers/:offer_id right after this answer finds it.
-    await ctx.runner.waitFor(created.right.position, ctx.config.readYourWritesTimeoutMs);
-    ctx.log.info('offer created', { offerRef: logRef(offerId), credentialConfigurationId: created.right.credentialConfigurationId, txCode: txCode !== undefined });
+    await issuance.runner.waitFor(created.right.position, issuance.config.readYourWritesTimeoutMs);
+    issuance.log.info('offer created', { offerRef: logRef(offerId), credentialConfigurationId: created.right.credentialConfigurationId, txCode: txCode !== undefined });
     http.status = 201;
     http.body = {
       offer_id: offerId,
-      credential_offer_uri: credentialOfferUri(ctx.config.publicUrl, offerId),
+      credential_offer_uri: credentialOfferUri(issuance.config.publicUrl, offerId),
       ...(txCode === undefined ? {} : { tx_code_value: txCode }),
     };
   });
 
-  router.get('/offers/:offer_id', requireScope('connector'), async (http) => {
-    const row = await findOffer(ctx.runner.db, principalOf(http).tenantId, http.params['offer_id'] ?? '');
+  router.get('/offers/:offer_id', requireScope('connector'), (http) => {
+    const row = findOffer(issuance.runner.db, principalOf(http).tenantId, http.params['offer_id'] ?? '');
     if (!row) throw new HttpError(notFound('No offer with this id exists for your tenant.'));
     http.body = {
       offer_id: row.offer_id,

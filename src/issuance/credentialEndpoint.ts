@@ -39,23 +39,23 @@ const tokenRefusal = (error: DomainError): string => {
   switch (error._tag) {
     case 'OfferEnded':
       return 'The access token is no longer valid: the offer has ended.';
-    case 'OfferExpired':
+    case 'OfferHasExpired':
       return 'The access token has expired.';
     default:
       return 'The access token is unknown.';
   }
 };
 
-const failOffer = async (ctx: Pick<IssuanceContext, 'store' | 'dataKeys' | 'log' | 'now'>, offerId: string, errorDetails: string, metadata: EventMetadata): Promise<void> => {
-  const fail: Command = { type: 'FailOffer', data: { offerId, errorDetails, at: ctx.now().toISOString() } };
-  const failed = await handleCommand(ctx.store, offer, offerStream(offerId), fail, { commandId: randomUUID(), metadata });
+const failOffer = async (issuance: Pick<IssuanceContext, 'store' | 'dataKeys' | 'log' | 'now'>, offerId: string, errorDetails: string, metadata: EventMetadata): Promise<void> => {
+  const fail: Command = { type: 'FailOffer', data: { offerId, errorDetails, at: issuance.now().toISOString() } };
+  const failed = await handleCommand(issuance.store, offer, offerStream(offerId), fail, { commandId: randomUUID(), metadata });
   if (!isLeft(failed) && failed.right.events.length > 0) {
-    ctx.log.warn('offer failed', { offerRef: logRef(offerId), errorDetails });
-    await purgeClaims(ctx, offerId, metadata);
+    issuance.log.warn('offer failed', { offerRef: logRef(offerId), errorDetails });
+    await purgeClaims(issuance, offerId, metadata);
   }
 };
 
-export const credentialEndpoint = (ctx: IssuanceContext) => async (http: Context): Promise<void> => {
+export const credentialEndpoint = (issuance: IssuanceContext) => async (http: Context): Promise<void> => {
   // RFC 6750 section 2.3 allows it for bearer tokens; a DPoP token in a URL would end up in logs.
   if (http.query['access_token'] !== undefined) throw new OAuthError(400, 'invalid_request', 'Send the access token in the Authorization header, not the query.');
   const authorization = /^DPoP ([A-Za-z0-9._~+/-]+=*)$/.exec(http.get('Authorization'));
@@ -63,20 +63,20 @@ export const credentialEndpoint = (ctx: IssuanceContext) => async (http: Context
   const accessToken = authorization[1]!;
   const parsed = parseAccessToken(accessToken);
   if (!parsed) throw invalidToken('The access token is unknown.');
-  const now = ctx.now();
-  const loaded = await loadStream(ctx.store, offer, offerStream(parsed.offerId));
+  const now = issuance.now();
+  const loaded = await loadStream(issuance.store, offer, offerStream(parsed.offerId));
   if (isLeft(loaded)) throw invalidToken('The access token is unknown.');
   const authorised = authorisedBy(loaded.right.state, parsed.offerId, parsed.hash, now.toISOString());
   if (isLeft(authorised)) throw invalidToken(tokenRefusal(authorised.left));
   const state = authorised.right;
 
-  const dpop = await verifyDpopProof(ctx.store, {
+  const dpop = await verifyDpopProof(issuance.store, {
     proof: http.headers['dpop'],
     htm: 'POST',
-    htu: endpointUrl(ctx.config.publicUrl, PATHS.credential),
+    htu: endpointUrl(issuance.config.publicUrl, PATHS.credential),
     accessToken,
     now,
-    maxAgeSeconds: ctx.config.proofMaxAgeSeconds,
+    maxAgeSeconds: issuance.config.proofMaxAgeSeconds,
   });
   if (!dpop.ok) throw new OAuthError(401, 'invalid_dpop_proof', dpop.reason, dpopChallenge('invalid_dpop_proof', dpop.reason));
   if (dpop.jkt !== state.token.dpopJkt) {
@@ -95,13 +95,13 @@ export const credentialEndpoint = (ctx: IssuanceContext) => async (http: Context
   }
   const [proof, ...more] = request.right.proofs.jwt;
   if (proof === undefined || more.length > 0) throw invalidCredentialRequest('Send exactly one key proof: batch issuance is not offered.');
-  const holder = await verifyKeyProof(ctx, proof, now);
+  const holder = await verifyKeyProof(issuance, proof, now);
   if (!holder.ok) throw new OAuthError(400, holder.error, holder.reason);
 
   const metadata = { actor: 'wallet', requestId: requestIdOf(http) };
   const offerId = state.offerId;
-  const configuration = ctx.configurations.get(state.credentialConfigurationId);
-  const key = await ctx.dataKeys.find(offerId);
+  const configuration = issuance.configurations.get(state.credentialConfigurationId);
+  const key = await issuance.dataKeys.find(offerId);
   let credential: string;
   // errorDetails reaches the integrator: only reasons written here, never an internal message.
   let failure = 'credential configuration no longer configured';
@@ -111,33 +111,33 @@ export const credentialEndpoint = (ctx: IssuanceContext) => async (http: Context
     if (!key) throw new Error(failure);
     const claims = key.open(state.claims, 'claims') as { [name: string]: Json };
     failure = 'credential status could not be allocated';
-    const status = configuration.status_list === false ? undefined : await ctx.statusAllocator.referenceFor(offerId, state.tenantId, now, metadata);
+    const status = configuration.status_list === false ? undefined : await issuance.statusAllocator.referenceFor(offerId, state.tenantId, now, metadata);
     if (status !== undefined && isLeft(status)) throw new Error(`${failure}: ${status.left}`);
     failure = 'credential signing failed';
     const toSign = {
       claims,
       holderJwk: holder.jwk,
       now,
-      validitySeconds: ctx.config.credentialValidityDays * 86_400,
+      validitySeconds: issuance.config.credentialValidityDays * 86_400,
       ...(status === undefined ? {} : { status: status.right }),
     };
     credential =
       configuration.format === 'mso_mdoc'
-        ? signMsoMdoc(ctx.signingKey, { ...toSign, configuration })
-        : await signSdJwtVc(ctx.signingKey, { ...toSign, issuer: ctx.config.publicUrl, configuration });
+        ? signMsoMdoc(issuance.signingKey, { ...toSign, configuration })
+        : await signSdJwtVc(issuance.signingKey, { ...toSign, issuer: issuance.config.publicUrl, configuration });
   } catch (err) {
-    ctx.log.error('credential could not be issued', { offerRef: logRef(offerId), err });
-    await failOffer(ctx, offerId, failure, metadata);
+    issuance.log.error('credential could not be issued', { offerRef: logRef(offerId), err });
+    await failOffer(issuance, offerId, failure, metadata);
     throw new OAuthError(500, 'server_error', 'The credential could not be issued; the offer has failed.');
   }
 
-  const issue: Command = { type: 'IssueCredential', data: { offerId, accessTokenHash: parsed.hash, at: ctx.now().toISOString() } };
+  const issue: Command = { type: 'IssueCredential', data: { offerId, accessTokenHash: parsed.hash, at: issuance.now().toISOString() } };
   // Decided on the stream as read above: if anything was appended since, the append loses the
   // race and the stream is read again (one retry).
-  const issued = await handleCommand(ctx.store, offer, offerStream(offerId), issue, { commandId: randomUUID(), metadata, loaded: loaded.right, retries: 1 });
+  const issued = await handleCommand(issuance.store, offer, offerStream(offerId), issue, { commandId: randomUUID(), metadata, loaded: loaded.right, retries: 1 });
   if (isLeft(issued)) throw invalidToken('offerId' in issued.left ? tokenRefusal(issued.left) : 'The offer changed while the credential was requested; it was not issued.');
-  ctx.log.info('credential issued', { offerRef: logRef(offerId), credentialConfigurationId: state.credentialConfigurationId });
-  await purgeClaims(ctx, offerId, metadata);
+  issuance.log.info('credential issued', { offerRef: logRef(offerId), credentialConfigurationId: state.credentialConfigurationId });
+  await purgeClaims(issuance, offerId, metadata);
   http.set('Cache-Control', 'no-store');
   http.body = { credentials: [{ credential }] };
 };

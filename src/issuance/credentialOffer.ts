@@ -11,22 +11,22 @@ import { OAuthError } from './oauthError.js';
 
 const OFFER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-export const credentialOfferEndpoint = (ctx: IssuanceContext) => async (http: Context): Promise<void> => {
+export const credentialOfferEndpoint = (issuance: IssuanceContext) => async (http: Context): Promise<void> => {
   const offerId = http.params['offer_id'] ?? '';
   const gone = new OAuthError(404, 'not_found', 'No open credential offer with this id.');
   if (!OFFER_ID.test(offerId)) throw gone;
-  const loaded = await loadStream(ctx.store, offer, offerStream(offerId));
+  const loaded = await loadStream(issuance.store, offer, offerStream(offerId));
   if (isLeft(loaded)) throw gone;
   const state = loaded.right.state;
-  if (state.status !== 'OFFER_CREATED' || Date.parse(state.expiresAt) <= ctx.now().getTime()) throw gone;
+  if (state.status !== 'OFFER_CREATED' || Date.parse(state.expiresAt) <= issuance.now().getTime()) throw gone;
   const { txCode } = state;
   http.set('Cache-Control', 'no-store');
   http.body = {
-    credential_issuer: ctx.config.publicUrl,
+    credential_issuer: issuance.config.publicUrl,
     credential_configuration_ids: [state.credentialConfigurationId],
     grants: {
       [PRE_AUTHORIZED_CODE_GRANT]: {
-        'pre-authorized_code': preAuthorizedCode(ctx.secrets, offerId),
+        'pre-authorized_code': preAuthorizedCode(issuance.secrets, offerId),
         ...(txCode === null
           ? {}
           : { tx_code: { input_mode: txCode.input_mode, length: txCode.length, ...(txCode.description === null ? {} : { description: txCode.description }) } }),

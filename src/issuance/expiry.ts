@@ -12,19 +12,19 @@ const BATCH = 100;
 /** An ended offer's own request purges it at once; only older leftovers are the sweeper's. */
 const PURGE_GRACE_MS = 30_000;
 
-export const startOfferExpiry = (ctx: IssuanceContext): Periodic =>
+export const startOfferExpiry = (issuance: IssuanceContext): Periodic =>
   startPeriodic(
     'offer expiry',
-    ctx.config.offerExpiryIntervalMs,
+    issuance.config.offerExpiryIntervalMs,
     async () => {
-      const now = ctx.now();
-      for (const offerId of await offersPastExpiry(ctx.runner.db, now.toISOString(), BATCH)) {
-        if (await expireOffer(ctx, offerId)) ctx.log.info('offer expired', { offerRef: logRef(offerId) });
+      const now = issuance.now();
+      for (const offerId of offersPastExpiry(issuance.runner.db, now.toISOString(), BATCH)) {
+        if (await expireOffer(issuance, offerId)) issuance.log.info('offer expired', { offerRef: logRef(offerId) });
       }
       const before = new Date(now.getTime() - PURGE_GRACE_MS).toISOString();
-      for (const offerId of await offersToPurge(ctx.runner.db, before, BATCH)) {
-        await purgeClaims(ctx, offerId, { actor: 'scheduler' });
+      for (const offerId of offersToPurge(issuance.runner.db, before, BATCH)) {
+        await purgeClaims(issuance, offerId, { actor: 'scheduler' });
       }
     },
-    ctx.log,
+    issuance.log,
   );

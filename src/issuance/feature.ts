@@ -2,7 +2,7 @@
 // credential status, the wallet-facing protocol routes, the served Status List Tokens, and the
 // offer expiry scheduler.
 import Router from '@koa/router';
-import { configVariableNames } from '../config.js';
+import { configVariableNames } from '../config/config.js';
 import { describeSubjectAltName, hostSubjectAltName, loadSigningIdentity, namesIssuer, subjectAltNamesOf, type SigningIdentity } from '../crypto/certificates.js';
 import type { Logger } from '../log.js';
 import type { Feature, ServiceContext } from '../featureContract.js';
@@ -22,16 +22,16 @@ import { oauthErrors } from './oauthError.js';
 import { issuanceSecrets } from './secrets.js';
 import { tokenEndpoint } from './token.js';
 
-const walletRouter = (ctx: IssuanceContext): Router => {
-  const metadata = metadataRoutes(ctx);
+const walletRouter = (issuance: IssuanceContext): Router => {
+  const metadata = metadataRoutes(issuance);
   const router = new Router();
-  router.get(PATHS.issuerMetadata, oauthErrors(ctx.log), metadata.issuer);
-  router.get(PATHS.authorizationServerMetadata, oauthErrors(ctx.log), metadata.authorizationServer);
-  router.get(PATHS.typeMetadata, oauthErrors(ctx.log), metadata.type);
-  router.get(PATHS.offer, oauthErrors(ctx.log), credentialOfferEndpoint(ctx));
-  router.post(PATHS.token, oauthErrors(ctx.log, 'invalid_request'), tokenEndpoint(ctx));
-  router.post(PATHS.nonce, oauthErrors(ctx.log), nonceEndpoint(ctx.secrets, ctx.config.cNonceTtlSeconds));
-  router.post(PATHS.credential, oauthErrors(ctx.log, 'invalid_credential_request'), credentialEndpoint(ctx));
+  router.get(PATHS.issuerMetadata, oauthErrors(issuance.log), metadata.issuer);
+  router.get(PATHS.authorizationServerMetadata, oauthErrors(issuance.log), metadata.authorizationServer);
+  router.get(PATHS.typeMetadata, oauthErrors(issuance.log), metadata.type);
+  router.get(PATHS.offer, oauthErrors(issuance.log), credentialOfferEndpoint(issuance));
+  router.post(PATHS.token, oauthErrors(issuance.log, 'invalid_request'), tokenEndpoint(issuance));
+  router.post(PATHS.nonce, oauthErrors(issuance.log), nonceEndpoint(issuance.secrets, issuance.config.cNonceTtlSeconds));
+  router.post(PATHS.credential, oauthErrors(issuance.log, 'invalid_credential_request'), credentialEndpoint(issuance));
   return router;
 };
 
@@ -67,7 +67,7 @@ export const issuanceFeature = async (service: ServiceContext): Promise<Feature>
     log: service.log,
   });
   if (config.issuerCertificateFile !== undefined) warnUnlessLeafNamesIssuer(identity, config.publicUrl, service.log);
-  const ctx: IssuanceContext = {
+  const issuance: IssuanceContext = {
     ...service,
     secrets: issuanceSecrets(service.kek),
     configurations: new Map(configurations.map((c) => [c.id, c])),
@@ -86,15 +86,15 @@ export const issuanceFeature = async (service: ServiceContext): Promise<Feature>
     publicUrl: config.publicUrl,
     ttlSeconds: config.statusListTtlSeconds,
     validitySeconds: config.statusListValiditySeconds,
-    now: ctx.now,
+    now: issuance.now,
   });
   let expiry: Periodic | undefined;
   return {
     name: 'issuance',
-    managementRouters: [offersRouter(ctx), credentialStatusRouter(ctx)],
-    publicRouters: [walletRouter(ctx), statusLists],
+    managementRouters: [offersRouter(issuance), credentialStatusRouter(issuance)],
+    publicRouters: [walletRouter(issuance), statusLists],
     start: () => {
-      expiry = startOfferExpiry(ctx);
+      expiry = startOfferExpiry(issuance);
     },
     stop: async () => {
       await expiry?.stop();

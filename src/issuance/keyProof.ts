@@ -13,7 +13,7 @@ const SKEW_SECONDS = 5;
 
 const invalidProof = (reason: string): KeyProofResult => ({ ok: false, error: 'invalid_proof', reason });
 
-export const verifyKeyProof = async (ctx: Pick<IssuanceContext, 'config' | 'store' | 'secrets'>, proof: string, now: Date): Promise<KeyProofResult> => {
+export const verifyKeyProof = async (issuance: Pick<IssuanceContext, 'config' | 'store' | 'secrets'>, proof: string, now: Date): Promise<KeyProofResult> => {
   let payload: Record<string, unknown>;
   try {
     const header = decodeProtectedHeader(proof);
@@ -26,15 +26,15 @@ export const verifyKeyProof = async (ctx: Pick<IssuanceContext, 'config' | 'stor
   }
   const aud = payload['aud'];
   const audiences = Array.isArray(aud) ? aud : [aud];
-  if (!audiences.includes(ctx.config.publicUrl)) return invalidProof(`The key proof's aud must be the credential issuer ${ctx.config.publicUrl}.`);
+  if (!audiences.includes(issuance.config.publicUrl)) return invalidProof(`The key proof's aud must be the credential issuer ${issuance.config.publicUrl}.`);
   const iat = payload['iat'];
   const nowSeconds = now.getTime() / 1000;
-  if (typeof iat !== 'number' || iat > nowSeconds + SKEW_SECONDS || iat < nowSeconds - ctx.config.proofMaxAgeSeconds) {
+  if (typeof iat !== 'number' || iat > nowSeconds + SKEW_SECONDS || iat < nowSeconds - issuance.config.proofMaxAgeSeconds) {
     return invalidProof('The key proof is not fresh: check its iat.');
   }
   const nonce = payload['nonce'];
   if (typeof nonce !== 'string') return { ok: false, error: 'invalid_nonce', reason: 'The key proof must carry a c_nonce from the nonce endpoint.' };
-  const rejected = await spendCNonce(ctx.store, ctx.secrets, nonce, now);
+  const rejected = await spendCNonce(issuance.store, issuance.secrets, nonce, now);
   if (rejected !== undefined) {
     return { ok: false, error: 'invalid_nonce', reason: `The c_nonce is ${rejected === 'used' ? 'already used' : rejected}; get a fresh one from the nonce endpoint.` };
   }

@@ -65,9 +65,9 @@ export const typeMetadata = (c: SdJwtVcConfiguration) => ({
   })),
 });
 
-export const metadataRoutes = (ctx: IssuanceContext) => {
-  const issuer = credentialIssuerMetadata(ctx.config.publicUrl, ctx.configurations.values());
-  const server = authorizationServerMetadata(ctx.config.publicUrl);
+export const metadataRoutes = (issuance: IssuanceContext) => {
+  const issuer = credentialIssuerMetadata(issuance.config.publicUrl, issuance.configurations.values());
+  const server = authorizationServerMetadata(issuance.config.publicUrl);
   return {
     issuer: (http: Context): void => {
       http.body = issuer;
@@ -76,7 +76,7 @@ export const metadataRoutes = (ctx: IssuanceContext) => {
       http.body = server;
     },
     type: (http: Context): void => {
-      const configuration = ctx.configurations.get(http.params['credential_configuration_id'] ?? '');
+      const configuration = issuance.configurations.get(http.params['credential_configuration_id'] ?? '');
       // Type Metadata describes SD-JWT VC types; an mdoc's doctype has none.
       if (!configuration || configuration.format === 'mso_mdoc') throw new OAuthError(404, 'not_found', 'No credential configuration with this id.');
       http.body = typeMetadata(configuration);

@@ -35,7 +35,7 @@ export const spendCNonce = async (
 };
 
 /** POST nonce endpoint: no authentication, nothing recorded. */
-export const nonceEndpoint = (secrets: IssuanceSecrets, ttlSeconds: number) => (ctx: Context): void => {
-  ctx.set('Cache-Control', 'no-store');
-  ctx.body = { c_nonce: issueCNonce(secrets, new Date(), ttlSeconds) };
+export const nonceEndpoint = (secrets: IssuanceSecrets, ttlSeconds: number) => (http: Context): void => {
+  http.set('Cache-Control', 'no-store');
+  http.body = { c_nonce: issueCNonce(secrets, new Date(), ttlSeconds) };
 };

@@ -31,7 +31,7 @@ export const dpopChallenge = (error: string, description: string): Record<string
  */
 export const oauthErrors =
   (log: Logger, badRequest = 'invalid_request'): Middleware =>
-  async (ctx: Context, next: Next) => {
+  async (http: Context, next: Next) => {
     try {
       await next();
     } catch (err) {
@@ -39,12 +39,12 @@ export const oauthErrors =
       if (err instanceof OAuthError) failure = err;
       else if (isHttpError(err) && err.status < 500) failure = new OAuthError(err.status, badRequest, err.problem.detail, err.headers);
       else {
-        log.error('wallet request failed', { requestId: requestIdOf(ctx), method: ctx.method, err });
+        log.error('wallet request failed', { requestId: requestIdOf(http), method: http.method, err });
         failure = new OAuthError(500, 'server_error', 'An unexpected error occurred.');
       }
-      for (const [name, value] of Object.entries(failure.headers)) ctx.set(name, value);
-      ctx.set('Cache-Control', 'no-store');
-      ctx.status = failure.status;
-      ctx.body = { error: failure.error, error_description: failure.description };
+      for (const [name, value] of Object.entries(failure.headers)) http.set(name, value);
+      http.set('Cache-Control', 'no-store');
+      http.status = failure.status;
+      http.body = { error: failure.error, error_description: failure.description };
     }
   };

@@ -38,7 +38,7 @@ const refusal = (error: DomainError): OAuthError => {
       return invalidGrant('The pre-authorized code is unknown.');
     case 'OfferEnded':
       return invalidGrant('The offer has ended; ask for a new one.');
-    case 'OfferExpired':
+    case 'OfferHasExpired':
       return invalidGrant('The pre-authorized code has expired.');
     case 'PreAuthorizedCodeUsed':
       return invalidGrant('The pre-authorized code was already used.');
@@ -49,7 +49,7 @@ const refusal = (error: DomainError): OAuthError => {
   }
 };
 
-export const tokenEndpoint = (ctx: IssuanceContext) => async (http: Context): Promise<void> => {
+export const tokenEndpoint = (issuance: IssuanceContext) => async (http: Context): Promise<void> => {
   const fields = await readForm(http, { limitBytes: FORM_LIMIT });
   const grantType = single(fields, 'grant_type');
   if (grantType === undefined) throw invalidRequest('grant_type is required.');
@@ -60,18 +60,18 @@ export const tokenEndpoint = (ctx: IssuanceContext) => async (http: Context): Pr
   if (code === undefined) throw invalidRequest('pre-authorized_code is required.');
   const txCode = single(fields, 'tx_code');
 
-  const now = ctx.now();
-  const dpop = await verifyDpopProof(ctx.store, {
+  const now = issuance.now();
+  const dpop = await verifyDpopProof(issuance.store, {
     proof: http.headers['dpop'],
     htm: 'POST',
-    htu: endpointUrl(ctx.config.publicUrl, PATHS.token),
+    htu: endpointUrl(issuance.config.publicUrl, PATHS.token),
     now,
-    maxAgeSeconds: ctx.config.proofMaxAgeSeconds,
+    maxAgeSeconds: issuance.config.proofMaxAgeSeconds,
   });
   // Bearer tokens are not issued: a request without a proof is malformed, one with a bad proof is refused.
   if (!dpop.ok) throw dpop.missing ? invalidRequest(dpop.reason) : new OAuthError(400, 'invalid_dpop_proof', dpop.reason);
 
-  const offerId = offerOfPreAuthorizedCode(ctx.secrets, code);
+  const offerId = offerOfPreAuthorizedCode(issuance.secrets, code);
   if (offerId === undefined) throw invalidGrant('The pre-authorized code is unknown.');
   const access = newAccessToken(offerId);
   const metadata = { actor: 'wallet', requestId: requestIdOf(http) };
@@ -79,28 +79,28 @@ export const tokenEndpoint = (ctx: IssuanceContext) => async (http: Context): Pr
     type: 'RedeemPreAuthorizedCode',
     data: {
       offerId,
-      txCodeHash: txCode === undefined ? undefined : txCodeHash(ctx.secrets, offerId, txCode),
+      txCodeHash: txCode === undefined ? undefined : txCodeHash(issuance.secrets, offerId, txCode),
       accessTokenHash: access.hash,
       dpopJkt: dpop.jkt,
-      maxTxCodeAttempts: ctx.config.txCodeMaxAttempts,
+      maxTxCodeAttempts: issuance.config.txCodeMaxAttempts,
       at: now.toISOString(),
     },
   };
-  const result = await handleCommand(ctx.store, offer, offerStream(offerId), redeem, { commandId: randomUUID(), metadata });
+  const result = await handleCommand(issuance.store, offer, offerStream(offerId), redeem, { commandId: randomUUID(), metadata });
   if (isLeft(result)) {
     if ('offerId' in result.left) throw refusal(result.left);
     throw invalidGrant('The pre-authorized code was used concurrently; it can be redeemed once.');
   }
   const events = result.right.events;
   if (events.some((e) => e.type === 'OfferFailed')) {
-    await purgeClaims(ctx, offerId, metadata);
-    ctx.log.info('offer failed', { offerRef: logRef(offerId), reason: 'tx_code attempts exhausted' });
+    await purgeClaims(issuance, offerId, metadata);
+    issuance.log.info('offer failed', { offerRef: logRef(offerId), reason: 'tx_code attempts exhausted' });
   }
   if (events[0]?.type === 'TxCodeRejected') throw invalidGrant('The transaction code is wrong.');
 
   const redeemed = events[0];
   if (redeemed?.type !== 'PreAuthorizedCodeRedeemed') throw new Error('token decision recorded neither a redemption nor a rejection');
-  ctx.log.info('pre-authorized code redeemed', { offerRef: logRef(offerId) });
+  issuance.log.info('pre-authorized code redeemed', { offerRef: logRef(offerId) });
   http.set('Cache-Control', 'no-store');
   http.set('Pragma', 'no-cache');
   http.body = {

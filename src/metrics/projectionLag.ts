@@ -2,7 +2,7 @@
 // `$all`, and how long the oldest event it has not applied has been waiting. Two small reads of
 // the store per scrape, none of them scanning.
 import { comparePositions, parsePosition, START, type EventStore } from '../eventstore/port.js';
-import type { ReadModels } from '../readModels.js';
+import type { ReadModels } from '../readside/readModels.js';
 import type { Metrics } from './metrics.js';
 
 export const observeProjectionLag = (metrics: Metrics, store: EventStore, runner: ReadModels, name: string): void => {

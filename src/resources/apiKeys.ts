@@ -4,7 +4,7 @@
 import type Router from '@koa/router';
 import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
-import { apiKeyStream, type ApiKeyEvent, type ApiKeyState, apiKeyResource } from '../../streams/apiKey.js';
+import { apiKeyStream, type ApiKeyEvent, type CreateApiKey, apiKeyResource } from '../../streams/apiKey.js';
 import { StringMap } from '../../streams/resource.js';
 import { readJson } from '../http/body.js';
 import { decode } from '../http/validate.js';
@@ -12,10 +12,11 @@ import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { createApiKey } from '../tenancy/commands.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import { etagOfEnvelope, wireEnvelope } from './envelope.js';
+import type { KindCommand } from '../../streams/resource.js';
 import type { VersionedKind } from './kind.js';
 import { metadataOf, versionedRoutes } from './routes.js';
 
-export const apiKeysKind: VersionedKind<ApiKeyState, ApiKeyEvent> = {
+export const apiKeysKind: VersionedKind<ApiKeyEvent, KindCommand<CreateApiKey, never>> = {
   path: 'api-keys',
   name: 'api-key',
   // Keys grant access to the tenant: managing them is operating the tenant.

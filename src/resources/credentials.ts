@@ -7,8 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { buffer } from 'node:stream/consumers';
 import * as t from 'io-ts';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { findLatest } from '../../projections/resources.js';
-import { CREDENTIAL_KIND, credentialStream, type CredentialData, type CredentialEvent, type CredentialState, credentialResource } from '../../streams/credential.js';
+import { findLatest, findLiveByDigest } from '../../projections/resources.js';
+import { CREDENTIAL_KIND, credentialStream, type CredentialData, credential, type CredentialEvent, type ImportCredential } from '../../streams/credential.js';
 import { DRAFT_KIND } from '../../streams/draft.js';
 import { FILE_KIND } from '../../streams/file.js';
 import { StringMap } from '../../streams/resource.js';
@@ -17,20 +17,21 @@ import { readJson } from '../http/body.js';
 import { Uuid } from '../http/codecs.js';
 import { HttpError, invalidRequest, invalidValues, notFound, type Problem } from '../http/problem.js';
 import { decode } from '../http/validate.js';
-import type { Sqlite } from '../sqlite.js';
+import type { Sqlite } from '../sqlite/connection.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import type { BlobStore } from '../blobStore.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
+import type { KindCommand } from '../../streams/resource.js';
 import type { VersionedKind } from './kind.js';
 import { createResource, metadataOf, readableAddressOf, versionedRoutes } from './routes.js';
 import type { Uploads } from './uploads.js';
 import { claimValues, firstProof, flavorOf, readCredential, typesOf, type NotACredential, type VerifiableCredential } from './verifiableCredential.js';
 
-export const credentialsKind: VersionedKind<CredentialState, CredentialEvent> = {
+export const credentialsKind: VersionedKind<CredentialEvent, KindCommand<ImportCredential, never>> = {
   path: 'credentials',
   name: CREDENTIAL_KIND.name,
   scope: 'resources',
-  decider: credentialResource,
+  decider: credential,
   streamOf: credentialStream,
   search: {
     filters: {
@@ -50,16 +51,12 @@ const CreateBody = t.partial({ annotations: StringMap, labels: StringMap });
 type Ref = CredentialData['linked_file_refs'][number];
 
 /** The tenant's live files and credentials whose digest the credential names as related resources. */
-const linksOf = async (db: Sqlite, tenantId: string, vc: VerifiableCredential): Promise<{ files: Ref[]; credentials: Ref[] }> => {
+const linksOf = (db: Sqlite, tenantId: string, vc: VerifiableCredential): { files: Ref[]; credentials: Ref[] } => {
   const files: Ref[] = [];
   const credentials: Ref[] = [];
   for (const related of vc.relatedResource ?? []) {
     if (!related.digestMultibase) continue;
-    const rows = db.all<{ id: string; kind: string }>(
-      "SELECT id, kind FROM resources WHERE tenant_id = ? AND kind IN (?, ?) AND deleted_at IS NULL AND json_extract(data, '$.digest_multibase') = ? ORDER BY id",
-      [tenantId, FILE_KIND.name, CREDENTIAL_KIND.name, related.digestMultibase],
-    );
-    for (const row of rows) (row.kind === FILE_KIND.name ? files : credentials).push({ digest_multibase: related.digestMultibase, resource_id: row.id });
+    for (const row of findLiveByDigest(db, tenantId, [FILE_KIND.name, CREDENTIAL_KIND.name], related.digestMultibase)) (row.kind === FILE_KIND.name ? files : credentials).push({ digest_multibase: related.digestMultibase, resource_id: row.id });
   }
   return { files, credentials };
 };
@@ -87,21 +84,21 @@ export interface ImportDeps {
  * CredentialImported to record, or why not (no such usable blob, or another import took it
  * first; no such draft; not a credential, and then the blob stays usable).
  */
-export const importCredential = async (deps: ImportDeps, request: ImportRequest, metadata: EventMetadata): Promise<Either<ImportError, CredentialEvent>> => {
+export const importCredential = async (deps: ImportDeps, request: ImportRequest, metadata: EventMetadata): Promise<Either<ImportError, ImportCredential>> => {
   const { tenantId, blobId, draftId } = request;
   const found = await deps.uploads.find(tenantId, blobId, 'credential');
   if (isLeft(found)) return left({ _tag: 'BlobNotFound' });
-  if (draftId !== null && !(await findLatest(deps.db, { tenantId, kind: DRAFT_KIND.name, id: draftId }))) return left({ _tag: 'DraftNotFound' });
+  if (draftId !== null && !findLatest(deps.db, { tenantId, kind: DRAFT_KIND.name, id: draftId })) return left({ _tag: 'DraftNotFound' });
   const { blob, take } = found.right;
   const read = readCredential(await buffer(deps.blobs.read(blob.digestMultibase)));
   if (isLeft(read)) return read;
   const vc = read.right;
-  const links = await linksOf(deps.db, tenantId, vc);
+  const links = linksOf(deps.db, tenantId, vc);
   const credentialId = randomUUID();
   if (isLeft(await take(credentialId, metadata))) return left({ _tag: 'BlobNotFound' });
   const types = typesOf(vc);
   return right({
-    type: 'CredentialImported',
+    type: 'ImportCredential',
     data: {
       credentialId,
       tenantId,
@@ -124,7 +121,7 @@ export const importCredential = async (deps: ImportDeps, request: ImportRequest,
       },
       annotations: request.annotations,
       labels: request.labels,
-      importedAt: deps.now().toISOString(),
+      at: deps.now().toISOString(),
     },
   });
 };
@@ -164,7 +161,7 @@ export const credentialRoutes = (router: Router, deps: ResourcesContext, uploads
   });
 
   router.get('/credentials/:id/values', scope, async (ctx) => {
-    const found = await findLatest(deps.runner.db, await readableAddressOf(ctx, deps, credentialsKind));
+    const found = findLatest(deps.runner.db, await readableAddressOf(ctx, deps, credentialsKind));
     if (!found) throw new HttpError(notFound('No resource of this kind has this id.'));
     const read = readCredential(await buffer(blobs.read(String(found.data['digest_multibase']))));
     if (isLeft(read)) throw new HttpError(notACredential(read.left));

@@ -1,7 +1,8 @@
 // The `didcomm-messages` kind: `POST /didcomm-messages` records a message from the tenant's DID
 // to a recipient, embedding the tenant's credentials, files and presentations it names (and,
-// unless `disable_transitive_closure`, the credentials those credentials link to). The message is
-// recorded, not transmitted: no DIDComm transport is built yet.
+// unless `disable_transitive_closure`, the credentials those credentials link to). A recipient the
+// connector could never send to is refused here; a recorded message is delivered like a callback
+// (src/didcomm/).
 import type Router from '@koa/router';
 import { randomUUID } from 'node:crypto';
 import * as t from 'io-ts';
@@ -9,39 +10,43 @@ import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { findLatest } from '../../projections/resources.js';
 import { CREDENTIAL_KIND } from '../../streams/credential.js';
 import { Sealed } from '../../streams/dataKey.js';
-import { DIDCOMM_KIND, didcommKeyOwner, didcommStream, type DidcommMessageEvent, type DidcommMessageState, didcommMessageResource } from '../../streams/didcommMessage.js';
+import { DIDCOMM_KIND, didcommKeyOwner, didcommStream, didcommMessage, RECIPIENT_PURPOSE, type DidcommMessageEvent, type SendDidcommMessage } from '../../streams/didcommMessage.js';
 import { FILE_KIND } from '../../streams/file.js';
 import { StringMap, type Envelope, type ResourceData } from '../../streams/resource.js';
 import type { DataKeys } from '../crypto/dataKeys.js';
+import { deliveryOfMessage } from '../didcomm/deliveryState.js';
+import { checkRecipient, refusalMessage } from '../didcomm/recipient.js';
 import { readJson } from '../http/body.js';
 import { NonEmptyString, Uuid } from '../http/codecs.js';
-import { HttpError, problem, type FieldError } from '../http/problem.js';
+import { HttpError, invalidValues, problem, type FieldError } from '../http/problem.js';
 import { decode } from '../http/validate.js';
-import type { Sqlite } from '../sqlite.js';
+import type { Sqlite } from '../sqlite/connection.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import { wireEnvelope } from './envelope.js';
+import type { KindCommand } from '../../streams/resource.js';
 import type { VersionedKind } from './kind.js';
 import { ENVELOPE_ONLY } from './search.js';
 import { createResource, versionedRoutes } from './routes.js';
 import { tenantDid } from './tenantDid.js';
+import { isRecord } from '../../streams/kernel.js';
 
-const PURPOSE = 'didcomm-recipient';
 /** Bound on the credentials one message embeds through links. */
 const MAX_CLOSURE = 100;
 
-export const didcommKind = (deps: Pick<ResourcesContext, 'dataKeys'>): VersionedKind<DidcommMessageState, DidcommMessageEvent> => ({
+export const didcommKind = (deps: Pick<ResourcesContext, 'dataKeys' | 'runner'>): VersionedKind<DidcommMessageEvent, KindCommand<SendDidcommMessage, never>> => ({
   path: 'didcomm-messages',
   name: DIDCOMM_KIND.name,
   scope: 'resources',
-  decider: didcommMessageResource,
+  decider: didcommMessage,
   streamOf: didcommStream,
   search: ENVELOPE_ONLY,
   render: async (envelope) => {
     const sealed = envelope.data['to'];
     const key = await deps.dataKeys.find(didcommKeyOwner(envelope.id));
-    const to = key && Sealed.is(sealed) ? key.open(sealed, PURPOSE) : null;
-    return { ...envelope, data: { ...envelope.data, to } };
+    const to = key && Sealed.is(sealed) ? key.open(sealed, RECIPIENT_PURPOSE) : null;
+    const { transport: _, ...data } = envelope.data;
+    return { ...envelope, data: { ...data, to, delivery: await deliveryOfMessage(deps.runner.db, envelope) } };
   },
 });
 
@@ -69,48 +74,49 @@ export interface SendDeps {
 }
 
 /**
- * The DidcommMessageSent of a new message embedding what it names (and, unless
+ * The sending of a new message embedding what it names (and, unless
  * `disable_transitive_closure`, what those credentials link to), its recipient sealed with a data
  * key issued for it; ReferencesMissing when a named resource is not a live one of the tenant.
  */
-export const sendDidcommMessage = async (deps: SendDeps, tenantId: string, body: SendRequest): Promise<Either<ReferencesMissing, DidcommMessageEvent>> => {
+export const sendDidcommMessage = async (deps: SendDeps, tenantId: string, body: SendRequest): Promise<Either<ReferencesMissing, SendDidcommMessage>> => {
   const missing: FieldError[] = [];
-  const live = async (kindName: string, ids: readonly string[], field: string): Promise<Envelope[]> => {
+  const live = (kindName: string, ids: readonly string[], field: string): Envelope[] => {
     const found: Envelope[] = [];
     for (const [i, id] of ids.entries()) {
-      const envelope = await findLatest(deps.db, { tenantId, kind: kindName, id: id.toLowerCase() });
+      const envelope = findLatest(deps.db, { tenantId, kind: kindName, id: id.toLowerCase() });
       if (envelope && envelope.deletedAt === null) found.push(envelope);
       else missing.push({ location: `body.data.${field}[${i}]`, message: `no ${kindName} of this tenant has this id`, value: id });
     }
     return found;
   };
-  const credentials = await live(CREDENTIAL_KIND.name, body.data.credentials ?? [], 'credentials');
-  const files = await live(FILE_KIND.name, body.data.files ?? [], 'files');
+  const credentials = live(CREDENTIAL_KIND.name, body.data.credentials ?? [], 'credentials');
+  const files = live(FILE_KIND.name, body.data.files ?? [], 'files');
   // Presentations are not a kind of this service yet: none can be found.
   for (const [i, id] of (body.data.presentations ?? []).entries()) {
     missing.push({ location: `body.data.presentations[${i}]`, message: 'no presentation of this tenant has this id', value: id });
   }
   if (missing.length > 0) return left({ _tag: 'ReferencesMissing', missing });
-  if (!body.data.disable_transitive_closure) await closeOverLinks(deps.db, tenantId, credentials);
+  if (!body.data.disable_transitive_closure) closeOverLinks(deps.db, tenantId, credentials);
 
   const messageId = randomUUID();
   const key = await deps.dataKeys.issue(didcommKeyOwner(messageId));
   if (isLeft(key)) throw new Error(`didcomm data key: ${key.left._tag}`);
   const items = (envelopes: readonly Envelope[]): { items: ResourceData[] } => ({ items: envelopes.map((e) => wireEnvelope(e)) });
   return right({
-    type: 'DidcommMessageSent',
+    type: 'SendDidcommMessage',
     data: {
       messageId,
       tenantId,
       from: tenantDid(deps.publicUrl, tenantId),
-      to: key.right.seal(body.data.to, PURPOSE),
+      to: key.right.seal(body.data.to, RECIPIENT_PURPOSE),
       keyId: body.data.key_id.toLowerCase(),
       credentials: items(credentials),
       files: items(files),
       presentations: { items: [] },
       annotations: body.annotations ?? {},
       labels: body.labels ?? {},
-      sentAt: deps.now().toISOString(),
+      at: deps.now().toISOString(),
+      transport: 'didcomm/v2',
     },
   });
 };
@@ -121,6 +127,8 @@ export const didcommRoutes = (router: Router, deps: ResourcesContext): void => {
   router.post('/didcomm-messages', requireScope(kind.scope), async (ctx) => {
     const body = decode(SendBody, await readJson(ctx, { limitBytes: JSON_LIMIT }), 'body');
     const tenantId = principalOf(ctx).tenantId;
+    const recipient = await checkRecipient(body.data.to, { allowPrivate: deps.config.didcommAllowPrivateEndpoints });
+    if (isLeft(recipient)) throw new HttpError(invalidValues([{ location: 'body.data.to', message: refusalMessage(recipient.left), value: undefined }]));
     await deps.idempotent(ctx, body, async () => {
       const sent = await sendDidcommMessage({ db: deps.runner.db, dataKeys: deps.dataKeys, publicUrl: deps.config.publicUrl, now: deps.now }, tenantId, body);
       if (isLeft(sent)) throw new HttpError(problem(404, '/problems/not-found', 'Not found', 'A referenced resource does not exist in this tenant.', sent.left.missing));
@@ -132,15 +140,15 @@ export const didcommRoutes = (router: Router, deps: ResourcesContext): void => {
 };
 
 /** Adds, in place, the tenant's live credentials linked from those already included, transitively. */
-const closeOverLinks = async (db: Sqlite, tenantId: string, credentials: Envelope[]): Promise<void> => {
+const closeOverLinks = (db: Sqlite, tenantId: string, credentials: Envelope[]): void => {
   const seen = new Set(credentials.map((c) => c.id));
   for (let i = 0; i < credentials.length && credentials.length < MAX_CLOSURE; i++) {
     const refs = credentials[i]!.data['linked_credential_refs'];
     for (const ref of Array.isArray(refs) ? refs : []) {
-      const id = typeof ref === 'object' && ref !== null && !Array.isArray(ref) ? (ref as { resource_id?: unknown }).resource_id : undefined;
+      const id = isRecord(ref) ? ref['resource_id'] : undefined;
       if (typeof id !== 'string' || seen.has(id) || credentials.length >= MAX_CLOSURE) continue;
       seen.add(id);
-      const linked = await findLatest(db, { tenantId, kind: CREDENTIAL_KIND.name, id });
+      const linked = findLatest(db, { tenantId, kind: CREDENTIAL_KIND.name, id });
       if (linked && linked.deletedAt === null) credentials.push(linked);
     }
   }

@@ -8,11 +8,10 @@ import type { Context } from 'koa';
 import { randomUUID } from 'node:crypto';
 import * as t from 'io-ts';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { findRevision } from '../../projections/resources.js';
+import { findRevision, isPublishedSchemaUrl } from '../../projections/resources.js';
 import { Sealed } from '../../streams/dataKey.js';
-import { draft, DRAFT_KIND, draftKeyOwner, draftStream, type DraftEvent, type DraftState, draftResource } from '../../streams/draft.js';
+import { draft, DRAFT_KIND, DraftData, draftKeyOwner, draftStream, type CreateDraft, type DraftEvent, type UpdateDraft } from '../../streams/draft.js';
 import { JsonArray, JsonObject, StringMap, type Envelope } from '../../streams/resource.js';
-import { SCHEMA_KIND } from '../../streams/schema.js';
 import type { DataKey } from '../crypto/dataKeys.js';
 import { loadStream } from '../eventstore/handle.js';
 import type { Json } from '../eventstore/port.js';
@@ -22,6 +21,7 @@ import { HttpError, invalidRequest, notFound, type Problem } from '../http/probl
 import { decode } from '../http/validate.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
+import type { KindCommand } from '../../streams/resource.js';
 import type { VersionedKind } from './kind.js';
 import { ENVELOPE_ONLY } from './search.js';
 import { apiLineOf, type ApiLine } from './oasVersion.js';
@@ -79,11 +79,11 @@ const openPrivate = (key: DataKey | undefined, sealed: Json | undefined): Privat
   return decoded.right as Private;
 };
 
-export const draftsKind = (deps: Pick<ResourcesContext, 'dataKeys'>): VersionedKind<DraftState, DraftEvent> => ({
+export const draftsKind = (deps: Pick<ResourcesContext, 'dataKeys'>): VersionedKind<DraftEvent, KindCommand<CreateDraft, UpdateDraft>> => ({
   path: 'drafts',
   name: DRAFT_KIND.name,
   scope: 'resources',
-  decider: draftResource,
+  decider: draft,
   streamOf: draftStream,
   search: ENVELOPE_ONLY,
   render: async (envelope, ctx) => {
@@ -105,10 +105,10 @@ export type SchemaRefused = { readonly _tag: 'SchemaChoice' } | { readonly _tag:
  * The new draft's `meta_schema` (null with a temporary `schema`): on the 0.40 line exactly one of
  * the two, and a meta_schema must be a schema the tenant has published.
  */
-export const metaSchemaOf = async (line: ApiLine, data: CreateData, isPublished: (url: string) => Promise<boolean>): Promise<Either<SchemaRefused, string | null>> => {
+export const metaSchemaOf = (line: ApiLine, data: CreateData, isPublished: (url: string) => boolean): Either<SchemaRefused, string | null> => {
   const metaSchema = 'meta_schema' in data && typeof data.meta_schema === 'string' ? data.meta_schema : null;
   if (line === '0.40' && (metaSchema === null) === (data.schema === undefined)) return left({ _tag: 'SchemaChoice' });
-  if (metaSchema !== null && !(await isPublished(metaSchema))) return left({ _tag: 'UnpublishedMetaSchema' });
+  if (metaSchema !== null && !isPublished(metaSchema)) return left({ _tag: 'UnpublishedMetaSchema' });
   return right(metaSchema);
 };
 
@@ -124,27 +124,21 @@ export const draftRoutes = (router: Router, deps: ResourcesContext): void => {
   const kind = draftsKind(deps);
   const scope = requireScope(kind.scope);
 
-  const isPublishedSchema = async (tenantId: string, url: string): Promise<boolean> =>
-    deps.runner.db.get(
-      "SELECT id FROM resources WHERE tenant_id = ? AND kind = ? AND json_extract(data, '$.url') = ? AND json_extract(data, '$.published_at') IS NOT NULL",
-      [tenantId, SCHEMA_KIND.name, url],
-    ) !== undefined;
-
   router.post('/drafts', scope, async (ctx) => {
     const line = apiLineOf(ctx);
     const input = await readJson(ctx, { limitBytes: JSON_LIMIT });
     const body = line === '0.38' ? decode(Create038, input, 'body') : decode(Create040, input, 'body');
     const data: CreateData = body.data;
     const tenantId = principalOf(ctx).tenantId;
-    const chosen = await metaSchemaOf(line, data, (url) => isPublishedSchema(tenantId, url));
+    const chosen = metaSchemaOf(line, data, (url) => isPublishedSchemaUrl(deps.runner.db, tenantId, url));
     if (isLeft(chosen)) throw new HttpError(schemaProblem(chosen.left));
     const metaSchema = chosen.right;
     await deps.idempotent(ctx, input as Json, async () => {
       const draftId = randomUUID();
       const key = await deps.dataKeys.issue(draftKeyOwner(draftId));
       if (isLeft(key)) throw new Error(`draft data key: ${key.left._tag}`);
-      const created: DraftEvent = {
-        type: 'DraftCreated',
+      const create: CreateDraft = {
+        type: 'CreateDraft',
         data: {
           draftId,
           tenantId,
@@ -160,10 +154,10 @@ export const draftRoutes = (router: Router, deps: ResourcesContext): void => {
           },
           annotations: body.annotations ?? {},
           labels: body.labels ?? {},
-          createdAt: deps.now().toISOString(),
+          at: deps.now().toISOString(),
         },
       };
-      return createResource(deps, kind, ctx, draftId, created);
+      return createResource(deps, kind, ctx, draftId, create);
     });
   });
 
@@ -188,13 +182,15 @@ export const draftRoutes = (router: Router, deps: ResourcesContext): void => {
         const before = openPrivate(key, current.data['sealed']);
         const { values, meta, ...clear } = request.data;
         const sealed = key.seal({ values: kinded(values) ?? before.values, meta: meta ?? before.meta }, PURPOSE);
-        return { op: 'data', data: { ...current.data, ...(clear as { [key: string]: Json }), sealed } };
+        const updated = DraftData.decode({ ...current.data, ...(clear as { [key: string]: Json }), sealed });
+        if (isLeft(updated)) throw new Error('a draft update breaks the draft data contract');
+        return { type: 'UpdateDraft', data: { draft: updated.right } };
       },
     ),
   );
 
   router.post('/drafts/:id/revisions/:revision/export', scope, async (ctx) => {
-    const found = await findRevision(deps.runner.db, await readableAddressOf(ctx, deps, kind), revisionOf(ctx));
+    const found = findRevision(deps.runner.db, await readableAddressOf(ctx, deps, kind), revisionOf(ctx));
     if (!found) throw new HttpError(notFound('No resource of this kind has this id.'));
     const request = decode(ExportBody, await readJson(ctx, { limitBytes: JSON_LIMIT }), 'body');
     ctx.type = 'application/json';

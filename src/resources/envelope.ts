@@ -1,4 +1,4 @@
-// The resource envelope on the wire (spec/resource-api.md, "Common resource envelope").
+// The resource envelope on the wire (the resource API specification, "Common resource envelope").
 import type { Json } from '../eventstore/port.js';
 import { etagOf, type Envelope } from '../../streams/resource.js';
 import type { Reply } from './reply.js';

@@ -1,4 +1,4 @@
-// The platform resource API (spec/resource-api.md) on the management listener.
+// The platform resource API (the resource API specification) on the management listener.
 import Router from '@koa/router';
 import type { Feature, ServiceContext } from '../featureContract.js';
 import { apiKeyRoutes } from './apiKeys.js';

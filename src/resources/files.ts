@@ -5,7 +5,7 @@ import * as t from 'io-ts';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { randomUUID } from 'node:crypto';
 import { findRevision } from '../../projections/resources.js';
-import { file, FILE_KIND, fileStream, type FileEvent, type FileState, fileResource } from '../../streams/file.js';
+import { file, FILE_KIND, fileStream, type CreateFile, type FileEvent } from '../../streams/file.js';
 import { StringMap, type Envelope } from '../../streams/resource.js';
 import { loadStream, type EventMetadata } from '../eventstore/handle.js';
 import type { EventStore } from '../eventstore/port.js';
@@ -19,6 +19,7 @@ import { noneMatchHits } from '../http/conditional.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import { etagOfEnvelope } from './envelope.js';
 import { claimFileContent, heldAt, releaseFileContentAt } from './fileContent.js';
+import type { KindCommand } from '../../streams/resource.js';
 import type { VersionedKind } from './kind.js';
 import type { DataSearch } from './search.js';
 import { createResource, metadataOf, readableAddressOf, revisionOf, versionedRoutes } from './routes.js';
@@ -38,11 +39,11 @@ const contentOf = (envelope: Envelope) => ({ tenantId: envelope.tenantId, digest
  * `store`): delete releases it, and restore claims it again, so restoring a file whose content
  * another live file has meanwhile taken is 409 (and records nothing).
  */
-export const filesKind = (store: EventStore): VersionedKind<FileState, FileEvent> => ({
+export const filesKind = (store: EventStore): VersionedKind<FileEvent, KindCommand<CreateFile, never>> => ({
   path: 'files',
   name: FILE_KIND.name,
   scope: 'resources',
-  decider: fileResource,
+  decider: file,
   streamOf: fileStream,
   search: FILE_SEARCH,
   lifecycle: async (op, envelope, at, metadata) => {
@@ -84,9 +85,9 @@ export interface CreateFileRequest {
   readonly labels: StringMap;
 }
 
-/** A file about to be created: its first event, and `release`, which gives its content claim up if it is not. */
+/** A file about to be created: its creation, and `release`, which gives its content claim up if it is not. */
 export interface NewFile {
-  readonly created: FileEvent;
+  readonly create: CreateFile;
   readonly release: () => Promise<void>;
 }
 
@@ -118,8 +119,8 @@ export const createFile = async (
     await release();
     return left({ _tag: 'BlobNotFound' });
   }
-  const created: FileEvent = {
-    type: 'FileCreated',
+  const create: CreateFile = {
+    type: 'CreateFile',
     data: {
       fileId,
       tenantId,
@@ -130,10 +131,10 @@ export const createFile = async (
       filesize: blob.size,
       annotations: request.annotations,
       labels: request.labels,
-      createdAt: deps.now().toISOString(),
+      at: deps.now().toISOString(),
     },
   };
-  return right({ created, release });
+  return right({ create, release });
 };
 
 export const fileRoutes = (router: Router, deps: ResourcesContext, uploads: Uploads, blobs: BlobStore): void => {
@@ -157,12 +158,12 @@ export const fileRoutes = (router: Router, deps: ResourcesContext, uploads: Uplo
       if (isLeft(created)) {
         throw new HttpError(created.left._tag === 'SameContent' ? conflict(SAME_CONTENT) : notFound('No uploaded, unused blob has this blob_id.'));
       }
-      return createResource(deps, kind, ctx, created.right.created.data.fileId, created.right.created, created.right.release);
+      return createResource(deps, kind, ctx, created.right.create.data.fileId, created.right.create, created.right.release);
     });
   });
 
   router.get('/files/:id/revisions/:revision/blob', scope, async (ctx) => {
-    const found = await findRevision(deps.runner.db, await readableAddressOf(ctx, deps, kind), revisionOf(ctx));
+    const found = findRevision(deps.runner.db, await readableAddressOf(ctx, deps, kind), revisionOf(ctx));
     if (!found) throw new HttpError(notFound('No resource of this kind has this id.'));
     const etag = etagOfEnvelope(found);
     ctx.set('ETag', etag);

@@ -3,9 +3,9 @@
 // two requests claiming one key at the same moment, one appends its claim and the other sees it.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
-import { isLeft } from 'fp-ts/lib/Either.js';
-import { idempotency, idempotencyStream, replyOwner, supersededClaim, type Command, type IdempotencyState } from '../../streams/idempotency.js';
-import { handleCommand, loadStream, type Loaded } from '../eventstore/handle.js';
+import { isLeft, right } from 'fp-ts/lib/Either.js';
+import { idempotency, idempotencyStream, replyOwner, supersededClaim, type Command, type IdempotencyEvent, type IdempotencyState } from '../../streams/idempotency.js';
+import { handleCommand, loadStream, type CommandOptions, type Loaded } from '../eventstore/handle.js';
 import type { Json } from '../eventstore/port.js';
 import { conflict, HttpError, invalidRequest, isHttpError, unprocessable } from '../http/problem.js';
 import { requestIdOf } from '../log.js';
@@ -73,8 +73,15 @@ export const idempotentWrites = (deps: ServiceContext, now: () => Date) => {
     const at = now().toISOString();
     const claimId = randomUUID();
     // Each command of this claim names its own events: `claim.<id>`, `reply.<id>`, `release.<id>`.
-    const run = (name: string, command: Command, loaded: Loaded<IdempotencyState>) =>
-      handleCommand(deps.store, idempotency, stream, command, { commandId: `${name}.${claimId}`, metadata: metadataOf(ctx), loaded });
+    const run = (name: string, command: Command, loaded: Loaded<IdempotencyState>, beforeAppend?: CommandOptions<IdempotencyState, IdempotencyEvent, never>['beforeAppend']) =>
+      handleCommand(deps.store, idempotency, stream, command, { commandId: `${name}.${claimId}`, metadata: metadataOf(ctx), loaded, ...(beforeAppend ? { beforeAppend } : {}) });
+    // An expired generation's reply is destroyed before the claim that frees its key is recorded.
+    const runClaim = (command: Command, loaded: Loaded<IdempotencyState>) =>
+      run('claim', command, loaded, async (_events, state) => {
+        const superseded = supersededClaim(state, at);
+        if (superseded) await deps.dataKeys.destroy(replyOwner(superseded));
+        return right(undefined);
+      });
     const claim: Command = {
       type: 'ClaimKey',
       data: { claimId, fingerprint, at, expiresAt: new Date(Date.parse(at) + lifetimeMs).toISOString(), replyGone: false },
@@ -85,27 +92,23 @@ export const idempotentWrites = (deps: ServiceContext, now: () => Date) => {
     for (let attempt = 0; attempt < CLAIM_ATTEMPTS && claimed === undefined; attempt++) {
       const loaded = await loadStream(deps.store, idempotency, stream);
       if (isLeft(loaded)) throw new Error(`idempotency stream unreadable: ${loaded.left._tag}`);
-      let command = claim;
-      // Decided here first: a replay opens the reply's data key, and an expired generation's key
-      // is destroyed before the claim is appended. The handler decides again on the same state.
-      const decided = idempotency.decide(command, loaded.right.state);
-      if (isLeft(decided)) {
-        const refused = decided.left;
-        if (refused._tag === 'KeyUsedForAnotherRequest') {
-          throw new HttpError(unprocessable('This Idempotency-Key was used for a different request.', [{ location: 'header.idempotency-key', message: 'used for a different request', value: undefined }]));
-        }
-        if (refused._tag !== 'AlreadyAnswered') throw inProgress();
-        const dataKey = await deps.dataKeys.find(replyOwner(refused.answered.claimId));
+      let handled = await runClaim(claim, loaded.right);
+      if (isLeft(handled) && handled.left._tag === 'AlreadyAnswered') {
+        const dataKey = await deps.dataKeys.find(replyOwner(handled.left.answered.claimId));
         if (dataKey) {
           ctx.set('Idempotent-Replayed', 'true');
-          return sendReply(ctx, decodeReply(dataKey.open(refused.answered.reply, PURPOSE)));
+          return sendReply(ctx, decodeReply(dataKey.open(handled.left.answered.reply, PURPOSE)));
         }
-        command = { ...claim, data: { ...claim.data, replyGone: true } };
+        // The answer's reply is shredded: the same request claims the key anew, on the same state.
+        handled = await runClaim({ ...claim, data: { ...claim.data, replyGone: true } }, loaded.right);
       }
-      const superseded = supersededClaim(loaded.right.state, at);
-      if (superseded) await deps.dataKeys.destroy(replyOwner(superseded));
-      const handled = await run('claim', command, loaded.right);
-      if (!isLeft(handled)) claimed = { state: handled.right.state, expectedRevision: handled.right.revision };
+      if (!isLeft(handled)) {
+        claimed = { state: handled.right.state, expectedRevision: handled.right.revision };
+      } else if (handled.left._tag === 'KeyUsedForAnotherRequest') {
+        throw new HttpError(unprocessable('This Idempotency-Key was used for a different request.', [{ location: 'header.idempotency-key', message: 'used for a different request', value: undefined }]));
+      } else if (handled.left._tag !== 'WrongExpectedRevision') {
+        throw inProgress();
+      }
     }
     if (claimed === undefined) throw inProgress();
 

@@ -4,11 +4,11 @@ import type { Either } from 'fp-ts/lib/Either.js';
 import type { Context } from 'koa';
 import type { Scope } from '../../streams/apiKey.js';
 import type { Event } from '../../streams/event.js';
-import type { Envelope, ResourceDecider } from '../../streams/resource.js';
+import type { AnyKindCommand, Envelope, ResourceDecider } from '../../streams/resource.js';
 import type { EventMetadata } from '../eventstore/handle.js';
 import type { DataSearch } from './search.js';
 
-export interface VersionedKind<State, E extends Event> {
+export interface VersionedKind<E extends Event, C extends AnyKindCommand> {
   /** The path segment: `/api-keys/...`. */
   readonly path: string;
   /** `kind.name` in the envelope. */
@@ -16,7 +16,7 @@ export interface VersionedKind<State, E extends Event> {
   /** Scope a key needs for every route of the kind. */
   readonly scope: Scope;
   /** The kind's rules and the events its stream records (streams/<kind>.ts). */
-  readonly decider: ResourceDecider<State, E>;
+  readonly decider: ResourceDecider<E, C>;
   readonly streamOf: (id: string) => string;
   /** The envelope as this request sees it (opening sealed data, the API line's shape); default as stored. */
   readonly render?: (envelope: Envelope, ctx: Context) => Promise<Envelope>;

@@ -184,10 +184,11 @@ const draftPaths = (): Paths => {
 const didcommPaths = (): Paths => ({
   '/didcomm-messages': {
     post: create(kind('didcomm-messages'), {
-      summary: 'Send (record) a DIDComm message',
-      description: 'Recorded, not transmitted. Embeds the named resources and, unless `disable_transitive_closure`, the live credentials they link to (up to 100).',
+      summary: 'Send a DIDComm message',
+      description:
+        'Records the message, then delivers it at least once: packed as a DIDComm v2 authcrypt message from the tenant\'s DID to the recipient and posted to its DIDCommMessaging service endpoint, retried like a callback (see `data.delivery`). Embeds the named resources and, unless `disable_transitive_closure`, the live credentials they link to (up to 100). A recipient that is not a `did:peer:2` or `did:web`, or a `did:peer:2` without a usable key or endpoint, is a 400 located at `body.data.to`, and nothing is recorded.',
       requestBody: jsonBody(ref.schema('SendDidcommMessage')),
-      responses: { '201': created('DidcommMessage', 'Recorded.'), ...problems(...createProblems, [404, 'A referenced resource is not a live one of the tenant (one `errors` entry per id).']) },
+      responses: { '201': created('DidcommMessage', 'Recorded; its delivery is pending.'), ...problems(...createProblems, [404, 'A referenced resource is not a live one of the tenant (one `errors` entry per id).']) },
     }),
   },
 });

@@ -1,6 +1,6 @@
-// The resource API's shapes (spec/resource-api.md): the envelope every kind shares, each kind's
-// `data`, and search bodies built from the kinds' own search definitions (src/resources/), so
-// the document cannot offer a filter the service refuses.
+// The resource API's shapes (the resource API specification, "Resources and their fields"): the
+// envelope every kind shares, each kind's `data`, and search bodies built from the kinds' own
+// search definitions (src/resources/), so the document cannot offer a filter the service refuses.
 import { MAX_REVISION } from '../../streams/resource.js';
 import { ENVELOPE_SORTS, MAX_SEARCH_ITEMS, type DataFilter, type DataSearch } from './search.js';
 import { anyJson, arrayOf, dateTime, nullable, object, ref, string, stringMap, uuid } from '../http/openapi/components.js';
@@ -117,11 +117,17 @@ const DidDocument = object({
       id: string(),
       type: { const: 'JsonWebKey2020' },
       controller: string(),
-      publicKeyJwk: object({ kty: { const: 'EC' }, crv: { const: 'P-256' }, x: string(), y: string() }),
+      publicKeyJwk: {
+        oneOf: [
+          object({ kty: { const: 'EC' }, crv: { const: 'P-256' }, x: string(), y: string() }, {}, 'The DID key (`#key-1`), for authentication and assertion.'),
+          object({ kty: { const: 'OKP' }, crv: { const: 'X25519' }, x: string() }, {}, 'The DIDComm key-agreement key (`#key-agreement-1`): the sender key of every DIDComm message the tenant sends.'),
+        ],
+      },
     }),
   ),
   authentication: arrayOf(string()),
   assertionMethod: arrayOf(string()),
+  keyAgreement: arrayOf(string()),
 });
 
 const embedded = (kind: string): Schema => object({ items: arrayOf(ref.schema(kind)) }, {}, 'The envelopes as they were when the message was sent.');
@@ -223,13 +229,25 @@ export const resourceSchemas: Readonly<Record<string, Schema>> = {
       credentials: embedded('Credential'),
       files: embedded('File'),
       presentations: object({ items: arrayOf({ type: 'object' }) }, {}, 'Presentations are not a kind yet: always empty.'),
+      delivery: nullable(
+        object(
+          {
+            status: { enum: ['pending', 'delivered', 'abandoned'] },
+            attempts: { type: 'integer', minimum: 0 },
+            last_attempt_at: nullable(dateTime()),
+            last_error: nullable(string('The last failed attempt: its reason (`http_status`, `timeout`, `network`, `unresolvable`, `endpoint_refused`) and a short technical detail; null once delivered.')),
+          },
+          {},
+          'The delivery to the recipient as it stands when read: not part of the revision, so the etag does not change with it. Null for a message recorded before the connector delivered messages.',
+        ),
+      ),
     }),
-    'A DIDComm message, recorded (not transmitted).',
+    'A DIDComm message, packed as the tenant and delivered to the recipient\'s DIDComm service endpoint.',
   ),
   SendDidcommMessage: object(
     {
       data: object(
-        { to: string(undefined, { minLength: 1 }), key_id: uuid() },
+        { to: string('The recipient: a `did:peer:2` (with a key-agreement key and a DIDCommMessaging service) or a `did:web`.', { minLength: 1 }), key_id: uuid() },
         { credentials: arrayOf(uuid()), files: arrayOf(uuid()), presentations: arrayOf(uuid()), disable_transitive_closure: { type: 'boolean', default: false } },
       ),
     },

@@ -6,14 +6,14 @@ import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { findHistory, findLatest, findRevision, resourcesProjection, type ResourceAddress } from '../../projections/resources.js';
 import { decodeRecorded, type Event } from '../../streams/event.js';
-import { MAX_REVISION, StringMap, type Envelope } from '../../streams/resource.js';
+import { MAX_REVISION, StringMap, type AnyChange, type AnyKindCommand, type Envelope } from '../../streams/resource.js';
 import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
 import type { EventStore, Json } from '../eventstore/port.js';
 import { readJson } from '../http/body.js';
 import { Uuid } from '../http/codecs.js';
 import { requestIdOf } from '../log.js';
 import { conflict, HttpError, invalidRequest, notFound, preconditionFailed, serviceUnavailable } from '../http/problem.js';
-import { isQuarantined } from '../quarantine.js';
+import { isQuarantined } from '../readside/quarantine.js';
 import { decode } from '../http/validate.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { noneMatchHits, requireIfMatch } from '../http/conditional.js';
@@ -22,7 +22,7 @@ import type { Reply } from './reply.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import type { VersionedKind } from './kind.js';
 import { searcher } from './search.js';
-import { updateResource, type Update, type UpdateError } from './update.js';
+import { updateResource, type UpdateError } from './update.js';
 
 /** The addressed resource of the caller's tenant; a malformed id is 400. */
 export const addressOf = (ctx: Context, kind: { readonly name: string }): ResourceAddress => {
@@ -32,7 +32,7 @@ export const addressOf = (ctx: Context, kind: { readonly name: string }): Resour
 };
 
 /** The tenant whose resource the stream holds, from its first event; undefined if that cannot be read. */
-const ownerOf = async <State, E extends Event>(store: EventStore, kind: VersionedKind<State, E>, stream: string): Promise<string | undefined> => {
+const ownerOf = async <E extends Event, C extends AnyKindCommand>(store: EventStore, kind: VersionedKind<E, C>, stream: string): Promise<string | undefined> => {
   const read = await store.readStream(stream, { maxCount: 1 });
   const first = read._tag === 'Found' ? read.events[0] : undefined;
   try {
@@ -44,14 +44,14 @@ const ownerOf = async <State, E extends Event>(store: EventStore, kind: Versione
 
 /**
  * The addressed resource, to be read from the read models. One of whose events the resources
- * projection set aside (src/quarantine.ts) has a stale or missing view there: its tenant gets a
+ * projection set aside (src/readside/quarantine.ts) has a stale or missing view there: its tenant gets a
  * 503 instead of that view, another tenant the 404 of any id not its own. The owner comes from
  * the store, since the read model may never have recorded the resource.
  */
-export const readableAddressOf = async <State, E extends Event>(
+export const readableAddressOf = async <E extends Event, C extends AnyKindCommand>(
   ctx: Context,
   deps: Pick<ResourcesContext, 'runner' | 'store'>,
-  kind: VersionedKind<State, E>,
+  kind: VersionedKind<E, C>,
 ): Promise<ResourceAddress> => {
   const address = addressOf(ctx, kind);
   const stream = kind.streamOf(address.id);
@@ -89,7 +89,7 @@ const conditionalRead = async (ctx: Context, etag: string, body: () => Promise<u
 };
 
 /** The envelope as the kind shows it to this request. */
-export const rendered = async <State, E extends Event>(kind: VersionedKind<State, E>, ctx: Context, envelope: Envelope): Promise<Envelope> =>
+export const rendered = async <E extends Event, C extends AnyKindCommand>(kind: VersionedKind<E, C>, ctx: Context, envelope: Envelope): Promise<Envelope> =>
   kind.render ? kind.render(envelope, ctx) : envelope;
 
 const AnnotationsBody = t.type({ annotations: StringMap });
@@ -121,15 +121,15 @@ export const metadataOf = (ctx: Context): EventMetadata => ({ actor: `apikey:${p
 
 /**
  * A conditional (If-Match), idempotent change of one resource, answered with its new revision.
- * `read` decodes the request (what Idempotency-Key compares); `toUpdate` turns it into the change
- * when the write runs (a draft merges with its current data there).
+ * `read` decodes the request (what Idempotency-Key compares); `toChange` turns it into the
+ * operation when the write runs (a draft merges with its current data there).
  */
 export const updateRoute =
-  <State, E extends Event, R extends Json>(
-    kind: VersionedKind<State, E>,
+  <E extends Event, C extends AnyKindCommand, R extends Json>(
+    kind: VersionedKind<E, C>,
     deps: ResourcesContext,
     read: (ctx: Context) => Promise<R>,
-    toUpdate: (request: R, ctx: Context) => Promise<Update> = async (request) => request as unknown as Update,
+    toChange: (request: R, ctx: Context) => Promise<AnyChange> = async (request) => request as unknown as AnyChange,
   ) =>
   async (ctx: Context): Promise<void> => {
     const address = addressOf(ctx, kind);
@@ -139,7 +139,8 @@ export const updateRoute =
       const result = await updateResource(
         deps.store,
         kind,
-        { tenantId: address.tenantId, id: address.id, ifMatch, update: await toUpdate(request, ctx), at: deps.now().toISOString() },
+        { tenantId: address.tenantId, id: address.id, ifMatch, at: deps.now().toISOString() },
+        await toChange(request, ctx),
         metadataOf(ctx),
       );
       if (isLeft(result)) throw updateProblem(result.left);
@@ -153,16 +154,16 @@ export const updateRoute =
  * Location. `onNotAppended` runs when the store refused the event (it was certainly not written),
  * before the error is thrown: a kind gives up there what it wrote before (a file's content claim).
  */
-export const createResource = async <State, E extends Event>(
+export const createResource = async <E extends Event, C extends AnyKindCommand>(
   deps: ResourcesContext,
-  kind: VersionedKind<State, E>,
+  kind: VersionedKind<E, C>,
   ctx: Context,
   id: string,
-  created: E,
+  create: Extract<C, { readonly type: string; readonly data: { readonly at: string } }>,
   onNotAppended?: () => Promise<void>,
 ): Promise<Reply> => {
   // A new id's stream: nothing to read, and the store lets one creation win.
-  const handled = await handleCommand(deps.store, kind.decider, kind.streamOf(id), { type: 'CreateResource', data: { created } }, {
+  const handled = await handleCommand(deps.store, kind.decider, kind.streamOf(id), create, {
     commandId: id,
     metadata: metadataOf(ctx),
     loaded: { state: kind.decider.initialState, expectedRevision: 'no_stream' },
@@ -178,7 +179,7 @@ export const createResource = async <State, E extends Event>(
 };
 
 /** Mounts the shared routes of `kind` on `router` (which the kind's own routes share). */
-export const versionedRoutes = <State, E extends Event>(router: Router, kind: VersionedKind<State, E>, deps: ResourcesContext): void => {
+export const versionedRoutes = <E extends Event, C extends AnyKindCommand>(router: Router, kind: VersionedKind<E, C>, deps: ResourcesContext): void => {
   const base = `/${kind.path}`;
   const scope = requireScope(kind.scope);
   const db = () => deps.runner.db;
@@ -186,13 +187,13 @@ export const versionedRoutes = <State, E extends Event>(router: Router, kind: Ve
   router.post(`${base}/search`, scope, (ctx) => search(ctx, db()));
 
   router.get(`${base}/:id`, scope, async (ctx) => {
-    const found = await findLatest(db(), await readableAddressOf(ctx, deps, kind));
+    const found = findLatest(db(), await readableAddressOf(ctx, deps, kind));
     if (!found) throw missing();
     await conditionalRead(ctx, etagOfEnvelope(found), async () => wireEnvelope(await rendered(kind, ctx, found)));
   });
 
   router.get(`${base}/:id/history`, scope, async (ctx) => {
-    const items = await findHistory(db(), await readableAddressOf(ctx, deps, kind));
+    const items = findHistory(db(), await readableAddressOf(ctx, deps, kind));
     const last = items[items.length - 1];
     if (!last) throw missing();
     await conditionalRead(ctx, etagOfEnvelope(last), async () => ({
@@ -201,16 +202,16 @@ export const versionedRoutes = <State, E extends Event>(router: Router, kind: Ve
   });
 
   router.get(`${base}/:id/revisions/:revision`, scope, async (ctx) => {
-    const found = await findRevision(db(), await readableAddressOf(ctx, deps, kind), revisionOf(ctx));
+    const found = findRevision(db(), await readableAddressOf(ctx, deps, kind), revisionOf(ctx));
     if (!found) throw missing();
     await conditionalRead(ctx, etagOfEnvelope(found), async () => wireEnvelope(await rendered(kind, ctx, found)));
   });
 
-  const write = (update: (ctx: Context) => Promise<Update>) => updateRoute(kind, deps, update);
+  const write = (change: (ctx: Context) => Promise<AnyChange>) => updateRoute(kind, deps, change);
 
-  router.put(`${base}/:id/annotations`, scope, write(async (ctx) => ({ op: 'annotations', ...decode(AnnotationsBody, await readJson(ctx, { limitBytes: JSON_LIMIT }), 'body') })));
-  router.put(`${base}/:id/labels`, scope, write(async (ctx) => ({ op: 'labels', ...decode(LabelsBody, await readJson(ctx, { limitBytes: JSON_LIMIT }), 'body') })));
-  router.delete(`${base}/:id`, scope, write(async () => ({ op: 'delete' })));
-  router.post(`${base}/:id/restore`, scope, write(async () => ({ op: 'restore' })));
+  router.put(`${base}/:id/annotations`, scope, write(async (ctx) => ({ type: 'UpdateAnnotations', data: decode(AnnotationsBody, await readJson(ctx, { limitBytes: JSON_LIMIT }), 'body') })));
+  router.put(`${base}/:id/labels`, scope, write(async (ctx) => ({ type: 'UpdateLabels', data: decode(LabelsBody, await readJson(ctx, { limitBytes: JSON_LIMIT }), 'body') })));
+  router.delete(`${base}/:id`, scope, write(async () => ({ type: 'Delete', data: {} })));
+  router.post(`${base}/:id/restore`, scope, write(async () => ({ type: 'Restore', data: {} })));
 };
 

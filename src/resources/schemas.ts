@@ -7,27 +7,27 @@ import Router from '@koa/router';
 import { randomUUID } from 'node:crypto';
 import * as t from 'io-ts';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { SCHEMA_KIND, schemaStream, ClaimsSchema, type SchemaEvent, type SchemaState, schemaResource } from '../../streams/schema.js';
-import { StringMap } from '../../streams/resource.js';
+import { SCHEMA_KIND, schemaStream, ClaimsSchema, schema, type CreateSchema, type PublishSchema, type SchemaEvent } from '../../streams/schema.js';
+import { StringMap, type KindCommand } from '../../streams/resource.js';
 import { readJson } from '../http/body.js';
 import { withMessage } from '../http/codecs.js';
 import { conflict, HttpError, notFound } from '../http/problem.js';
 import { decode } from '../http/validate.js';
-import type { Sqlite } from '../sqlite.js';
+import type { Sqlite } from '../sqlite/connection.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import { etagOfEnvelope } from './envelope.js';
 import type { VersionedKind } from './kind.js';
 import { createResource, updateRoute, versionedRoutes } from './routes.js';
 import { searcher } from './search.js';
-import { envelopeOfRow, type ResourceRow } from '../../projections/resources.js';
+import { findPublishedSchema, liveSchemaExists } from '../../projections/resources.js';
 import { noneMatchHits } from '../http/conditional.js';
 
-export const schemasKind: VersionedKind<SchemaState, SchemaEvent> = {
+export const schemasKind: VersionedKind<SchemaEvent, KindCommand<CreateSchema, PublishSchema>> = {
   path: 'schemas',
   name: SCHEMA_KIND.name,
   scope: 'resources',
-  decider: schemaResource,
+  decider: schema,
   streamOf: schemaStream,
   search: { filters: { slug: 'EQUAL_STRING', version: 'EQUAL_STRING' }, sorts: { DATA_SLUG: 'slug', DATA_VERSION: 'version' } },
 };
@@ -47,17 +47,13 @@ export interface CreateSchemaRequest {
   readonly at: string;
 }
 
-/** The SchemaCreated of a new schema; SchemaExists while a live schema of the tenant has its slug and version. */
-export const createSchema = (db: Sqlite, request: CreateSchemaRequest): Either<{ readonly _tag: 'SchemaExists' }, SchemaEvent> => {
+/** The creation of a new schema; SchemaExists while a live schema of the tenant has its slug and version. */
+export const createSchema = (db: Sqlite, request: CreateSchemaRequest): Either<{ readonly _tag: 'SchemaExists' }, CreateSchema> => {
   const { tenantId, data } = request;
-  const same = db.get(
-    "SELECT id FROM resources WHERE tenant_id = ? AND kind = ? AND deleted_at IS NULL AND json_extract(data, '$.slug') = ? AND json_extract(data, '$.version') = ?",
-    [tenantId, SCHEMA_KIND.name, data.slug, data.version],
-  );
-  if (same) return left({ _tag: 'SchemaExists' });
+  if (liveSchemaExists(db, tenantId, data.slug, data.version)) return left({ _tag: 'SchemaExists' });
   return right({
-    type: 'SchemaCreated',
-    data: { schemaId: randomUUID(), tenantId, ...data, annotations: request.annotations, labels: request.labels, createdAt: request.at },
+    type: 'CreateSchema',
+    data: { schemaId: randomUUID(), tenantId, ...data, annotations: request.annotations, labels: request.labels, at: request.at },
   });
 };
 
@@ -79,22 +75,18 @@ export const schemaRoutes = (router: Router, deps: ResourcesContext): Router => 
   router.patch(
     '/schemas/:id/publish',
     scope,
-    updateRoute(schemasKind, deps, async (ctx) => ({ op: 'data', data: { url: `${deps.config.publicUrl}${publicPath(String(ctx.params['id']).toLowerCase())}` } })),
+    updateRoute(schemasKind, deps, async (ctx) => ({ type: 'PublishSchema', data: { url: `${deps.config.publicUrl}${publicPath(String(ctx.params['id']).toLowerCase())}` } })),
   );
 
-  const published = searcher(SCHEMA_KIND.name, schemasKind.search, { only: { sql: "json_extract(resources.data, '$.published_at') IS NOT NULL", params: [] } });
+  const published = searcher(SCHEMA_KIND.name, schemasKind.search, { only: { member: 'published_at', present: true } });
   router.post('/published-schemas/search', scope, (ctx) => published(ctx, deps.runner.db));
   versionedRoutes(router, schemasKind, deps);
 
   // Public: anyone holding the URL can read a published schema, not one that is unpublished.
   const publicRouter = new Router();
-  publicRouter.get('/published-schemas/:id', async (ctx) => {
-    const row = deps.runner.db.get<ResourceRow>(
-      "SELECT * FROM resources WHERE id = ? AND kind = ? AND json_extract(data, '$.published_at') IS NOT NULL",
-      [String(ctx.params['id']).toLowerCase(), SCHEMA_KIND.name],
-    );
-    if (!row) throw new HttpError(notFound());
-    const envelope = envelopeOfRow(row);
+  publicRouter.get('/published-schemas/:id', (ctx) => {
+    const envelope = findPublishedSchema(deps.runner.db, String(ctx.params['id']).toLowerCase());
+    if (!envelope) throw new HttpError(notFound());
     const etag = etagOfEnvelope(envelope);
     ctx.set('ETag', etag);
     if (noneMatchHits(ctx, etag)) {

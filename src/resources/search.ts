@@ -5,13 +5,13 @@ import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import * as t from 'io-ts';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { envelopeOfRow, type ResourceRow } from '../../projections/resources.js';
+import { cursorLength, searchResources, type DataCriterion, type ResourceSearch, type SortKey } from '../../projections/resourceSearch.js';
 import type { Json } from '../eventstore/port.js';
 import { readJson } from '../http/body.js';
 import { integerFromString, IsoDateTime, Uuid } from '../http/codecs.js';
 import { HttpError, invalidRequest } from '../http/problem.js';
 import { decode } from '../http/validate.js';
-import type { Sqlite, SqlValue } from '../sqlite.js';
+import type { Sqlite, SqlValue } from '../sqlite/connection.js';
 import { principalOf } from '../tenancy/authenticate.js';
 import { JSON_LIMIT } from './context.js';
 import { wireEnvelope } from './envelope.js';
@@ -101,15 +101,13 @@ const EnvelopeFilter = onlyKnown(EnvelopeFields);
 type EnvelopeFilter = t.TypeOf<typeof EnvelopeFields>;
 
 /** Sort fields every kind has, by wire name. */
-export const ENVELOPE_SORTS: Readonly<Record<string, string>> = {
-  ID: 'resources.id',
-  CREATED_AT: 'resources.created_at',
-  MODIFIED_AT: 'resources.modified_at',
-  DELETED_AT: "COALESCE(resources.deleted_at, '')",
-  REVISION: 'resources.revision',
+export const ENVELOPE_SORTS: Readonly<Record<string, SortKey>> = {
+  ID: { column: 'id' },
+  CREATED_AT: { column: 'created_at' },
+  MODIFIED_AT: { column: 'modified_at' },
+  DELETED_AT: { column: 'deleted_at' },
+  REVISION: { column: 'revision' },
 };
-
-const dataPath = (table: string, member: string): string => `json_extract(${table}.data, '$.${member}')`;
 
 const filterCodec = (filter: DataFilter): t.Mixed => {
   if (typeof filter === 'object') return EnvelopeFilter;
@@ -125,64 +123,17 @@ const filterCodec = (filter: DataFilter): t.Mixed => {
   }
 };
 
-export interface Condition {
-  readonly sql: string;
-  readonly params: readonly SqlValue[];
-}
-
-/** Timestamps are stored as `toISOString()`; bounds in other offsets compare after normalising. */
-const between = (expression: string, range: t.TypeOf<typeof Between>): Condition => ({
-  sql: `(${expression} BETWEEN ? AND ?)`,
-  params: [new Date(range.left).toISOString(), new Date(range.right).toISOString()],
-});
-
-/** Every pair present: looked up in `resource_metadata` (projections/resources.ts) by index. */
-const keyValues = (table: string, field: 'annotations' | 'labels', pairs: t.TypeOf<typeof KeyValue>): Condition[] =>
-  pairs.map((pair) => ({
-    sql: `${table}.id IN (SELECT id FROM resource_metadata WHERE field = ? AND key = ? AND value = ?)`,
-    params: [field, pair.key, pair.value],
-  }));
-
-/** Conditions on the envelope columns of `table` (the searched resources or linked ones). */
-const envelopeConditions = (table: string, item: EnvelopeFilter): Condition[] => [
-  ...keyValues(table, 'annotations', item.annotations ?? []),
-  ...keyValues(table, 'labels', item.labels ?? []),
-  ...(item.created_at ? [between(`${table}.created_at`, item.created_at)] : []),
-  ...(item.modified_at ? [between(`${table}.modified_at`, item.modified_at)] : []),
-  ...(item.deleted_at ? [between(`${table}.deleted_at`, item.deleted_at)] : []),
-  ...(item.etag ? [{ sql: `${table}.etag = ?`, params: [item.etag.value] }] : []),
-  ...(item.id ? [{ sql: `${table}.id = ?`, params: [item.id.value.toLowerCase()] }] : []),
-  ...(item.revision ? [{ sql: `${table}.revision = ?`, params: [item.revision.value] }] : []),
-];
-
-const all = (conditions: readonly Condition[]): Condition => ({
-  sql: conditions.length === 0 ? '1' : conditions.map((c) => `(${c.sql})`).join(' AND '),
-  params: conditions.flatMap((c) => c.params),
-});
-
-const dataCondition = (filter: DataFilter, member: string, operand: unknown): Condition => {
-  if (typeof filter === 'object') {
-    const nested = all(envelopeConditions('linked', operand as EnvelopeFilter));
-    return {
-      sql: `EXISTS (SELECT 1 FROM json_each(resources.data, '$.${filter.linked}') AS ref
-              JOIN resources AS linked ON linked.id = json_extract(ref.value, '$.resource_id') AND linked.tenant_id = resources.tenant_id
-              WHERE ${nested.sql})`,
-      params: nested.params,
-    };
-  }
+/** The criterion a decoded `data` filter field asks for. */
+const dataCriterion = (filter: DataFilter, member: string, operand: unknown): DataCriterion => {
+  if (typeof filter === 'object') return { member: filter.linked, linked: operand as EnvelopeFilter };
   switch (filter) {
     case 'BETWEEN_DATE_TIME':
-      return between(dataPath('resources', member), operand as t.TypeOf<typeof Between>);
-    case 'IN_STRINGS': {
-      const { values } = operand as t.TypeOf<typeof In>;
-      return {
-        sql: `EXISTS (SELECT 1 FROM json_each(resources.data, '$.${member}') AS element WHERE element.value IN (${values.map(() => '?').join(', ') || 'NULL'}))`,
-        params: values,
-      };
-    }
+      return { member, between: operand as t.TypeOf<typeof Between> };
+    case 'IN_STRINGS':
+      return { member, anyOf: (operand as t.TypeOf<typeof In>).values };
     case 'EQUAL_STRING':
     case 'EQUAL_INTEGER':
-      return { sql: `${dataPath('resources', member)} = ?`, params: [(operand as { value: SqlValue }).value] };
+      return { member, equals: (operand as { value: string | number }).value };
   }
 };
 
@@ -195,7 +146,7 @@ const MAX_CURSOR = 4096;
 
 export interface SearchOptions {
   /** Narrows the search to a subset of the kind (published schemas). */
-  readonly only?: Condition;
+  readonly only?: DataCriterion;
   /** The envelope as the kind shows it to this request. */
   readonly render?: (ctx: Context, envelope: Envelope) => Promise<Envelope>;
 }
@@ -207,9 +158,9 @@ export const searcher = (kindName: string, data: DataSearch, { only, render }: S
       t.partial({ data: onlyKnown(t.partial(Object.fromEntries(Object.entries(data.filters).map(([name, filter]) => [name, filterCodec(filter)])))) }),
     ]),
   );
-  const sortFields: Record<string, string> = {
+  const sortFields: Record<string, SortKey> = {
     ...ENVELOPE_SORTS,
-    ...Object.fromEntries(Object.entries(data.sorts).map(([field, member]) => [field, `COALESCE(${dataPath('resources', member)}, '')`])),
+    ...Object.fromEntries(Object.entries(data.sorts).map(([field, member]) => [field, { member }])),
   };
   const SortItem = t.type({
     field: t.keyof(Object.fromEntries(Object.keys(sortFields).map((f) => [f, null])) as Record<string, null>),
@@ -217,61 +168,35 @@ export const searcher = (kindName: string, data: DataSearch, { only, render }: S
   });
   const SearchBody = t.partial({ filter: atMost4(FilterItem), sort: atMost4(SortItem) });
 
-  const conditionsOf = (item: t.TypeOf<typeof FilterItem>): Condition[] => [
-    ...envelopeConditions('resources', item),
-    ...Object.entries(item.data ?? {}).flatMap(([member, operand]) => {
+  const criteriaOf = (item: t.TypeOf<typeof FilterItem>): ResourceSearch['criteria'][number] => ({
+    envelope: item,
+    data: Object.entries(item.data ?? {}).flatMap(([member, operand]) => {
       const filter = data.filters[member];
-      return filter && operand !== undefined ? [dataCondition(filter, member, operand)] : [];
+      return filter && operand !== undefined ? [dataCriterion(filter, member, operand)] : [];
     }),
-  ];
+  });
 
   return async (ctx, db) => {
     const body = decode(SearchBody, await readJson(ctx, { limitBytes: JSON_LIMIT }), 'body');
     const limit = ctx.query['limit'] === undefined ? SEARCH_LIMIT.default : decode(Limit, ctx.query['limit'], 'query.limit');
     const filters = body.filter ?? [];
-    const order = [
-      ...(body.sort ?? []).map((s) => ({ expression: sortFields[s.field]!, descending: s.order === 'DESC' })),
-      // The tie-break follows the last sort's direction, so one index serves the whole order.
-      { expression: 'resources.id', descending: body.sort?.[body.sort.length - 1]?.order === 'DESC' },
-    ];
+    const sort = (body.sort ?? []).map((s) => ({ key: sortFields[s.field]!, descending: s.order === 'DESC' }));
     // A cursor belongs to one query: reusing it with another filter or sort is refused.
     const query = createHash('sha256').update(JSON.stringify([kindName, filters, body.sort ?? []])).digest('base64url').slice(0, 16);
-    const conditions: Condition[] = [
-      { sql: 'resources.tenant_id = ? AND resources.kind = ?', params: [principalOf(ctx).tenantId, kindName] },
-      ...(filters.some((f) => f.deleted_at) ? [] : [{ sql: 'resources.deleted_at IS NULL', params: [] }]),
-      ...(only ? [only] : []),
-      ...filters.flatMap(conditionsOf),
-    ];
-    // With filters, SQLite (which has no statistics here) would rather walk the sort's index and
-    // test every row than find the few matching rows by the filter's index and sort them: a unary
-    // plus on the sort terms takes the sort's index out of its choice.
-    const unindexed = filters.length > 0 || only ? '+' : '';
     const cursorText = ctx.query['cursor'];
+    let after: readonly SqlValue[] | undefined;
     if (cursorText !== undefined) {
-      const values = readCursor(cursorText, query, order.length);
+      const values = readCursor(cursorText, query, cursorLength({ sort }));
       if (isLeft(values)) {
         const value = values.left.cursor;
         throw new HttpError(invalidRequest('The cursor does not belong to this search.', [{ location: 'query.cursor', message: 'expected a next_cursor of this search', value }]));
       }
-      conditions.push(after(order, values.right));
+      after = values.right;
     }
-    const rows = db.all<ResourceRow>(
-      `SELECT *, ${order.map((o, i) => `${o.expression} AS sort_${i}`).join(', ')} FROM resources
-       WHERE ${conditions.map((c) => `(${c.sql})`).join(' AND ')}
-       ORDER BY ${order.map((o) => `${unindexed}${o.expression} ${o.descending ? 'DESC' : 'ASC'}`).join(', ')}
-       LIMIT ?`,
-      [...conditions.flatMap((c) => c.params), limit + 1],
-    );
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    const items = await Promise.all(page.map(async (row) => {
-      const envelope = envelopeOfRow(row);
-      return wireEnvelope(render ? await render(ctx, envelope) : envelope);
-    }));
+    const page = searchResources(db, { tenantId: principalOf(ctx).tenantId, kind: kindName, criteria: filters.map(criteriaOf), only, sort, after, limit });
+    const items = await Promise.all(page.envelopes.map(async (envelope) => wireEnvelope(render ? await render(ctx, envelope) : envelope)));
     const response: { items: Json[]; next_cursor?: string } = { items };
-    if (rows.length > limit && last) {
-      response.next_cursor = Buffer.from(JSON.stringify({ q: query, v: order.map((_, i) => last[`sort_${i}`] ?? null) })).toString('base64url');
-    }
+    if (page.next) response.next_cursor = Buffer.from(JSON.stringify({ q: query, v: page.next })).toString('base64url');
     ctx.body = response;
   };
 };
@@ -296,13 +221,4 @@ const readCursor = (text: string | string[], query: string, length: number): Eit
     return foreignCursor(text);
   }
   return right(values as SqlValue[]);
-};
-
-/** Rows strictly after the cursor's row in the sort order (a lexicographic keyset comparison). */
-const after = (order: readonly { expression: string; descending: boolean }[], values: readonly SqlValue[]): Condition => {
-  const alternatives: Condition[] = order.map((o, i) => ({
-    sql: [...order.slice(0, i).map((p) => `${p.expression} = ?`), `${o.expression} ${o.descending ? '<' : '>'} ?`].join(' AND '),
-    params: values.slice(0, i + 1),
-  }));
-  return { sql: alternatives.map((a) => `(${a.sql})`).join(' OR '), params: alternatives.flatMap((a) => a.params) };
 };

@@ -1,11 +1,13 @@
 // The tenant's did:web document. `did:web:<PUBLIC_URL host>:tenants:<tenant id>` resolves (by
 // the did:web rules) to `{PUBLIC_URL}/tenants/<tenant id>/did.json`, served by the public
-// listener. Its key is a P-256 key derived (HKDF) from the key-encryption key and the tenant
-// id: every instance derives the same key, and nothing is stored.
+// listener. Its keys, a P-256 key and the DIDComm key-agreement key (X25519,
+// src/didcomm/keyAgreement.ts), are derived (HKDF, each under its own label) from the
+// key-encryption key and the tenant id: every instance derives the same keys, and nothing is stored.
 import { createECDH, createHash, hkdfSync } from 'node:crypto';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { findTenant } from '../../projections/tenants.js';
+import { KEY_AGREEMENT_FRAGMENT, tenantKeyAgreementKey, x25519PublicJwk } from '../didcomm/keyAgreement.js';
 import type { Json } from '../eventstore/port.js';
 import { HttpError, notFound } from '../http/problem.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
@@ -15,7 +17,7 @@ import type { ResourcesContext } from './context.js';
 // The order of the P-256 group: a private scalar must be in [1, n-1].
 const P256_ORDER = BigInt('0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551');
 
-/** The tenant's public key as a JWK. Nothing signs with the private half yet (DIDComm is not built). */
+/** The tenant's public P-256 key as a JWK. Nothing signs with the private half yet. */
 const tenantPublicJwk = (kek: Buffer, tenantId: string): { kty: string; crv: string; x: string; y: string } => {
   for (let counter = 0; counter < 16; counter++) {
     const d = Buffer.from(hkdfSync('sha256', kek, Buffer.from(tenantId, 'utf8'), `tenant did key ${counter}`, 32));
@@ -39,12 +41,17 @@ export const tenantDid = (publicUrl: string, tenantId: string): string => {
 const didDocument = (publicUrl: string, kek: Buffer, tenantId: string): Json => {
   const id = tenantDid(publicUrl, tenantId);
   const key = `${id}#key-1`;
+  const keyAgreement = `${id}#${KEY_AGREEMENT_FRAGMENT}`;
   return {
     '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/suites/jws-2020/v1'],
     id,
-    verificationMethod: [{ id: key, type: 'JsonWebKey2020', controller: id, publicKeyJwk: tenantPublicJwk(kek, tenantId) }],
+    verificationMethod: [
+      { id: key, type: 'JsonWebKey2020', controller: id, publicKeyJwk: tenantPublicJwk(kek, tenantId) },
+      { id: keyAgreement, type: 'JsonWebKey2020', controller: id, publicKeyJwk: x25519PublicJwk(tenantKeyAgreementKey(kek, tenantId)) },
+    ],
     authentication: [key],
     assertionMethod: [key],
+    keyAgreement: [keyAgreement],
   };
 };
 
@@ -62,9 +69,9 @@ export const tenantDidRoutes = (router: Router, deps: ResourcesContext, kek: Buf
   router.get('/did', requireScope('resources'), (ctx) => answer(ctx, didDocument(deps.config.publicUrl, kek, principalOf(ctx).tenantId)));
 
   const publicRouter = new Router();
-  publicRouter.get('/tenants/:tenantId/did.json', async (ctx) => {
+  publicRouter.get('/tenants/:tenantId/did.json', (ctx) => {
     const tenantId = String(ctx.params['tenantId']);
-    if (!(await findTenant(deps.runner.db, tenantId))) throw new HttpError(notFound());
+    if (!findTenant(deps.runner.db, tenantId)) throw new HttpError(notFound());
     answer(ctx, didDocument(deps.config.publicUrl, kek, tenantId));
   });
   return publicRouter;

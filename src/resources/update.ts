@@ -1,17 +1,15 @@
-// The changes every kind shares (annotations, labels, delete, restore, a kind's data change), run
-// by the command handler on the resource's stream: the kind's decider (streams/resource.ts) holds
-// the rules, and the change is appended at the revision read. If-Match is checked against that
-// revision, so of two writers holding the same etag exactly one appends; the other loses on the
-// expected revision.
+// A change of an existing resource (update annotations or labels, delete, restore, or the kind's
+// own operation: publish a schema, update a draft), run by the command handler on the resource's
+// stream: the kind's decider (streams/resource.ts) holds the rules, and the change is appended at
+// the revision read. If-Match is checked against that revision, so of two writers holding the same
+// etag exactly one appends; the other loses on the expected revision.
 import { randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import type { Event } from '../../streams/event.js';
-import type { Envelope, ResourceCommand, ResourceError, UpdateRequest } from '../../streams/resource.js';
-import { handleCommand, loadStream, type EventMetadata } from '../eventstore/handle.js';
+import type { AnyChange, AnyKindCommand, Envelope, ResourceError, ResourceState, Target } from '../../streams/resource.js';
+import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
 import type { EventStore, Position } from '../eventstore/port.js';
 import type { LifecycleSequel, VersionedKind } from './kind.js';
-
-export { decideUpdate, type Update, type UpdateRequest } from '../../streams/resource.js';
 
 export type UpdateError =
   | Exclude<ResourceError, { readonly _tag: 'ResourceExists' }>
@@ -21,30 +19,30 @@ export type UpdateError =
 // An update never creates, so the decider's ResourceExists cannot answer one; NotFound if it did.
 const asUpdateError = (error: ResourceError): UpdateError => (error._tag === 'ResourceExists' ? { _tag: 'NotFound' } : error);
 
-export const updateResource = async <State, E extends Event>(
+export const updateResource = async <E extends Event, C extends AnyKindCommand>(
   store: EventStore,
-  kind: VersionedKind<State, E>,
-  request: Omit<UpdateRequest, 'frozen'>,
+  kind: VersionedKind<E, C>,
+  target: Target,
+  change: AnyChange,
   metadata: EventMetadata,
 ): Promise<Either<UpdateError, { readonly envelope: Envelope; readonly position: Position }>> => {
   const { decider } = kind;
-  const streamId = kind.streamOf(request.id);
-  const loaded = await loadStream(store, decider, streamId);
-  if (isLeft(loaded)) return left({ _tag: 'NotFound' });
-  const command: ResourceCommand<E> = { type: 'UpdateResource', data: request };
-  // Decided here first so that the kind's writes on other streams follow the decision and precede
-  // the append; the handler decides again on the same state, which is pure and gives the same.
-  const decided = decider.decide(command, loaded.right.state);
-  if (isLeft(decided)) return left(asUpdateError(decided.left));
-  const current = decider.envelopeOf(loaded.right.state);
-  const op = request.update.op;
+  const streamId = kind.streamOf(target.id);
+  // The route's change on the resource it addresses; the kind's decider refuses an operation it does not have.
+  const command = { type: change.type, data: { ...change.data, ...target } } as C;
+  const op = change.type === 'Delete' ? 'delete' : change.type === 'Restore' ? 'restore' : undefined;
   let sequel: LifecycleSequel | undefined;
-  if (current && (op === 'delete' || op === 'restore') && kind.lifecycle) {
-    const before = await kind.lifecycle(op, current, request.at, metadata);
+  // The kind's writes on other streams follow the decision (404, 412 and the state conflicts come
+  // first) and precede the append, on the envelope before the change.
+  const beforeAppend = async (_events: readonly E[], state: ResourceState): Promise<Either<UpdateError, void>> => {
+    const current = decider.envelopeOf(state);
+    if (!current || !kind.lifecycle || op === undefined) return right(undefined);
+    const before = await kind.lifecycle(op, current, target.at, metadata);
     if (isLeft(before)) return left({ _tag: 'KindConflict', detail: before.left });
     sequel = before.right;
-  }
-  const handled = await handleCommand(store, decider, streamId, command, { commandId: randomUUID(), metadata, loaded: loaded.right });
+    return right(undefined);
+  };
+  const handled = await handleCommand(store, decider, streamId, command, { commandId: randomUUID(), metadata, beforeAppend });
   if (isLeft(handled)) {
     // Certainly not appended: the kind gives up what it wrote before. (A thrown append may have
     // been written after all, so nothing is undone then: a claim too many is safe, one too few not.)
@@ -52,6 +50,7 @@ export const updateResource = async <State, E extends Event>(
     const error = handled.left;
     // Someone appended after our read: the etag the caller matched is no longer current.
     if (error._tag === 'WrongExpectedRevision') return left({ _tag: 'PreconditionFailed' });
+    if (error._tag === 'KindConflict') return left(error);
     return left(error._tag === 'StreamDeleted' ? { _tag: 'NotFound' } : asUpdateError(error));
   }
   await sequel?.appended();

@@ -1,4 +1,4 @@
-// Two-step blob upload (spec/resource-api.md, "Upload response"): `POST /{kind}/upload` records
+// Two-step blob upload (the resource API specification, "Upload response"): `POST /{kind}/upload` records
 // a `blob-<id>` stream and answers a pre-signed `upload_uri` on the public listener; the client
 // PUTs the bytes there; a create then takes the uploaded blob by `blob_id`, once. The URL is an
 // HMAC (key derived from the key-encryption key, so every instance checks it) over method, blob

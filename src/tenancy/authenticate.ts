@@ -4,7 +4,7 @@ import type { Context, Middleware, Next } from 'koa';
 import { findApiKeyBySecretHash } from '../../projections/apiKeys.js';
 import type { Scope } from '../../streams/apiKey.js';
 import { forbidden, HttpError, unauthorized } from '../http/problem.js';
-import type { Sqlite } from '../sqlite.js';
+import type { Sqlite } from '../sqlite/connection.js';
 import { sameHash } from '../../streams/kernel.js';
 import { hashSecret } from './secrets.js';
 
@@ -23,7 +23,7 @@ export const authenticate =
     const match = BEARER.exec(ctx.get('Authorization'));
     if (!match) throw new HttpError(unauthorized('Send an API key as `Authorization: Bearer <key>`.'), challenge);
     const presented = hashSecret(match[1]!);
-    const key = await findApiKeyBySecretHash(readModels, presented);
+    const key = findApiKeyBySecretHash(readModels, presented);
     // One answer for unknown, deleted and expired keys: which one it was is no business of the caller.
     const valid =
       key !== undefined &&

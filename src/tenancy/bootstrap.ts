@@ -6,14 +6,14 @@ import { allScopes } from '../../streams/apiKey.js';
 import { countTenants } from '../../projections/tenants.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
-import type { ReadModels } from '../readModels.js';
+import type { ReadModels } from '../readside/readModels.js';
 import { createApiKey, createTenant, type TenancyError } from './commands.js';
 
 export const BOOTSTRAP_TENANT_ID = '00000000-0000-4000-8000-000000000001';
 export const BOOTSTRAP_KEY_ID = '00000000-0000-4000-8000-000000000002';
 
 const alreadyDone = (error: TenancyError): boolean =>
-  error._tag === 'WrongExpectedRevision' || error._tag === 'TenantExists' || error._tag === 'ApiKeyExists';
+  error._tag === 'WrongExpectedRevision' || error._tag === 'TenantExists' || error._tag === 'ResourceExists';
 
 export const bootstrapTenant = async (
   store: EventStore,
@@ -23,7 +23,7 @@ export const bootstrapTenant = async (
   readYourWritesMs: number,
 ): Promise<void> => {
   await runner.whenCaughtUp();
-  if ((await countTenants(runner.db)) > 0) return;
+  if (countTenants(runner.db) > 0) return;
   const metadata = { actor: 'bootstrap' };
   const tenant = await createTenant(store, { name: 'default', tenantId: BOOTSTRAP_TENANT_ID }, metadata);
   if (isLeft(tenant) && !alreadyDone(tenant.left)) throw new Error(`bootstrap tenant: ${tenant.left._tag}`);

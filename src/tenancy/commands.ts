@@ -85,8 +85,8 @@ export const deleteApiKey = async (
   store: EventStore,
   keyId: string,
   metadata: EventMetadata,
-): Promise<Either<TenancyError, { position: Position | undefined }>> => {
+): Promise<Either<TenancyError, { position: Position }>> => {
   const command: ApiKeyCommand = { type: 'DeleteApiKey', data: { keyId, at: new Date().toISOString() } };
   const result = await handleCommand(store, apiKey, apiKeyStream(keyId), command, { commandId: randomUUID(), metadata });
-  return isLeft(result) ? result : right({ position: result.right.position });
+  return isLeft(result) ? result : right({ position: result.right.position! });
 };

@@ -2,8 +2,8 @@
 import Router from '@koa/router';
 import { findTenant } from '../../projections/tenants.js';
 import type { Feature, ServiceContext } from '../featureContract.js';
-import type { ReadModels } from '../readModels.js';
-import { listQuarantine } from '../quarantine.js';
+import type { ReadModels } from '../readside/readModels.js';
+import { listQuarantine } from '../readside/quarantine.js';
 import { principalOf, requireScope } from './authenticate.js';
 
 export const tenancyFeature = ({ runner }: ServiceContext): Feature => ({
@@ -13,9 +13,9 @@ export const tenancyFeature = ({ runner }: ServiceContext): Feature => ({
 
 const tenancyRouter = (runner: ReadModels): Router => {
   const router = new Router();
-  router.get('/tenant', async (ctx) => {
+  router.get('/tenant', (ctx) => {
     const principal = principalOf(ctx);
-    const tenant = await findTenant(runner.db, principal.tenantId);
+    const tenant = findTenant(runner.db, principal.tenantId);
     ctx.body = {
       tenant_id: principal.tenantId,
       name: tenant?.name ?? null,

@@ -7,6 +7,7 @@ import type { Either } from 'fp-ts/lib/Either.js';
 import { left, right } from 'fp-ts/lib/Either.js';
 import { compactVerify, flattenedVerify, generalVerify, type FlattenedJWSInput, type GeneralJWSInput } from 'jose';
 import { x509 } from '../crypto/x509.js';
+import { isRecord } from '../../streams/kernel.js';
 import { parseBoundedJson } from '../http/boundedJson.js';
 import type { StatusPeriod, TrustList, TrustService } from './trustList.js';
 
@@ -14,7 +15,6 @@ import type { StatusPeriod, TrustList, TrustService } from './trustList.js';
 const ALGORITHMS = ['ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512', 'RS256', 'RS384', 'RS512', 'EdDSA'];
 
 type Json = Record<string, unknown>;
-const isObject = (u: unknown): u is Json => typeof u === 'object' && u !== null && !Array.isArray(u);
 const array = (u: unknown): unknown[] => (Array.isArray(u) ? u : []);
 
 const signers = (pinned: readonly Uint8Array[]): { key: KeyObject; certificate: x509.X509Certificate }[] =>
@@ -37,7 +37,7 @@ const jwsOf = (bytes: Uint8Array): Either<string, Jws> => {
   }
   if (/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(text)) return right({ kind: 'compact', jws: text });
   const parsed = parseBoundedJson(text);
-  if (!parsed.ok || !isObject(parsed.value)) return left('is neither a compact JWS nor a JSON JWS');
+  if (!parsed.ok || !isRecord(parsed.value)) return left('is neither a compact JWS nor a JSON JWS');
   const value = parsed.value;
   if (typeof value['payload'] !== 'string') return left('is a JSON document but not a signed one (no JWS payload)');
   if (Array.isArray(value['signatures'])) return right({ kind: 'general', jws: value as unknown as GeneralJWSInput });
@@ -77,21 +77,21 @@ export const verifyLoteSignature = async (
 };
 
 const multilingual = (u: unknown): string => {
-  const names = array(u).filter(isObject);
+  const names = array(u).filter(isRecord);
   const chosen = names.find((n) => n['lang'] === 'en') ?? names[0];
   return typeof chosen?.['value'] === 'string' ? chosen['value'] : '';
 };
 
 const dateOf = (u: unknown): Date | undefined => {
-  const text = isObject(u) ? u['dateTime'] : u;
+  const text = isRecord(u) ? u['dateTime'] : u;
   if (typeof text !== 'string') return undefined;
   const parsed = new Date(text);
   return Number.isNaN(parsed.getTime()) ? undefined : parsed;
 };
 
 const certificates = (identity: unknown): x509.X509Certificate[] =>
-  array(isObject(identity) ? identity['X509Certificates'] : undefined).flatMap((c) => {
-    const value = isObject(c) ? c['val'] : undefined;
+  array(isRecord(identity) ? identity['X509Certificates'] : undefined).flatMap((c) => {
+    const value = isRecord(c) ? c['val'] : undefined;
     if (typeof value !== 'string') return [];
     try {
       return [new x509.X509Certificate(Buffer.from(value.replace(/\s+/g, ''), 'base64'))];
@@ -109,18 +109,18 @@ const statusPeriod = (information: Json): StatusPeriod => ({
 // http://uri.etsi.org/19602/ListOfTrustedEntities/PIDProvider/FR.
 const entityCountry = (information: Json): string | undefined =>
   array(information['TEInformationURI'])
-    .map((u) => (isObject(u) && typeof u['uriValue'] === 'string' ? /\/ListOfTrustedEntities\/[^/]+\/([A-Z]{2})$/.exec(u['uriValue'])?.[1] : undefined))
+    .map((u) => (isRecord(u) && typeof u['uriValue'] === 'string' ? /\/ListOfTrustedEntities\/[^/]+\/([A-Z]{2})$/.exec(u['uriValue'])?.[1] : undefined))
     .find((c) => c !== undefined);
 
 const services = (entities: unknown): TrustService[] =>
-  array(entities).filter(isObject).flatMap((entity) => {
-    const information = isObject(entity['TrustedEntityInformation']) ? entity['TrustedEntityInformation'] : {};
+  array(entities).filter(isRecord).flatMap((entity) => {
+    const information = isRecord(entity['TrustedEntityInformation']) ? entity['TrustedEntityInformation'] : {};
     const providerName = multilingual(information['TEName']);
     const country = entityCountry(information);
-    return array(entity['TrustedEntityServices']).filter(isObject).flatMap((service): TrustService[] => {
+    return array(entity['TrustedEntityServices']).filter(isRecord).flatMap((service): TrustService[] => {
       const serviceInformation = service['ServiceInformation'];
-      if (!isObject(serviceInformation) || typeof serviceInformation['ServiceTypeIdentifier'] !== 'string') return [];
-      const history = array(service['ServiceHistory']).filter(isObject).map(statusPeriod);
+      if (!isRecord(serviceInformation) || typeof serviceInformation['ServiceTypeIdentifier'] !== 'string') return [];
+      const history = array(service['ServiceHistory']).filter(isRecord).map(statusPeriod);
       return [{
         providerName,
         serviceName: multilingual(serviceInformation['ServiceName']),
@@ -141,10 +141,10 @@ export const parseLote = (payload: Uint8Array): Either<string, TrustList> => {
     return left('payload is not UTF-8');
   }
   const parsed = parseBoundedJson(text);
-  if (!parsed.ok || !isObject(parsed.value)) return left('payload is not a JSON object');
-  const lote = isObject(parsed.value['LoTE']) ? parsed.value['LoTE'] : parsed.value;
+  if (!parsed.ok || !isRecord(parsed.value)) return left('payload is not a JSON object');
+  const lote = isRecord(parsed.value['LoTE']) ? parsed.value['LoTE'] : parsed.value;
   const scheme = lote['ListAndSchemeInformation'];
-  if (!isObject(scheme)) return left('payload has no ListAndSchemeInformation');
+  if (!isRecord(scheme)) return left('payload has no ListAndSchemeInformation');
   const sequence = scheme['LoTESequenceNumber'];
   if (typeof sequence !== 'number' || !Number.isSafeInteger(sequence) || sequence < 0) return left('LoTESequenceNumber is missing or not an integer');
   const issuedAt = dateOf(scheme['ListIssueDateTime']);

@@ -10,7 +10,8 @@
 //   an issuer found nowhere while any list expected is unavailable (it may be in that one);
 // - among several matches: trusted before suspended before withdrawn.
 import type { x509 } from '../crypto/x509.js';
-import type { CredentialCategory, StatusMeaning } from './serviceMapping.js';
+import type { StatusMeaning } from '../config/trust.js';
+import type { CredentialCategory } from './serviceMapping.js';
 import type { ChainMatch, IndexedPeriod, ListEntry, SnapshotIndex } from './snapshotIndex.js';
 
 /** How current a list's data is, for the staleness flags. */

@@ -1,13 +1,9 @@
 // What a trust service's type and status mean for a presented credential: the spec's
 // `credentialCategory`, `qualifiedStatus` and `trustFailureReason`. The README's "Trusted lists"
 // section carries this table; change both together.
-import type { ListFormat } from './trustList.js';
+import type { ListFormat, StatusMap, StatusMeaning } from '../config/trust.js';
 
 export type CredentialCategory = 'PID' | 'QEAA' | 'PUB_EAA' | 'NON_QUALIFIED_EAA';
-
-/** What a status means; a source's `statusMap` may name more statuses with these meanings. */
-export type StatusMeaning = 'trusted' | 'withdrawn' | 'suspended';
-export type StatusMap = Readonly<Record<string, StatusMeaning>>;
 
 export type TrustFailureReason = 'issuer_not_found' | 'issuer_withdrawn' | 'issuer_suspended' | 'trust_list_unavailable';
 

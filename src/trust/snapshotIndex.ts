@@ -5,8 +5,9 @@
 // costs no signature check at all.
 import { createHash } from 'node:crypto';
 import { x509 } from '../crypto/x509.js';
-import { categoryOf, meaningOf, type CredentialCategory, type StatusMap, type StatusMeaning } from './serviceMapping.js';
-import type { ListFormat, TrustList, TrustService } from './trustList.js';
+import type { ListFormat, StatusMap, StatusMeaning } from '../config/trust.js';
+import { categoryOf, meaningOf, type CredentialCategory } from './serviceMapping.js';
+import type { TrustList, TrustService } from './trustList.js';
 
 type Certificate = x509.X509Certificate;
 

@@ -3,8 +3,6 @@
 // `TrustList`. Only what trust decisions and operators need is kept.
 import type { x509 } from '../crypto/x509.js';
 
-export type ListFormat = 'lotl' | 'tl' | 'lote';
-
 /** One status a service held, from `from` on; a LoTE service may have none (being listed is its status). */
 export interface StatusPeriod {
   readonly status: string | undefined;

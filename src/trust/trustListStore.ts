@@ -12,15 +12,14 @@
 import type { Either } from 'fp-ts/lib/Either.js';
 import { left, right } from 'fp-ts/lib/Either.js';
 import type { TrustListVersion } from '../../streams/trustList.js';
+import type { ListFormat, StatusMap, TrustListSource } from '../config/trust.js';
 import type { Logger } from '../log.js';
 import { FetchFailure } from '../http/readBounded.js';
 import { fetchBounded, type FetchBounds } from './boundedFetch.js';
 import { listKey, readRecordedDocument, recordedVersion, recordFetchedVersion, sha256Hex, type ListRecordDeps } from './listRecord.js';
 import type { Freshness, TrustSnapshot } from './matching.js';
-import type { StatusMap } from './serviceMapping.js';
 import { SnapshotIndex, type ListEntry } from './snapshotIndex.js';
-import { followedPointers, type ListFormat, type TrustList } from './trustList.js';
-import type { TrustListSource } from './trustListSources.js';
+import { followedPointers, type TrustList } from './trustList.js';
 import { verifyTrustList } from './verifyTrustList.js';
 
 export interface TrustListStoreOptions extends ListRecordDeps {

@@ -4,7 +4,7 @@
 // X509_TRUST_STORE_REFRESH_INTERVAL and when a list reaches its NextUpdate). With every source on
 // record the first refresh runs once the service listens, so slow publishers cannot hold up a
 // restart; with nothing recorded there is nothing to serve yet, and the service waits for it.
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
 import { blobDirectory, directoryBlobStore } from '../blobStore.js';

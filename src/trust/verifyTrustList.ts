@@ -7,7 +7,8 @@ import { left, right } from 'fp-ts/lib/Either.js';
 import { parseLote, verifyLoteSignature } from './lote.js';
 import { parseTrustedListXml } from './trustedListXml.js';
 import type { x509 } from '../crypto/x509.js';
-import type { ListFormat, TrustList } from './trustList.js';
+import type { ListFormat } from '../config/trust.js';
+import type { TrustList } from './trustList.js';
 import { parseXml, verifyEnvelopedSignature, xmlText } from './xmlSignature.js';
 
 interface Signed {

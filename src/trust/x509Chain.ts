@@ -4,7 +4,7 @@
 import { createHash, type webcrypto } from 'node:crypto';
 import type { Either } from 'fp-ts/lib/Either.js';
 import { isLeft, left, right } from 'fp-ts/lib/Either.js';
-import { x509 } from '../crypto/x509.js';
+import { certificateFromBase64, x509 } from '../crypto/x509.js';
 
 type Certificate = x509.X509Certificate;
 
@@ -25,27 +25,6 @@ const UNDERSTOOD = new Set<string>(Object.values(OID));
 
 /** `certificate 2 (CN=Example CA)`: position from 1, leaf first. */
 export const describeCertificate = (certificate: Certificate, index: number): string => `certificate ${index + 1} (${certificate.subject})`;
-
-// Parsing a certificate costs more than verifying its signature, and the same issuer chains
-// come back with every presentation; parsed certificates are immutable, so they are kept.
-const PARSED_LIMIT = 256;
-const parsed = new Map<string, Certificate>();
-
-/** A base64 (not base64url) DER certificate, as in `x5c` and X509_TRUST_ANCHORS, or why not. */
-export const certificateFromBase64 = (text: unknown): Either<string, Certificate> => {
-  if (typeof text !== 'string' || !/^[A-Za-z0-9+/]+={0,2}$/.test(text)) return left('is not base64');
-  const known = parsed.get(text);
-  if (known) return right(known);
-  let certificate: Certificate;
-  try {
-    certificate = new x509.X509Certificate(Buffer.from(text, 'base64'));
-  } catch {
-    return left('is not a DER X.509 certificate');
-  }
-  if (parsed.size >= PARSED_LIMIT) parsed.delete(parsed.keys().next().value ?? '');
-  parsed.set(text, certificate);
-  return right(certificate);
-};
 
 /** Decode an `x5c` value: a non-empty array of base64 DER certificates. */
 export const parseX5c = (x5c: unknown): Either<string, Certificate[]> => {

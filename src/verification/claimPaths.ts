@@ -1,6 +1,7 @@
 // DCQL claims path pointers (OpenID4VP 1.0, section 7): a string selects an object property, a
 // non-negative integer an array element, null every element of an array.
 import type { ClaimPath } from './disclosures.js';
+import { isRecord } from '../../streams/kernel.js';
 
 export type ClaimPathPointer = readonly (string | number | null)[];
 
@@ -14,8 +15,8 @@ export const selectsAValue = (payload: unknown, pointer: ClaimPathPointer): bool
         if (Array.isArray(value)) next.push(...value);
       } else if (typeof component === 'number') {
         if (Array.isArray(value) && component < value.length) next.push(value[component]);
-      } else if (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.hasOwn(value, component)) {
-        next.push((value as Record<string, unknown>)[component]);
+      } else if (isRecord(value) && Object.hasOwn(value, component)) {
+        next.push(value[component]);
       }
     }
     if (next.length === 0) return false;

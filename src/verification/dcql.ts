@@ -5,6 +5,7 @@
 import * as t from 'io-ts';
 import type { FieldError } from '../http/problem.js';
 import { NonEmptyString, NonNegativeInt, withMessage } from '../http/codecs.js';
+import { isRecord } from '../../streams/kernel.js';
 
 /** An array with at least one element; element failures are reported at their own index. */
 export const nonEmptyArray = <C extends t.Mixed>(item: C): t.Type<readonly t.TypeOf<C>[], readonly t.OutputOf<C>[], unknown> => {
@@ -230,8 +231,8 @@ const selectValues = (payload: unknown, path: readonly (string | number | null)[
       selected.flatMap((value) => {
         if (element === null) return Array.isArray(value) ? value : [];
         if (typeof element === 'number') return Array.isArray(value) && element < value.length ? [value[element]] : [];
-        return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.hasOwn(value, element)
-          ? [(value as Record<string, unknown>)[element]]
+        return isRecord(value) && Object.hasOwn(value, element)
+          ? [value[element]]
           : [];
       }),
     [payload],

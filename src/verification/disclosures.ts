@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import type { Either } from 'fp-ts/lib/Either.js';
 import { left, right } from 'fp-ts/lib/Either.js';
-import { isRecord, parseJson } from './json.js';
+import { isRecord } from '../../streams/kernel.js';
+import { parseJson } from './json.js';
 
 /** One disclosure as presented: `[salt, name, value]` for a property, `[salt, value]` for an array element. */
 export interface Disclosure {

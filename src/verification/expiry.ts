@@ -7,7 +7,7 @@ import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
 import { logRef } from '../../streams/kernel.js';
 import { startPeriodic, type Periodic } from '../periodic.js';
-import type { Sqlite } from '../sqlite.js';
+import type { Sqlite } from '../sqlite/connection.js';
 import { expirePresentation } from './response.js';
 
 /** Sessions expired per run; the next run takes the rest. */
@@ -22,7 +22,7 @@ export const startPresentationExpiry = (
     intervalMs,
     async () => {
       const now = new Date();
-      for (const state of await findExpiredPresentations(deps.readModels, now.getTime(), BATCH)) {
+      for (const state of findExpiredPresentations(deps.readModels, now.getTime(), BATCH)) {
         if (await expirePresentation(deps, state, { actor: 'scheduler' }, now)) deps.log.info('presentation expired', { stateRef: logRef(state) });
       }
     },

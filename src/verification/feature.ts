@@ -1,5 +1,5 @@
 // The verification feature (OpenID4VP): its routes on both listeners and the expiry scheduler.
-import { configVariableNames } from '../config.js';
+import { configVariableNames } from '../config/config.js';
 import { hostSubjectAltName, loadSigningIdentity, x509HashClientId } from '../crypto/certificates.js';
 import type { Feature, ServiceContext } from '../featureContract.js';
 import type { Periodic } from '../periodic.js';

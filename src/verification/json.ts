@@ -2,9 +2,6 @@
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
 import { parseBoundedJson } from '../http/boundedJson.js';
 
-export const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** The JSON value of UTF-8 bytes or text, or undefined when it is not JSON within JSON_LIMITS. */
 export const parseJson = (input: Uint8Array | string): unknown => {
   const parsed = parseBoundedJson(typeof input === 'string' ? input : Buffer.from(input).toString('utf8'));

@@ -1,6 +1,6 @@
 // Verification (OpenID4VP 1.0 under HAIP, src/verification/): `POST /oidc4vp` on the management
 // listener; the request object and the response URI on the public one.
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { REQUEST_OBJECT_TYPE } from './requestObject.js';
 import {
   apiKey,

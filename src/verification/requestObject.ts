@@ -75,6 +75,7 @@ const requestFor = async (
   });
   if (isLeft(result)) {
     if (result.left._tag === 'WrongExpectedRevision') throw new Error(`${streamRef(presentationStream(state))}: request fetch kept losing to concurrent writers`);
+    if (result.left._tag === 'UnknownRequestKey') throw new Error('a request fetch decided as an outcome');
     return left(result.left._tag === 'StreamDeleted' || result.left._tag === 'PresentationExists' ? { _tag: 'UnknownSession' } : result.left);
   }
   const session = result.right.state;

@@ -11,6 +11,7 @@ import {
   purposes,
   type Command,
   type FetchedRequest,
+  type OutcomeCommand,
   type PresentationState,
   type PresentationTerminalEvent,
 } from '../../streams/presentation.js';
@@ -20,9 +21,9 @@ import type { EventStore } from '../eventstore/port.js';
 import type { FormFields } from '../http/body.js';
 import { parseBoundedJson } from '../http/boundedJson.js';
 import type { Logger } from '../log.js';
-import { streamRef } from '../../streams/kernel.js';
+import { isRecord, streamRef } from '../../streams/kernel.js';
 import type { SealedRequest } from './createRequest.js';
-import { fulfilled, processingFailed, rejected, verificationFailed } from './outcome.js';
+import { failProcessing, failVerification, fulfil, reject } from './outcome.js';
 import { RESPONSE_ENCRYPTION, responseUri, type Verifier } from './requestObject.js';
 import { openSession, type SessionUnavailable } from './session.js';
 import type { PresentationVerifier } from './presentationVerifier.js';
@@ -109,9 +110,8 @@ export interface ResponseDeps {
   readonly log: Logger;
 }
 
-interface Base {
+interface Answer {
   readonly state: string;
-  readonly tenantId: string;
   readonly at: Date;
 }
 
@@ -147,34 +147,33 @@ const decryptFor = async (
   return 'the response could not be decrypted with the request key';
 };
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u);
 
-/** The terminal event the answer leads to; no I/O but decryption and credential checks. */
+/** The outcome the answer leads to; no I/O but decryption and credential checks. */
 const judge = async (
   deps: ResponseDeps,
-  base: Base,
+  base: Answer,
   answer: WalletAnswer,
   loaded: { fetched: readonly FetchedRequest[]; key: DataKey; request: SealedRequest },
-): Promise<PresentationTerminalEvent> => {
+): Promise<OutcomeCommand> => {
   if (answer.kind === 'error') {
-    return answer.state === base.state ? rejected(base, answer.error) : processingFailed(base, 'the error response does not carry this request\'s state');
+    return answer.state === base.state ? reject(base, answer.error) : failProcessing(base, 'the error response does not carry this request\'s state');
   }
   const decrypted = await decryptFor(answer.jwe, loaded.fetched, loaded.key);
-  if (typeof decrypted === 'string') return processingFailed(base, decrypted);
+  if (typeof decrypted === 'string') return failProcessing(base, decrypted);
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(decrypted.plaintext);
   } catch {
-    return processingFailed(base, 'the decrypted response is not UTF-8');
+    return failProcessing(base, 'the decrypted response is not UTF-8');
   }
   const parsed = parseBoundedJson(text);
-  if (!parsed.ok) return processingFailed(base, `the decrypted response is ${parsed.reason}`);
+  if (!parsed.ok) return failProcessing(base, `the decrypted response is ${parsed.reason}`);
   const payload = parsed.value;
-  if (!isRecord(payload) || payload['state'] !== base.state) return processingFailed(base, 'the response does not carry this request\'s state');
+  if (!isRecord(payload) || payload['state'] !== base.state) return failProcessing(base, 'the response does not carry this request\'s state');
   const error = payload['error'];
-  if (typeof error === 'string' && ERROR_CODE.test(error)) return rejected(base, error);
-  if (!('vp_token' in payload)) return processingFailed(base, 'the response has neither vp_token nor error');
-  const answered = { kid: decrypted.request.kid, flowType: decrypted.request.flowType };
+  if (typeof error === 'string' && ERROR_CODE.test(error)) return reject(base, error);
+  if (!('vp_token' in payload)) return failProcessing(base, 'the response has neither vp_token nor error');
+  const { kid } = decrypted.request;
   const verified = await verifyVpToken(
     payload['vp_token'],
     loaded.request,
@@ -187,7 +186,7 @@ const judge = async (
     },
     deps.verify,
   );
-  return isLeft(verified) ? verificationFailed(base, answered, verified.left) : fulfilled(base, answered, verified.right, loaded.key);
+  return isLeft(verified) ? failVerification(base, kid, verified.left) : fulfil(base, kid, verified.right, loaded.key);
 };
 
 /** Records the outcome of the wallet's answer and says what to reply. */
@@ -204,15 +203,15 @@ export const receiveResponse = async (
     return unavailableReply(opened.left);
   }
   const { session, key, request } = opened.right;
-  const base = { state, tenantId: session.tenantId, at: now };
-  let outcome: PresentationTerminalEvent;
+  const base = { state, at: now };
+  let outcome: OutcomeCommand;
   try {
     outcome = await judge(deps, base, answer, { fetched: session.fetched, key, request });
   } catch (err) {
     deps.log.error('presentation response processing failed', { err });
-    outcome = processingFailed(base, 'internal error while processing the response');
+    outcome = failProcessing(base, 'internal error while processing the response');
   }
-  const recorded = await finish(deps.store, { type: 'RecordOutcome', data: { state, outcome, at: now.toISOString() } }, metadata, opened.right.loaded);
+  const recorded = await finish(deps.store, outcome, metadata, opened.right.loaded);
   if (isLeft(recorded)) return unavailableReply(recorded.left);
   if (recorded.right === undefined) throw new Error(`${streamRef(presentationStream(state))}: an outcome decided no event`);
   await destroyDataKeyUnlessNeeded(deps.dataKeys, recorded.right);
@@ -236,7 +235,7 @@ const RACE_RETRIES = 4;
  */
 const finish = async (
   store: EventStore,
-  command: Extract<Command, { type: 'RecordOutcome' | 'ExpirePresentation' }>,
+  command: Extract<Command, OutcomeCommand | { type: 'Expire' }>,
   metadata: EventMetadata,
   loaded?: Loaded<PresentationState>,
 ): Promise<Either<SessionUnavailable, PresentationTerminalEvent | undefined>> => {
@@ -244,6 +243,7 @@ const finish = async (
   const result = await handleCommand(store, presentation, stream, command, { commandId: randomUUID(), metadata, retries: RACE_RETRIES, ...(loaded ? { loaded } : {}) });
   if (isLeft(result)) {
     if (result.left._tag === 'WrongExpectedRevision') throw new Error(`${streamRef(stream)}: the outcome kept losing to concurrent writers`);
+    if (result.left._tag === 'UnknownRequestKey') throw new Error(`${streamRef(stream)}: an outcome for a request key the session never handed out`);
     return left(result.left._tag === 'StreamDeleted' || result.left._tag === 'PresentationExists' ? { _tag: 'UnknownSession' } : result.left);
   }
   return right(result.right.events[0] as PresentationTerminalEvent | undefined);
@@ -260,7 +260,7 @@ export const expirePresentation = async (
   metadata: EventMetadata,
   now: Date,
 ): Promise<boolean> => {
-  const result = await finish(deps.store, { type: 'ExpirePresentation', data: { state, at: now.toISOString() } }, metadata);
+  const result = await finish(deps.store, { type: 'Expire', data: { state, at: now.toISOString() } }, metadata);
   if (isLeft(result) || result.right === undefined) return false;
   await destroyDataKeyUnlessNeeded(deps.dataKeys, result.right);
   return true;

@@ -12,7 +12,8 @@ import type { TrustedChain, TrustVerifier, VerificationFailure } from '../trust/
 import { chainHasAuthorityKeyId, parseX5c, verificationKeyOf } from '../trust/x509Chain.js';
 import { isRequested, selectsAValue, type ClaimPathPointer } from './claimPaths.js';
 import { applyDisclosures, describePath, parseDisclosure, type Disclosure } from './disclosures.js';
-import { isRecord, numericDate, parseJson, typIs } from './json.js';
+import { isRecord } from '../../streams/kernel.js';
+import { numericDate, parseJson, typIs } from './json.js';
 import { verifyKeyBinding, type KeyBindingResult } from './keyBinding.js';
 
 export type { VerificationFailure } from '../trust/issuerTrust.js';

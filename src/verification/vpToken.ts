@@ -8,6 +8,7 @@ import { claimAlternatives, claimWithoutRequestedValue, unsatisfiedCredentialSet
 import { describePath } from './disclosures.js';
 import type { FormatContext, PresentationVerifier } from './presentationVerifier.js';
 import type { VerificationFailure, VerifiedCredential } from './sdJwtVc.js';
+import { isRecord } from '../../streams/kernel.js';
 
 export interface VerifiedPresentation {
   readonly credentials: Record<string, VerifiedCredential['credential'][]>;
@@ -18,7 +19,6 @@ export interface VerifiedPresentation {
 
 const mismatch = (reason: string): VerificationFailure => ({ reason, trustEnforcement: false });
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u);
 
 export const verifyVpToken = async (
   vpToken: unknown,

@@ -3,8 +3,9 @@
 // for read-your-writes tells the primary the position it waits for; the primary answers once its
 // checkpoint has passed it, after the transaction committed, so a query made then sees it.
 import { comparePositions, parsePosition, START, type Position } from '../eventstore/port.js';
-import { CheckpointWaiters, type ReadModels, type RunnerStatus } from '../readModels.js';
-import { Sqlite } from '../sqlite.js';
+import { CheckpointWaiters } from '../readside/checkpointWaiters.js';
+import type { ReadModels, RunnerStatus } from '../readside/readModels.js';
+import { Sqlite } from '../sqlite/connection.js';
 import type { ReadModelsNews } from './messages.js';
 
 export class FollowedReadModels implements ReadModels {

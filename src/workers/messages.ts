@@ -1,7 +1,7 @@
 // What the primary and its workers tell each other over the node:cluster IPC channel. Every
 // message carries `connector`, so nothing else on the channel is taken for one.
 import type { MetricsSnapshot } from '../metrics/metrics.js';
-import type { RunnerStatus } from '../readModels.js';
+import type { RunnerStatus } from '../readside/readModels.js';
 import type { ListenUrls } from '../app/service.js';
 
 /** The primary's read models as they are now, and whether the primary has started (workers may serve). */

@@ -8,7 +8,7 @@
 //   it is at most that stale.
 import type { Worker } from 'node:cluster';
 import { comparePositions, parsePosition, START, type Position } from '../eventstore/port.js';
-import type { RunnerStatus } from '../readModels.js';
+import type { RunnerStatus } from '../readside/readModels.js';
 import type { ReadModelsNews } from './messages.js';
 
 const notable = (status: RunnerStatus, started: boolean): string =>

@@ -8,11 +8,11 @@
 // read-your-writes, and what readiness reports: news.ts), and each worker sends how far its
 // appends are durable, which wakes the primary's subscriptions at once (messages.ts).
 import cluster, { type Worker } from 'node:cluster';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { parsePosition, type EventStore } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { ProjectionRunner } from '../projection-runner.js';
+import type { ProjectionRunner } from '../readside/projectionRunner.js';
 import { startService, type ListenUrls } from '../app/service.js';
 import { isToPrimary, oncePerTurn, type ToPrimary } from './messages.js';
 import { SnapshotGathering } from './metrics.js';

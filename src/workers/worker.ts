@@ -3,7 +3,7 @@
 // WAL locking, or its own EventStoreDB client) and tells the primary how far its appends are
 // durable, so the primary's projections and callbacks see them without waiting for a poll.
 import { isRight } from 'fp-ts/lib/Either.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { readModelsFile } from '../eventstore/open.js';
 import { comparePositions, formatPosition, START, type EventStore, type Position } from '../eventstore/port.js';
 import type { Logger } from '../log.js';

@@ -1,6 +1,7 @@
 // Hostile request bodies for the robustness suite: generated from a seed so that a failing run
 // can be repeated exactly.
 import { JSON_LIMITS } from '../../src/http/boundedJson.js';
+import { createAgent } from '../support/didcommAgent.js';
 import { pidQuery } from '../support/wallet/connector.js';
 import { PID_CLAIMS } from '../support/wallet/issuanceChecks.js';
 
@@ -108,7 +109,7 @@ export const SAMPLES: Readonly<Record<string, unknown>> = {
   'POST /drafts': { data: { type: ['T'], meta: { subject: 's' }, values: { n: { kind: 'STRING', value: 'v' } }, schema: { schema: { type: 'object' } } } },
   'POST /schemas': { data: { slug: 'fuzz', version: '1', schema: { type: 'object', properties: { n: { type: 'string' } } } } },
   'POST /support-requests': { message: 'm', type: 'OTHER' },
-  'POST /didcomm-messages': { data: { to: 'did:example:bob', key_id: '00000000-0000-4000-8000-000000000000', credentials: [], files: [] } },
+  'POST /didcomm-messages': { data: { to: createAgent('https://localhost:9/didcomm').did, key_id: '00000000-0000-4000-8000-000000000000', credentials: [], files: [] } },
   search: { filter: [{ labels: [{ operator: 'EQUAL', key: 'k', value: 'v' }] }], sort: [{ field: 'DATA_ID', order: 'ASC' }] },
   'PUT annotations': { annotations: { a: 'b' } },
   'PUT labels': { labels: { l: 'v' } },

@@ -10,7 +10,7 @@
 import { dereference } from '@readme/openapi-parser';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/config/config.js';
 import { METHODS } from '../../src/http/openapi/components.js';
 import { openApiDocument, type OpenApiDocument } from '../../src/app/openapiDocument.js';
 import type { Header, MediaType, Method, Operation, PathItem, Response, Schema } from '../../src/http/openapi/types.js';

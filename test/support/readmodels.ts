@@ -7,8 +7,8 @@ import type { Projection } from '../../projections/projection.js';
 import type { EventStore } from '../../src/eventstore/port.js';
 import { openSqliteEventStore } from '../../src/eventstore/sqlite.js';
 import { silentLogger } from '../../src/log.js';
-import { ProjectionRunner } from '../../src/projection-runner.js';
-import type { Sqlite } from '../../src/sqlite.js';
+import { ProjectionRunner } from '../../src/readside/projectionRunner.js';
+import type { Sqlite } from '../../src/sqlite/connection.js';
 
 export const openStore = (dir: string): Promise<EventStore> =>
   openSqliteEventStore({ file: join(dir, 'events.sqlite'), pollIntervalMs: 20 });

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isLeft } from 'fp-ts/lib/Either.js';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config/config.js';
 import { silentLogger, type Logger } from '../../src/log.js';
 import { startService, type Service } from '../../src/app/service.js';
 import { testKekEnv } from './kek.js';

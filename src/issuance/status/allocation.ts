@@ -11,7 +11,7 @@ import * as credentialStatus from '../../../streams/credentialStatus.js';
 import * as statusIndex from '../../../streams/statusIndex.js';
 import { handleCommand, loadStream, type EventMetadata } from '../../eventstore/handle.js';
 import type { EventStore } from '../../eventstore/port.js';
-import type { Sqlite } from '../../sqlite.js';
+import type { Sqlite } from '../../sqlite/connection.js';
 import { statusListPath } from './paths.js';
 
 /** Random picks in one list before it counts as full: a list is left at about 85-90% taken. */

@@ -100,21 +100,21 @@ const reply = (http: Context, state: Allocated, revision: number): void => {
 
 export const credentialStatusRouter = (deps: Deps): Router => {
   /** The offer's id if the caller's tenant owns it; 404 otherwise, whoever else owns it. */
-  const ownOffer = async (http: Context): Promise<string> => {
+  const ownOffer = (http: Context): string => {
     const offerId = http.params['offer_id'] ?? '';
-    if (!(await findOffer(deps.runner.db, principalOf(http).tenantId, offerId))) throw new HttpError(notFound('No offer with this id exists for your tenant.'));
+    if (!findOffer(deps.runner.db, principalOf(http).tenantId, offerId)) throw new HttpError(notFound('No offer with this id exists for your tenant.'));
     return offerId;
   };
 
   const router = new Router();
   router.get(PATH, requireScope('connector'), async (http) => {
-    const { state, expectedRevision } = await load(deps.store, await ownOffer(http));
+    const { state, expectedRevision } = await load(deps.store, ownOffer(http));
     if (state.status === 'none' || typeof expectedRevision !== 'number') throw refusal({ _tag: 'NothingIssued' });
     reply(http, state, expectedRevision);
   });
 
   router.put(PATH, requireScope('connector'), async (http) => {
-    const offerId = await ownOffer(http);
+    const offerId = ownOffer(http);
     const body = decode(SetStatusBody, await readJson(http, { limitBytes: BODY_LIMIT }), 'body');
     const matches = ifMatch(http);
     const command: Extract<credentialStatus.Command, { readonly type: 'SetCredentialStatus' }> = {

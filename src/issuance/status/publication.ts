@@ -9,7 +9,7 @@ import { findStatusList, nonValidEntries } from '../../../projections/statusList
 import type { IssuerSigningKey } from '../sdJwtVc.js';
 import { HttpError, notFound } from '../../http/problem.js';
 import { noneMatchHits } from '../../http/conditional.js';
-import type { Sqlite } from '../../sqlite.js';
+import type { Sqlite } from '../../sqlite/connection.js';
 import { STATUS_LIST_ROUTE, statusListPath } from './paths.js';
 import { buildStatusList, STATUS_LIST_MEDIA_TYPE } from '../../statusList/statusList.js';
 import { signStatusListToken } from './statusListToken.js';

@@ -13,7 +13,7 @@
 import { left, right, isLeft, type Either } from 'fp-ts/lib/Either.js';
 import type { TrustedChain, TrustVerifier, VerificationFailure } from '../../trust/issuerTrust.js';
 import { sameCertificate } from '../../trust/x509Chain.js';
-import { isRecord } from '../json.js';
+import { isRecord } from '../../../streams/kernel.js';
 import { createStatusListClient, type FetchedStatusList, type StatusListClient, type StatusListClientOptions } from './statusListClient.js';
 import { STATUS } from '../../../streams/statusType.js';
 import { statusAt } from '../../statusList/statusList.js';

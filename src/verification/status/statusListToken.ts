@@ -7,7 +7,8 @@ import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { compactVerify, decodeProtectedHeader } from 'jose';
 import type { x509 } from '../../crypto/x509.js';
 import { parseX5c } from '../../trust/x509Chain.js';
-import { isRecord, numericDate, parseJson, typIs } from '../json.js';
+import { isRecord } from '../../../streams/kernel.js';
+import { numericDate, parseJson, typIs } from '../json.js';
 import { decodeLst, STATUS_LIST_TYP, type StatusList } from '../../statusList/statusList.js';
 
 export interface VerifiedStatusListToken {

@@ -7,14 +7,11 @@ import { isIP } from 'node:net';
 import * as t from 'io-ts';
 import type { Either } from 'fp-ts/lib/Either.js';
 import { isLeft, left, right } from 'fp-ts/lib/Either.js';
-import { durationFromString, HttpBaseUrl, integerFromString, MillisecondsFromString, PortFromString, withMessage } from './http/codecs.js';
-import { LOG_LEVELS } from './log.js';
-import type { LogLevel } from './log.js';
-import { TrustAnchorsFromString } from './trust/trustAnchors.js';
-import { TrustListSourcesFromString } from './trust/trustListSources.js';
-import { CallbackUrl } from './callbacks/url.js';
-import { DEFAULT_RETRY_SCHEDULE, RetryScheduleFromString } from './callbacks/schedule.js';
-import { WebhookSecret } from './callbacks/signature.js';
+import { durationFromString, HttpBaseUrl, integerFromString, MillisecondsFromString, PortFromString, withMessage } from '../http/codecs.js';
+import { LOG_LEVELS } from '../log.js';
+import type { LogLevel } from '../log.js';
+import { TrustAnchorsFromString, TrustListSourcesFromString } from './trust.js';
+import { CallbackUrl, DEFAULT_RETRY_SCHEDULE, RetryScheduleFromString, WebhookSecret } from './callbacks.js';
 
 interface Variable<A> {
   readonly env: string;
@@ -227,6 +224,8 @@ const variables = {
   callbackTimeoutSeconds: withDefault('CALLBACK_TIMEOUT_SECONDS', integerFromString(1, 300), '15'),
   /** Attempts one instance runs at the same time. */
   callbackMaxInFlight: withDefault('CALLBACK_MAX_IN_FLIGHT', integerFromString(1, 1000), '64'),
+  /** DIDComm service endpoints and did:web hosts may be private addresses and plain http (tests, closed networks). */
+  didcommAllowPrivateEndpoints: withDefault('DIDCOMM_ALLOW_PRIVATE_ENDPOINTS', BooleanFromString, 'false'),
   // resources (platform resource API): variables added here
   /** Lifetime of a pre-signed upload URL (`timeout` of the upload answer). */
   blobUploadTimeoutSeconds: withDefault('BLOB_UPLOAD_TIMEOUT_SECONDS', integerFromString(1, 86_400), '900'),

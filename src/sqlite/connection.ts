@@ -7,7 +7,7 @@
 // can run on the connection, or anywhere in the process, between its statements.
 import { closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import type { Row, SqlValue } from '../projections/projection.js';
+import type { Row, SqlValue } from '../../projections/projection.js';
 
 export type { Row, SqlValue };
 

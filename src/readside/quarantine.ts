@@ -1,14 +1,14 @@
 // The record of events a projection could not apply and set aside (the projection runner decides
-// when, src/projection-failure.ts says why). It lives in the read-model file beside the read
+// when, projectionFailure.ts says why). It lives in the read-model file beside the read
 // models it describes: a rebuild clears it and records again whatever still cannot be applied.
 // An operator acknowledges an entry with an event in the store (streams/quarantine.ts), so the
 // acknowledgment outlives rebuilds and reaches every instance; an acknowledged entry no longer
 // holds readiness back, but the read model still goes without the event.
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { acknowledgmentsStream, quarantine, type Command } from '../streams/quarantine.js';
-import { handleCommand, type EventMetadata } from './eventstore/handle.js';
-import { formatPosition, type EventStore, type Position, type RecordedEvent } from './eventstore/port.js';
-import type { Sqlite } from './sqlite.js';
+import { acknowledgmentsStream, quarantine, type Command } from '../../streams/quarantine.js';
+import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
+import { formatPosition, type EventStore, type Position, type RecordedEvent } from '../eventstore/port.js';
+import type { Sqlite } from '../sqlite/connection.js';
 
 /** Created with the runner's own tables, never dropped by a rebuild (it is emptied instead). */
 export const QUARANTINE_SCHEMA = `

@@ -1,11 +1,39 @@
-// X509_TRUST_LIST_SOURCES: the trusted lists this instance follows, as a JSON array given inline
-// or as the path of a file holding it. Checked whole at start (every certificate parsed), so a
-// typo stops the process instead of leaving an issuer untrusted later.
+// The trust settings an operator gives as text: the static trust anchors (X509_TRUST_ANCHORS) and
+// the trusted lists to follow (X509_TRUST_LIST_SOURCES). Both are checked whole when the
+// configuration is read (every certificate parsed), so a typo stops the process at start instead
+// of failing every verification, or leaving an issuer untrusted, later. The trust feature
+// resolves trust with the values; what they may hold is said here, below it.
 import { readFileSync } from 'node:fs';
 import * as t from 'io-ts';
-import { x509 } from '../crypto/x509.js';
-import type { StatusMap, StatusMeaning } from './serviceMapping.js';
-import type { ListFormat } from './trustList.js';
+import { isLeft } from 'fp-ts/lib/Either.js';
+import { certificateFromBase64, x509 } from '../crypto/x509.js';
+import { isRecord } from '../../streams/kernel.js';
+
+const entriesOf = (text: string): string[] => text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+
+/** X509_TRUST_ANCHORS, used when X509_VERIFY_TRUST_ANCHOR is true: comma-separated base64 DER certificates; whitespace around entries is ignored. */
+export const TrustAnchorsFromString = new t.Type<readonly string[], string, unknown>(
+  'TrustAnchorsFromString',
+  (u): u is readonly string[] => Array.isArray(u) && u.every((s) => typeof s === 'string'),
+  (u, c) => {
+    if (typeof u !== 'string') return t.failure(u, c, 'expected comma-separated base64 DER certificates');
+    const entries = entriesOf(u);
+    const bad = entries.findIndex((s) => isLeft(certificateFromBase64(s)));
+    if (bad >= 0) return t.failure(u, c, `entry ${bad + 1} is not a base64 DER X.509 certificate`);
+    return t.success(entries);
+  },
+  (a) => a.join(','),
+);
+
+// X509_TRUST_LIST_SOURCES: a JSON array given inline or as the path of a file holding it.
+
+const FORMATS = ['lotl', 'tl', 'lote'] as const;
+export type ListFormat = (typeof FORMATS)[number];
+
+const MEANINGS = ['trusted', 'withdrawn', 'suspended'] as const;
+/** What a status means; a source's `statusMap` may name more statuses with these meanings. */
+export type StatusMeaning = (typeof MEANINGS)[number];
+export type StatusMap = Readonly<Record<string, StatusMeaning>>;
 
 export interface TrustListSource {
   readonly id: string;
@@ -18,14 +46,10 @@ export interface TrustListSource {
   readonly statusMap?: StatusMap;
 }
 
-const FORMATS: readonly ListFormat[] = ['lotl', 'tl', 'lote'];
-const MEANINGS: readonly StatusMeaning[] = ['trusted', 'withdrawn', 'suspended'];
 const ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u);
-
 /** An absolute http(s) URL without credentials: the list's signature, not the transport, protects its content. */
-export const isListUrl = (raw: string): boolean => {
+const isListUrl = (raw: string): boolean => {
   try {
     const url = new URL(raw);
     return (url.protocol === 'https:' || url.protocol === 'http:') && url.username === '' && url.password === '' && raw === raw.trim();

@@ -4,9 +4,9 @@
 // event's data makes fail, such as JSON deeper than SQLite's limit; a constraint; an event that
 // breaks its contract; an exception in the projection's code) is the event's: the same event
 // fails the same way every time, so the runner retries it alone a few times and then sets it
-// aside (src/quarantine.ts) instead of stalling every reader behind it.
+// aside (quarantine.ts) instead of stalling every reader behind it.
 import Database from 'better-sqlite3';
-import { BrokenContract } from '../streams/event.js';
+import { BrokenContract } from '../../streams/event.js';
 
 /** Primary SQLite result codes (extended codes such as SQLITE_IOERR_WRITE share their prefix). */
 const ENVIRONMENTAL = new Set([

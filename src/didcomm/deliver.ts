@@ -1,0 +1,124 @@
+// One attempt of a DIDComm message's delivery (the callback deliverer claims, retries and records
+// it, src/callbacks/deliver.ts): read the message, open its recipient, resolve the recipient's
+// DID, pack the message as the tenant (authcrypt, wrapped for mediators) and POST it to the
+// recipient's service endpoint. Failures are failed attempts, retried on the schedule; only a
+// message whose recipient can no longer be opened is not attempted. Nothing logged or recorded
+// names the recipient: the reasons are error codes and fixed sentences.
+import { performance } from 'node:perf_hooks';
+import { isLeft } from 'fp-ts/lib/Either.js';
+import { didcommKeyOwner, didcommMessage, didcommStream, RECIPIENT_PURPOSE } from '../../streams/didcommMessage.js';
+import { Sealed } from '../../streams/dataKey.js';
+import type { FailureReason } from '../../streams/delivery.js';
+import { MAX_RESPONSE_BYTES, parseRetryAfter, type AttemptOutcome } from '../http/outboundAttempt.js';
+import type { DataKeys } from '../crypto/dataKeys.js';
+import { loadStream } from '../eventstore/handle.js';
+import type { EventStore } from '../eventstore/port.js';
+import { checkEndpointUrl, PRIVATE_ADDRESS, type EndpointPolicy } from './endpointSafety.js';
+import { send } from './http.js';
+import { ENCRYPTED_MEDIA_TYPE } from './jwe.js';
+import { KEY_AGREEMENT_FRAGMENT, tenantKeyAgreementKey } from './keyAgreement.js';
+import { pack, type SentMessage } from './pack.js';
+import { resolveDid, resolveKey, type ResolveOptions } from './resolve.js';
+
+/** What one attempt did: posted (and how that went), or nothing to post. */
+export type Sent =
+  | { readonly kind: 'attempted'; readonly outcome: AttemptOutcome }
+  | { readonly kind: 'not_attempted'; readonly reason: 'no_callback_url' | 'data_gone' };
+
+/** Packs and posts a tenant's DIDComm message. */
+export type SendDidcomm = (tenantId: string, messageId: string, shutdown: AbortSignal) => Promise<Sent>;
+
+/** The largest did:web document read. */
+const MAX_DID_DOCUMENT_BYTES = 65_536;
+
+export interface DidcommDeliveryOptions {
+  readonly store: EventStore;
+  readonly dataKeys: Pick<DataKeys, 'find'>;
+  readonly kek: Buffer;
+  readonly policy: EndpointPolicy;
+  /** Bound on the whole attempt: reading did:web documents and the POST together. */
+  readonly timeoutMs: number;
+  readonly now: () => Date;
+}
+
+const items = (value: unknown): readonly Record<string, unknown>[] => {
+  const list = typeof value === 'object' && value !== null ? (value as { items?: unknown }).items : undefined;
+  return Array.isArray(list) ? (list as Record<string, unknown>[]) : [];
+};
+
+const codeOf = (err: unknown): string => {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : err instanceof Error ? err.name : 'error';
+};
+
+export const didcommSender = (options: DidcommDeliveryOptions): SendDidcomm => async (tenantId, messageId, shutdown): Promise<Sent> => {
+  const started = performance.now();
+  // One deadline for every exchange of the attempt, so it ends within the claim the deliverer took.
+  const remainingMs = (): number => Math.max(1, Math.round(options.timeoutMs - (performance.now() - started)));
+  const failed = (reason: FailureReason, detail: string, httpStatus: number | null = null, retryAfterMs?: number): Sent => ({
+    kind: 'attempted',
+    outcome: { ok: false, reason, httpStatus, detail, retryAfterMs, durationMs: Math.round((performance.now() - started) * 10) / 10 },
+  });
+
+  const loaded = await loadStream(options.store, didcommMessage, didcommStream(messageId));
+  if (isLeft(loaded) || loaded.right.state.status === 'none') return { kind: 'not_attempted', reason: 'data_gone' };
+  const message = loaded.right.state.resource;
+  const key = await options.dataKeys.find(didcommKeyOwner(messageId));
+  const sealed = message.data['to'];
+  if (!key || !Sealed.is(sealed)) return { kind: 'not_attempted', reason: 'data_gone' };
+  let to: unknown;
+  try {
+    to = key.open(sealed, RECIPIENT_PURPOSE);
+  } catch {
+    // Sealed with another key or purpose: it will never open, so retrying cannot help.
+    return { kind: 'not_attempted', reason: 'data_gone' };
+  }
+  if (typeof to !== 'string') return { kind: 'not_attempted', reason: 'data_gone' };
+
+  const resolveOptions: ResolveOptions = {
+    allowHttp: options.policy.allowPrivate,
+    fetchDocument: async (url) => {
+      const checked = checkEndpointUrl(url.href, options.policy);
+      if ('reason' in checked) throw Object.assign(new Error(checked.reason), { code: 'EndpointRefused' });
+      const answer = await send({ method: 'GET', url: checked, headers: { accept: 'application/did+json, application/json' }, timeoutMs: remainingMs(), maxBytes: MAX_DID_DOCUMENT_BYTES, signal: shutdown }, options.policy);
+      if (answer.status !== 200) throw Object.assign(new Error(`HTTP ${answer.status}`), { code: `HTTP ${answer.status}` });
+      if (answer.truncated) throw Object.assign(new Error('document too large'), { code: 'too large' });
+      return JSON.parse(answer.body.toString('utf8')) as unknown;
+    },
+  };
+  const recipient = await resolveDid(to, resolveOptions);
+  if (isLeft(recipient)) return failed('unresolvable', recipient.left._tag === 'UnsupportedDidMethod' ? 'unsupported DID method' : recipient.left.reason);
+
+  const from = String(message.data['from']);
+  const sent: SentMessage = {
+    messageId,
+    from,
+    to,
+    sentAt: message.createdAt,
+    credentials: items(message.data['credentials']),
+    files: items(message.data['files']),
+    presentations: items(message.data['presentations']),
+  };
+  const sender = { kid: `${from}#${KEY_AGREEMENT_FRAGMENT}`, privateKey: tenantKeyAgreementKey(options.kek, tenantId) };
+  const packed = await pack(sent, sender, recipient.right, (didUrl) => resolveKey(didUrl, resolveOptions));
+  if (isLeft(packed)) return failed('unresolvable', packed.left._tag === 'UnsupportedDidMethod' ? 'unsupported DID method of a routing key' : packed.left.reason);
+
+  const endpoint = checkEndpointUrl(packed.right.uri, options.policy);
+  if ('reason' in endpoint) return failed('endpoint_refused', endpoint.reason);
+  try {
+    const answer = await send(
+      { method: 'POST', url: endpoint, headers: { 'content-type': ENCRYPTED_MEDIA_TYPE }, body: JSON.stringify(packed.right.jwe), timeoutMs: remainingMs(), maxBytes: MAX_RESPONSE_BYTES, signal: shutdown },
+      options.policy,
+    );
+    const httpStatus = answer.status;
+    const durationMs = Math.round((performance.now() - started) * 10) / 10;
+    if (httpStatus >= 200 && httpStatus <= 299) return { kind: 'attempted', outcome: { ok: true, httpStatus, durationMs } };
+    const retryAfter = answer.headers['retry-after'];
+    return failed('http_status', httpStatus >= 300 && httpStatus <= 399 ? 'redirect not followed' : `HTTP ${httpStatus}`, httpStatus, parseRetryAfter(typeof retryAfter === 'string' ? retryAfter : null, options.now()));
+  } catch (err) {
+    const code = codeOf(err);
+    if (code === PRIVATE_ADDRESS) return failed('endpoint_refused', 'the endpoint resolves to a private or reserved address');
+    if (code === 'TIMEOUT') return failed('timeout', `no answer within the attempt's ${options.timeoutMs} ms`);
+    return failed('network', shutdown.aborted ? 'interrupted by shutdown' : code);
+  }
+};
