@@ -46,7 +46,8 @@ export const flow = async (target: FlowTarget): Promise<void> => {
  * the credential) is added to `service.ms`.
  */
 const cryptoOnly = async (publicUrl: string) => {
-  const [pid] = parseCredentialConfigurations(DEFAULT_CONFIGURATIONS, 'built-in');
+  const pid = parseCredentialConfigurations(DEFAULT_CONFIGURATIONS, 'built-in').find((c) => c.id === 'pid');
+  if (pid?.format === 'mso_mdoc') throw new Error('the built-in pid is an SD-JWT VC');
   const chain = await generateChain('bench issuer');
   const issuer = await signingIdentity([chain.leaf.certificate], chain.leaf.keys.privateKey);
   const dataKey = randomBytes(32);

@@ -51,7 +51,7 @@ const BLOCK = 1;
  * sums its own time, so load from elsewhere on the machine falls on both alike (whole rounds one
  * after the other measured that load more than the difference between the sides).
  */
-const alternatingSamples = async (options: PresentationVerificationBenchOptions, label: string, ours: Work, reference: Work) => {
+export const alternatingSamples = async (options: PresentationVerificationBenchOptions, label: string, ours: Work, reference: Work) => {
   await rate(reference, 50);
   const blocks = Math.max(50, Math.min(20_000, Math.round(((await rate(ours, 100)) * options.roundSeconds) / BLOCK)));
   const perRound = blocks * BLOCK;

@@ -15,7 +15,7 @@
 // append round, default 1.5), BENCH_REBUILD_EVENTS (default 30000), BENCH_SYNC (append figures
 // to run, default FULL,NORMAL), BENCH_STRICT=1 (exit 1 when a target is missed), BENCH_ONLY
 // (comma-separated groups: appends, rebuild, callbacks, verification, verification-cpu,
-// presentation-verification, trust-resolution, issuance, issuance-cpu, resources, workers,
+// presentation-verification, mdoc, trust-resolution, issuance, issuance-cpu, resources, workers,
 // latency, and soak, which runs only when named),
 // BENCH_CPU_FLOWS (flows per round of the *-cpu groups, default 300), BENCH_LONG_FLOWS (flows
 // of their long run, default 3000), BENCH_PROFILE_DIR (write the *-cpu groups' service CPU
@@ -43,6 +43,7 @@ import { resourceFigures } from './resources.js';
 import { printJson, printTable, type Figure } from './report.js';
 import { verificationCpuFigures, verificationFigures } from './verification.js';
 import { presentationVerificationFigures } from './presentationVerification.js';
+import { mdocFigures } from './mdoc.js';
 import { trustResolutionFigures } from './trustResolution.js';
 import { latencyFigures, soakFigures } from './soak.js';
 import { workersFigures } from './workers.js';
@@ -344,6 +345,7 @@ const main = async (): Promise<void> => {
       verification: () => verificationFigures(common),
       'verification-cpu': () => verificationCpuFigures(common),
       'presentation-verification': () => presentationVerificationFigures(common),
+      mdoc: () => mdocFigures(common),
       'trust-resolution': () => trustResolutionFigures(common),
       issuance: () => issuanceFigures(common),
       'issuance-cpu': () => issuanceCpuFigures(common),

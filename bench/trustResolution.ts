@@ -89,6 +89,7 @@ export const trustResolutionFigures = async (options: TrustResolutionBenchOption
       crl,
       policies: { default: 'evaluate', PID: 'evaluate', QEAA: 'evaluate', PUB_EAA: 'evaluate', NON_QUALIFIED_EAA: 'evaluate' },
       pidVcts: new Set([VCT]),
+      pidDoctypes: new Set(),
     });
     const issuer = world.issuers.pid;
     const anchored = createTrustVerifier({ verifyTrustAnchor: true, anchors: [issuer.ca.certificate], crl, policy: 'evaluate' });

@@ -1,5 +1,5 @@
 // `npm run demo` as a child process: with no connector ready at --connector it starts its own,
-// runs both flows, shows the URIs, the request object and the callbacks with their signatures
+// runs the flows (an SD-JWT VC PID, then an mDL), shows the URIs, the request object and the callbacks with their signatures
 // verified, and leaves nothing behind; with one ready it uses it. And the demo receiver's
 // Standard Webhooks check.
 import test from 'ava';
@@ -63,7 +63,12 @@ test('with no connector ready, the demo starts one, runs issuance and presentati
   }
   t.regex(out, /"given_name": "Erika"/);
   t.regex(out, /"kbSignatureIsValid": true/);
-  t.regex(out, /both flows end to end in [\d.]+ s/);
+  // The mDL: issued as an mdoc, presented as a DeviceResponse, its elements decoded in the callback.
+  t.regex(out, /credential endpoint: an mdoc \(org\.iso\.18013\.5\.1\.mDL\), signed by its x5chain leaf, every digest matching, bound to the holder key/);
+  t.regex(out, /disclosing org\.iso\.18013\.5\.1\/family_name, org\.iso\.18013\.5\.1\/driving_privileges, org\.iso\.18013\.5\.1\/age_over_18; device signature/);
+  t.regex(out, /"format": "mso_mdoc"/);
+  t.regex(out, /"vehicle_category_code":"B"/);
+  t.regex(out, /all flows end to end in [\d.]+ s/);
   t.deepEqual(run.leftBehind, []);
 });
 

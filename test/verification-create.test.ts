@@ -35,8 +35,8 @@ const refusals: readonly Refusal[] = [
   { name: 'no dcql_query', body: {}, locations: ['body.dcql_query'] },
   { name: 'empty credentials', body: { dcql_query: { credentials: [] } }, locations: ['body.dcql_query.credentials'] },
   {
-    name: 'another format',
-    body: { dcql_query: { credentials: [{ ...credential, format: 'mso_mdoc' }] } },
+    name: 'a format this connector does not verify',
+    body: { dcql_query: { credentials: [{ ...credential, format: 'jwt_vc_json' }] } },
     locations: ['body.dcql_query.credentials[0].format'],
   },
   {

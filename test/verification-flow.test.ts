@@ -56,7 +56,10 @@ test('the request object is signed with the access certificate and carries its o
   t.deepEqual(JSON.parse(Buffer.from(encoded!, 'base64url').toString()), { type: 'payment', credential_ids: ['pid'], amount: '42.00' });
   const metadata = p['client_metadata'] as Record<string, unknown>;
   t.deepEqual(metadata['encrypted_response_enc_values_supported'], ['A128GCM', 'A256GCM']);
-  t.deepEqual(metadata['vp_formats_supported'], { 'dc+sd-jwt': { 'sd-jwt_alg_values': ['ES256'], 'kb-jwt_alg_values': ['ES256'] } });
+  t.deepEqual(metadata['vp_formats_supported'], {
+    'dc+sd-jwt': { 'sd-jwt_alg_values': ['ES256'], 'kb-jwt_alg_values': ['ES256'] },
+    mso_mdoc: { issuerauth_alg_values: [-7], deviceauth_alg_values: [-7] },
+  });
   const key = first.encryptionKey;
   t.like(key, { kty: 'EC', crv: 'P-256', use: 'enc', alg: 'ECDH-ES' });
   t.is((key as JWK & { d?: string }).d, undefined);

@@ -10,8 +10,7 @@ import { open, seal } from '../src/crypto/seal.js';
 import type { EventStore, Json } from '../src/eventstore/port.js';
 import { credentialStatusCheckerFromConfig } from '../src/verification/status/statusCheck.js';
 import { trustVerifierFromConfig } from '../src/trust/issuerTrust.js';
-import { verifySdJwtVcPresentation } from '../src/verification/sdJwtVc.js';
-import type { PresentationVerifier } from '../src/verification/vpToken.js';
+import { createPresentationVerifier } from '../src/verification/presentationVerifier.js';
 import { expired, fulfilled, processingFailed, rejected, verificationFailed } from './support/presentationOutcomes.js';
 import { expirePresentation, receiveResponse } from '../src/verification/response.js';
 import { loadVerifier } from '../src/verification/feature.js';
@@ -46,7 +45,7 @@ test('a wallet answering while the timer fires: exactly one terminal event', asy
     const deps = { store: service.store, dataKeys: service.context.dataKeys, verifier: await loadVerifier(service.context), log: silentLogger };
     const trust = trustVerifierFromConfig(service.context.config);
     const status = credentialStatusCheckerFromConfig(service.context.config, trust);
-    const verify: PresentationVerifier = (presentation, requirements, context) => verifySdJwtVcPresentation(presentation, requirements, context, trust, status);
+    const verify = createPresentationVerifier(trust, status, silentLogger);
     const wallet = { ...deps, verify };
     const read = await service.store.readStream(presentationStream(created.state));
     const expiresAt = read._tag === 'Found' ? Date.parse((read.events[0]!.data as { expiresAt: string }).expiresAt) : 0;

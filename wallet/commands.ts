@@ -6,7 +6,9 @@ import { select } from './dcql.js';
 import type { Fetch } from './http.js';
 import { fetchCredentialOffer, IssuanceWallet, PRE_AUTHORIZED } from './issuance.js';
 import { newWalletKey } from './keys.js';
-import { answer, disclosedFor, fetchAuthorizationRequest, parseRequestUri, type PostedResponse } from './presentation.js';
+import { checkIssuedMdoc, presentMdoc, readIssuerSigned } from './mdoc.js';
+import { buildVpToken, disclosedFor, encryptResponse, fetchAuthorizationRequest, parseRequestUri, postResponse, type PostedResponse } from './presentation.js';
+import { jwkThumbprintBytes } from '../src/mdoc/sessionTranscript.js';
 import { claimsOf, holdCredential } from './sdJwt.js';
 import { showJson, showSubject } from './show.js';
 import { WalletFile, type StoredCredential } from './store.js';
@@ -39,6 +41,15 @@ export const acceptOffer = async (offerUri: string, options: WalletCommandOption
   if (txCode === undefined && options.txCode !== undefined) throw new Error('the offer needs no transaction code; leave out --tx-code');
   const issuance = new IssuanceWallet(issuer, fetch, { dpop: await newWalletKey(), holder: wallet.holderKey });
   const credential = await issuance.redeem(offer.body, { ...(options.txCode === undefined ? {} : { txCode: options.txCode }), step: say });
+  const configuration = await issuance.configuration(offer.body.credential_configuration_ids[0] ?? '');
+  if (configuration.format === 'mso_mdoc') {
+    const doctype = String(configuration.doctype);
+    const elements = await checkIssuedMdoc(credential, { docType: doctype, holder: wallet.holderKey.publicJwk });
+    const stored = { credential, format: 'mso_mdoc' as const, doctype, issuer, received_at: new Date().toISOString() };
+    await wallet.add(stored);
+    say(`kept in ${options.file}: an mdoc ${doctype}, elements ${Object.entries(elements).flatMap(([ns, e]) => Object.keys(e).map((name) => `${ns}/${name}`)).join(', ')}`);
+    return stored;
+  }
   const held = holdCredential(credential);
   const stored = { credential, issuer, vct: String(claimsOf(held)['vct']), received_at: new Date().toISOString() };
   await wallet.add(stored);
@@ -61,15 +72,22 @@ export const presentCredentials = async (requestUri: string, options: WalletComm
   say(`request object verified: ES256 signature by the x5c leaf (${showSubject(x5cLeaf(request.header).subject)}), client_id is the x509_hash of that leaf`);
   say(`request object header:\n${showJson(request.header)}`);
   say(`request object claims:\n${showJson(request.payload)}`);
-  const held = wallet.credentials.map((c) => holdCredential(c.credential));
-  const { holdings, missing } = select(request, held, { keys: { privateKey: wallet.holderKey.privateKey } });
+  const held = wallet.credentials.flatMap((c) => (c.format === 'mso_mdoc' ? [] : [holdCredential(c.credential)]));
+  const heldMdocs = wallet.credentials.flatMap((c) => (c.format === 'mso_mdoc' ? [{ credential: c.credential, doctype: c.doctype }] : []));
+  const { holdings, mdocs, missing } = select(request, held, { keys: { privateKey: wallet.holderKey.privateKey } }, heldMdocs);
   if (missing.length > 0) throw new Error(`cannot answer this request: ${missing.join('; ')}`);
   for (const [id, holding] of Object.entries(holdings)) {
     const query = request.credentialQueries.find((q) => q.id === id)!;
     const claims = claimsOf(holding.credential);
     say(`query "${id}": ${String(claims['vct'])} from ${String(claims['iss'])}, disclosing ${disclosedFor(query, holding.credential).join(', ')}; key binding to the request's nonce and client_id`);
   }
-  const posted = await answer(fetch, request, holdings);
+  const handover = { clientId: request.clientId, nonce: request.nonce, responseUri: request.responseUri, jwkThumbprint: await jwkThumbprintBytes(request.encryptionKey) };
+  const vpToken: Record<string, string[]> = await buildVpToken(request, holdings);
+  for (const [id, { mdoc, disclose }] of Object.entries(mdocs)) {
+    say(`query "${id}": an mdoc ${mdoc.doctype}, disclosing ${disclose.map(([ns, element]) => `${ns}/${element}`).join(', ')}; device signature over the request's SessionTranscript`);
+    vpToken[id] = [presentMdoc(readIssuerSigned(mdoc.credential), { docType: mdoc.doctype, disclose, deviceKey: wallet.holderKey.privateKey, handover })];
+  }
+  const posted = await postResponse(fetch, request, { response: await encryptResponse(request, { vp_token: vpToken, state: request.state }) });
   if (posted.status !== 200) throw new Error(`the response endpoint answered ${posted.status}: ${JSON.stringify(posted.body)}`);
   say(`response sent (direct_post.jwt, encrypted to the request's key): ${posted.status} ${JSON.stringify(posted.body)}`);
   return posted;

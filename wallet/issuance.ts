@@ -5,6 +5,7 @@
 import { SignJWT, type JWK } from 'jose';
 import { fetchJson, type Fetch, type WalletResponse } from './http.js';
 import { dpopProof, type WalletKey } from './keys.js';
+import { checkIssuedMdoc } from './mdoc.js';
 import { checkIssuedCredential } from './sdJwt.js';
 
 export interface TxCode {
@@ -97,6 +98,14 @@ export class IssuanceWallet {
     return this.json(this.tokenUrl, { method: 'POST', headers, body: form.toString() });
   }
 
+  /** What the issuer's metadata says of a credential configuration (its format, doctype...). */
+  async configuration(id: string): Promise<Record<string, unknown>> {
+    const metadata = await this.json<{ credential_configurations_supported?: Record<string, Record<string, unknown>> }>(`${this.issuer}/.well-known/openid-credential-issuer`);
+    const configuration = metadata.body.credential_configurations_supported?.[id];
+    if (metadata.status !== 200 || configuration === undefined) throw new Error(`the issuer's metadata does not describe ${id}`);
+    return configuration;
+  }
+
   async nonce(): Promise<string> {
     const response = await this.json<{ c_nonce: string }>(`${this.issuer}/oidc4vci/nonce`, { method: 'POST' });
     if (response.status !== 200) throw new Error(`nonce endpoint answered ${response.status}`);
@@ -142,14 +151,21 @@ export class IssuanceWallet {
     const accessToken = String(token.body['access_token']);
     const proof = await this.keyProof({ nonce: await this.nonce() });
     step('nonce endpoint: a c_nonce; key proof signed with the holder key');
+    const configurationId = offer.credential_configuration_ids[0];
     const credential = await this.credential(accessToken, {
-      credential_configuration_id: offer.credential_configuration_ids[0],
+      credential_configuration_id: configurationId,
       proofs: { jwt: [proof] },
     });
     if (credential.status !== 200) throw new Error(`credential: ${credential.status} ${JSON.stringify(credential.body)}`);
     const [first] = credential.body['credentials'] as { credential: string }[];
-    await checkIssuedCredential(first!.credential, { issuer: this.issuer, holder: this.holderKey.publicJwk });
-    step('credential endpoint: an SD-JWT VC, signed by its x5c leaf, bound to the holder key');
+    const configuration = await this.configuration(configurationId ?? '');
+    if (configuration.format === 'mso_mdoc') {
+      await checkIssuedMdoc(first!.credential, { docType: String(configuration.doctype), holder: this.holderKey.publicJwk });
+      step(`credential endpoint: an mdoc (${String(configuration.doctype)}), signed by its x5chain leaf, every digest matching, bound to the holder key`);
+    } else {
+      await checkIssuedCredential(first!.credential, { issuer: this.issuer, holder: this.holderKey.publicJwk });
+      step('credential endpoint: an SD-JWT VC, signed by its x5c leaf, bound to the holder key');
+    }
     return first!.credential;
   }
 

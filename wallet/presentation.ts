@@ -37,7 +37,7 @@ export interface ClaimsQuery {
 export interface CredentialQuery {
   readonly id: string;
   readonly format?: string;
-  readonly meta?: { readonly vct_values?: readonly string[] };
+  readonly meta?: { readonly vct_values?: readonly string[]; readonly doctype_value?: string };
   readonly claims: readonly ClaimsQuery[];
   readonly require_cryptographic_holder_binding?: boolean;
 }

@@ -4,7 +4,8 @@
 // the old file or the new one, never half of one.
 //
 //   { "version": 1, "holder_key": { private JWK }, "credentials": [ { "credential": "<sd-jwt vc>",
-//     "issuer": "...", "vct": "...", "received_at": "<ISO 8601>" } ] }
+//     "issuer": "...", "vct": "...", "received_at": "<ISO 8601>" }, { "credential": "<base64url
+//     IssuerSigned>", "format": "mso_mdoc", "doctype": "...", "issuer": "...", "received_at": "..." } ] }
 import { randomBytes } from 'node:crypto';
 import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import * as t from 'io-ts';
@@ -12,7 +13,10 @@ import { isLeft } from 'fp-ts/lib/Either.js';
 import type { JWK } from 'jose';
 import { exportWalletKey, importWalletKey, newWalletKey, type WalletKey } from './keys.js';
 
-const StoredCredential = t.type({ credential: t.string, issuer: t.string, vct: t.string, received_at: t.string });
+const StoredCredential = t.union([
+  t.intersection([t.type({ credential: t.string, issuer: t.string, vct: t.string, received_at: t.string }), t.partial({ format: t.literal('dc+sd-jwt') })]),
+  t.type({ credential: t.string, format: t.literal('mso_mdoc'), doctype: t.string, issuer: t.string, received_at: t.string }),
+]);
 export type StoredCredential = t.TypeOf<typeof StoredCredential>;
 
 const Content = t.type({

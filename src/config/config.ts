@@ -168,6 +168,7 @@ const variables = {
   x509TrustPolicyNonQualifiedEaa: optional('X509_TRUST_POLICY_NON_QUALIFIED_EAA', TrustPolicy),
   /** Credential types that are PIDs: trusted only through a PID provider's service. */
   x509PidVctValues: withDefault('X509_PID_VCT_VALUES', VctList, 'urn:eudi:pid:1,urn:eu.europa.ec.eudi:pid:1'),
+  x509PidDoctypeValues: withDefault('X509_PID_DOCTYPE_VALUES', VctList, 'eu.europa.ec.eudi.pid.1'),
   /** Lifetime of a presentation request when `expires_in` is omitted, in seconds. */
   presentationExpiresIn: withDefault('PRESENTATION_EXPIRES_IN', integerFromString(1, 86_400), '300'),
   /** Bounds of `expires_in`, in seconds; values outside are refused with 400. */

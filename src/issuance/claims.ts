@@ -5,13 +5,37 @@
 import { isRecord } from '../../streams/kernel.js';
 import type { Json } from '../eventstore/port.js';
 import type { FieldError } from '../http/problem.js';
-import { RESERVED_CLAIMS, type ClaimConfiguration, type CredentialConfiguration, type ValueType } from './configurations.js';
+import { RESERVED_CLAIMS, type CredentialConfiguration, type MdocValueType, type ValueType } from './configurations.js';
 
 type JsonObject = { readonly [key: string]: Json | undefined };
 
 const FULL_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
-const hasType = (value: unknown, type: ValueType | undefined): boolean => {
+const isFullDate = (value: unknown): boolean => typeof value === 'string' && FULL_DATE.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`));
+
+/** ISO/IEC 18013-5 Table 5: each privilege has a vehicle category and may have full-date issue and expiry dates. */
+const isDrivingPrivileges = (value: unknown): boolean =>
+  Array.isArray(value) &&
+  value.every(
+    (p) =>
+      isRecord(p) &&
+      typeof p['vehicle_category_code'] === 'string' &&
+      (p['issue_date'] === undefined || isFullDate(p['issue_date'])) &&
+      (p['expiry_date'] === undefined || isFullDate(p['expiry_date'])) &&
+      (p['codes'] === undefined || (Array.isArray(p['codes']) && p['codes'].every((c) => isRecord(c) && typeof c['code'] === 'string'))),
+  );
+
+const EXPECTED: Partial<Record<ValueType | MdocValueType, string>> = {
+  date: 'a date (YYYY-MM-DD)',
+  'full-date': 'a full-date (YYYY-MM-DD)',
+  tdate: 'an ISO 8601 date-time (YYYY-MM-DDThh:mm:ssZ)',
+  bytes: 'base64url bytes',
+  driving_privileges: 'driving privileges: an array of {vehicle_category_code, issue_date?, expiry_date? (YYYY-MM-DD), codes?}',
+};
+
+const hasType = (value: unknown, type: ValueType | MdocValueType | undefined): boolean => {
   switch (type) {
     case undefined:
       return value !== null;
@@ -24,7 +48,14 @@ const hasType = (value: unknown, type: ValueType | undefined): boolean => {
     case 'boolean':
       return typeof value === 'boolean';
     case 'date':
-      return typeof value === 'string' && FULL_DATE.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`));
+    case 'full-date':
+      return isFullDate(value);
+    case 'tdate':
+      return typeof value === 'string' && DATE_TIME.test(value) && !Number.isNaN(Date.parse(value));
+    case 'bytes':
+      return typeof value === 'string' && BASE64URL.test(value);
+    case 'driving_privileges':
+      return isDrivingPrivileges(value);
     case 'object':
       return isRecord(value);
     case 'array':
@@ -51,9 +82,9 @@ export const valueAt = (claims: JsonObject, path: readonly string[]): Json | und
 export const validateClaims = (configuration: CredentialConfiguration, claims: unknown, root: string): FieldError[] => {
   if (!isRecord(claims)) return [{ location: root, message: 'expected an object of claim names to values', value: claims }];
   const errors: FieldError[] = [];
-  const byPath = new Map<string, ClaimConfiguration>(configuration.claims.map((c) => [JSON.stringify(c.path), c]));
-  const isContainer = (path: readonly string[]): boolean =>
-    configuration.claims.some((c) => c.path.length > path.length && path.every((s, i) => c.path[i] === s));
+  const paths: readonly { readonly path: readonly string[]; readonly mandatory: boolean; readonly value_type?: ValueType | MdocValueType }[] = configuration.claims;
+  const byPath = new Map(paths.map((c) => [JSON.stringify(c.path), c]));
+  const isContainer = (path: readonly string[]): boolean => paths.some((c) => c.path.length > path.length && path.every((s, i) => c.path[i] === s));
 
   const walk = (node: Readonly<Record<string, unknown>>, path: readonly string[]): void => {
     for (const [name, value] of Object.entries(node)) {
@@ -67,7 +98,8 @@ export const validateClaims = (configuration: CredentialConfiguration, claims: u
       const configured = byPath.get(JSON.stringify(here));
       if (configured) {
         if (!hasType(value, configured.value_type)) {
-          errors.push({ location, message: `expected ${configured.value_type === 'date' ? 'a date (YYYY-MM-DD)' : configured.value_type ?? 'a value other than null'}`, value });
+          const type = configured.value_type;
+          errors.push({ location, message: `expected ${type === undefined ? 'a value other than null' : EXPECTED[type] ?? type}`, value });
         }
       } else if (isContainer(here)) {
         if (isRecord(value)) walk(value, here);
@@ -81,7 +113,7 @@ export const validateClaims = (configuration: CredentialConfiguration, claims: u
 
   // The claims arrived as JSON: an object of them holds JSON values.
   const json = claims as JsonObject;
-  for (const c of configuration.claims) {
+  for (const c of paths) {
     if (c.mandatory && valueAt(json, c.path) === undefined) {
       errors.push({ location: locate(root, c.path), message: 'required; a mandatory claim of this credential configuration', value: undefined });
     }

@@ -18,6 +18,18 @@ export type SdRule = t.TypeOf<typeof SdRule>;
 export const ValueType = t.keyof({ string: null, number: null, integer: null, boolean: null, date: null, object: null, array: null }, 'ValueType');
 export type ValueType = t.TypeOf<typeof ValueType>;
 
+/**
+ * What an mdoc element's value must be, given in an offer as JSON: `full-date` as `YYYY-MM-DD`
+ * (CBOR tag 1004), `tdate` as an ISO 8601 date-time (tag 0), `bytes` as base64url (a byte string),
+ * `driving_privileges` as ISO/IEC 18013-5 Table 5's array whose `issue_date` and `expiry_date`
+ * are full-dates; the rest as in JSON.
+ */
+export const MdocValueType = t.keyof(
+  { string: null, number: null, integer: null, boolean: null, 'full-date': null, tdate: null, bytes: null, object: null, array: null, driving_privileges: null },
+  'MdocValueType',
+);
+export type MdocValueType = t.TypeOf<typeof MdocValueType>;
+
 const ClaimName = t.refinement(t.string, (s) => s !== '', 'ClaimName');
 
 export const ClaimConfiguration = t.intersection(
@@ -32,15 +44,43 @@ export type ClaimConfiguration = t.TypeOf<typeof ClaimConfiguration>;
 const ConfigurationId = t.refinement(t.string, (s) => /^[A-Za-z0-9_.-]{1,64}$/.test(s), 'ConfigurationId');
 const Uri = t.refinement(t.string, (s) => /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/.test(s), 'Uri');
 
-export const CredentialConfiguration = t.intersection(
+export const SdJwtVcConfiguration = t.intersection(
   [
     t.type({ id: ConfigurationId, vct: Uri, display: t.array(Display), claims: t.array(ClaimConfiguration) }),
     /** `status_list: false`: credentials of this type carry no Status List entry and cannot be revoked or suspended. */
-    t.partial({ status_list: t.boolean }),
+    t.partial({ format: t.literal('dc+sd-jwt'), status_list: t.boolean }),
   ],
-  'CredentialConfiguration',
+  'SdJwtVcConfiguration',
 );
-export type CredentialConfiguration = t.TypeOf<typeof CredentialConfiguration>;
+export type SdJwtVcConfiguration = t.TypeOf<typeof SdJwtVcConfiguration>;
+
+/** An mdoc element: `[namespace, elementIdentifier]`. */
+const isMdocClaimPath = (u: unknown): u is [string, string] => Array.isArray(u) && u.length === 2 && u.every((s) => typeof s === 'string' && s !== '');
+const MdocClaimPath = new t.Type<[string, string], [string, string], unknown>('[namespace, element identifier]', isMdocClaimPath, (u, c) => (isMdocClaimPath(u) ? t.success(u) : t.failure(u, c)), t.identity);
+
+export const MdocClaimConfiguration = t.intersection(
+  [t.type({ path: MdocClaimPath, mandatory: t.boolean, display: t.array(Display) }), t.partial({ value_type: MdocValueType })],
+  'MdocClaimConfiguration',
+);
+export type MdocClaimConfiguration = t.TypeOf<typeof MdocClaimConfiguration>;
+
+const Scope = t.refinement(t.string, (s) => /^[\x21\x23-\x5B\x5D-\x7E]+$/.test(s), 'Scope');
+
+export const MsoMdocConfiguration = t.intersection(
+  [
+    t.type({ id: ConfigurationId, format: t.literal('mso_mdoc'), doctype: ClaimName, display: t.array(Display), claims: t.array(MdocClaimConfiguration) }),
+    /** `scope`: the OAuth scope naming it (HAIP wants one per configuration); default its id. */
+    t.partial({ scope: Scope, status_list: t.boolean }),
+  ],
+  'MsoMdocConfiguration',
+);
+export type MsoMdocConfiguration = t.TypeOf<typeof MsoMdocConfiguration>;
+
+export type CredentialConfiguration = SdJwtVcConfiguration | MsoMdocConfiguration;
+
+/** Chosen by `format`; an entry without one is an SD-JWT VC, as before mdocs existed. */
+const configurationCodec = (entry: unknown): t.Decoder<unknown, CredentialConfiguration> =>
+  typeof entry === 'object' && entry !== null && (entry as { format?: unknown }).format === 'mso_mdoc' ? MsoMdocConfiguration : SdJwtVcConfiguration;
 
 export const CredentialConfigurationsFile = t.type({ credential_configurations: t.array(t.unknown) }, 'CredentialConfigurationsFile');
 
@@ -59,6 +99,14 @@ const semanticProblems = (c: CredentialConfiguration): string[] => {
   const problems: string[] = [];
   if (c.display.length === 0) problems.push('display: at least one entry is needed');
   if (c.claims.length === 0) problems.push('claims: at least one claim is needed');
+  if (c.format === 'mso_mdoc') {
+    c.claims.forEach((claim, i) =>
+      c.claims.forEach((other, j) => {
+        if (j > i && samePath(claim.path, other.path)) problems.push(`claims[${j}].path: duplicates claims[${i}]`);
+      }),
+    );
+    return problems;
+  }
   c.claims.forEach((claim, i) => {
     const [first] = claim.path;
     if (first === undefined) problems.push(`claims[${i}].path: must not be empty`);
@@ -87,7 +135,7 @@ export const parseCredentialConfigurations = (document: unknown, source: string)
   file.right.credential_configurations.forEach((entry, index) => {
     const id = typeof entry === 'object' && entry !== null && typeof (entry as { id?: unknown }).id === 'string' ? (entry as { id: string }).id : undefined;
     const name = `entry ${id === undefined ? index : `"${id}"`} (credential_configurations[${index}])`;
-    const decoded = CredentialConfiguration.decode(entry);
+    const decoded = configurationCodec(entry).decode(entry);
     if (isLeft(decoded)) {
       for (const e of describeErrors(decoded.left, '')) problems.push(`${name}: ${e.location || 'entry'}: ${e.message}`);
       return;
@@ -129,7 +177,21 @@ const claim = (path: string[], name: string, rule: Partial<ClaimConfiguration> =
   ...rule,
 });
 
-/** A PID-like type and a simple membership attestation, so a fresh start can issue something. */
+const element = (namespace: string, name: string, label: string, value_type: MdocValueType, mandatory = true): MdocClaimConfiguration => ({
+  path: [namespace, name],
+  mandatory,
+  display: en(label),
+  value_type,
+});
+
+const PID_NAMESPACE = 'eu.europa.ec.eudi.pid.1';
+const MDL_NAMESPACE = 'org.iso.18013.5.1';
+
+/**
+ * A PID-like type and a simple membership attestation, so a fresh start can issue something; and
+ * the two mdocs the EU wallets carry: the PID in mdoc form (the PID rulebook's mandatory
+ * elements) and the mDL (ISO/IEC 18013-5, Table 5).
+ */
 export const DEFAULT_CONFIGURATIONS = {
   credential_configurations: [
     {
@@ -160,6 +222,46 @@ export const DEFAULT_CONFIGURATIONS = {
         claim(['given_name'], 'Given name', { mandatory: true, value_type: 'string' }),
         claim(['family_name'], 'Family name', { mandatory: true, value_type: 'string' }),
         claim(['tier'], 'Tier', { sd: 'allowed', value_type: 'string' }),
+      ],
+    },
+    {
+      id: 'pid_mdoc',
+      format: 'mso_mdoc',
+      doctype: PID_NAMESPACE,
+      scope: 'pid_mdoc',
+      display: [{ lang: 'en', name: 'Person identification data (mdoc)' }],
+      claims: [
+        element(PID_NAMESPACE, 'family_name', 'Family name', 'string'),
+        element(PID_NAMESPACE, 'given_name', 'Given name', 'string'),
+        element(PID_NAMESPACE, 'birth_date', 'Date of birth', 'full-date'),
+        element(PID_NAMESPACE, 'place_of_birth', 'Place of birth', 'object'),
+        element(PID_NAMESPACE, 'nationality', 'Nationalities', 'array'),
+        element(PID_NAMESPACE, 'expiry_date', 'Expiry date', 'full-date'),
+        element(PID_NAMESPACE, 'issuing_authority', 'Issuing authority', 'string'),
+        element(PID_NAMESPACE, 'issuing_country', 'Issuing country', 'string'),
+        element(PID_NAMESPACE, 'issuance_date', 'Issuance date', 'full-date', false),
+        element(PID_NAMESPACE, 'age_over_18', 'Adult', 'boolean', false),
+      ],
+    },
+    {
+      id: 'mdl',
+      format: 'mso_mdoc',
+      doctype: 'org.iso.18013.5.1.mDL',
+      scope: 'mdl',
+      display: [{ lang: 'en', name: 'Mobile driving licence' }],
+      claims: [
+        element(MDL_NAMESPACE, 'family_name', 'Family name', 'string'),
+        element(MDL_NAMESPACE, 'given_name', 'Given name', 'string'),
+        element(MDL_NAMESPACE, 'birth_date', 'Date of birth', 'full-date'),
+        element(MDL_NAMESPACE, 'issue_date', 'Issue date', 'full-date'),
+        element(MDL_NAMESPACE, 'expiry_date', 'Expiry date', 'full-date'),
+        element(MDL_NAMESPACE, 'issuing_country', 'Issuing country', 'string'),
+        element(MDL_NAMESPACE, 'issuing_authority', 'Issuing authority', 'string'),
+        element(MDL_NAMESPACE, 'document_number', 'Licence number', 'string'),
+        element(MDL_NAMESPACE, 'portrait', 'Portrait', 'bytes'),
+        element(MDL_NAMESPACE, 'driving_privileges', 'Driving privileges', 'driving_privileges'),
+        element(MDL_NAMESPACE, 'un_distinguishing_sign', 'UN distinguishing sign', 'string'),
+        element(MDL_NAMESPACE, 'age_over_18', 'Adult', 'boolean', false),
       ],
     },
   ],

@@ -21,6 +21,7 @@ import { verifyDpopProof } from './dpop.js';
 import { verifyKeyProof } from './keyProof.js';
 import { dpopChallenge, OAuthError } from './oauthError.js';
 import { purgeClaims } from './offerEnd.js';
+import { signMsoMdoc } from './msoMdoc.js';
 import { signSdJwtVc } from './sdJwtVc.js';
 
 const BODY_LIMIT = 64 * 1024;
@@ -113,15 +114,17 @@ export const credentialEndpoint = (issuance: IssuanceContext) => async (http: Co
     const status = configuration.status_list === false ? undefined : await issuance.statusAllocator.referenceFor(offerId, state.tenantId, now, metadata);
     if (status !== undefined && isLeft(status)) throw new Error(`${failure}: ${status.left}`);
     failure = 'credential signing failed';
-    credential = await signSdJwtVc(issuance.signingKey, {
-      issuer: issuance.config.publicUrl,
-      configuration,
+    const toSign = {
       claims,
       holderJwk: holder.jwk,
       now,
       validitySeconds: issuance.config.credentialValidityDays * 86_400,
       ...(status === undefined ? {} : { status: status.right }),
-    });
+    };
+    credential =
+      configuration.format === 'mso_mdoc'
+        ? signMsoMdoc(issuance.signingKey, { ...toSign, configuration })
+        : await signSdJwtVc(issuance.signingKey, { ...toSign, issuer: issuance.config.publicUrl, configuration });
   } catch (err) {
     issuance.log.error('credential could not be issued', { offerRef: logRef(offerId), err });
     await failOffer(issuance, offerId, failure, metadata);

@@ -3,7 +3,7 @@
 // Server Metadata (RFC 8414; the issuer is its own authorization server, so the issuer metadata
 // names none), and SD-JWT VC Type Metadata in the draft-13 array form.
 import type { Context } from 'koa';
-import type { CredentialConfiguration, Display } from './configurations.js';
+import type { CredentialConfiguration, Display, MsoMdocConfiguration, SdJwtVcConfiguration } from './configurations.js';
 import { endpointUrl, PATHS, PRE_AUTHORIZED_CODE_GRANT, type IssuanceContext } from './context.js';
 import { OAuthError } from './oauthError.js';
 
@@ -15,22 +15,32 @@ export const credentialIssuerMetadata = (publicUrl: string, configurations: Iter
   credential_issuer: publicUrl,
   credential_endpoint: endpointUrl(publicUrl, PATHS.credential),
   nonce_endpoint: endpointUrl(publicUrl, PATHS.nonce),
-  credential_configurations_supported: Object.fromEntries(
-    [...configurations].map((c) => [
-      c.id,
-      {
-        format: 'dc+sd-jwt',
-        vct: c.vct,
-        cryptographic_binding_methods_supported: ['jwk'],
-        credential_signing_alg_values_supported: ['ES256'],
-        proof_types_supported: { jwt: { proof_signing_alg_values_supported: ['ES256'] } },
-        credential_metadata: {
-          display: asLocaleDisplay(c.display),
-          claims: c.claims.map((claim) => ({ path: claim.path, mandatory: claim.mandatory, display: asLocaleDisplay(claim.display) })),
-        },
-      },
-    ]),
-  ),
+  credential_configurations_supported: Object.fromEntries([...configurations].map((c) => [c.id, c.format === 'mso_mdoc' ? msoMdocMetadata(c) : sdJwtVcMetadata(c)])),
+});
+
+const credentialMetadata = (c: CredentialConfiguration) => ({
+  display: asLocaleDisplay(c.display),
+  claims: c.claims.map((claim) => ({ path: claim.path, mandatory: claim.mandatory, display: asLocaleDisplay(claim.display) })),
+});
+
+const sdJwtVcMetadata = (c: SdJwtVcConfiguration) => ({
+  format: 'dc+sd-jwt',
+  vct: c.vct,
+  cryptographic_binding_methods_supported: ['jwk'],
+  credential_signing_alg_values_supported: ['ES256'],
+  proof_types_supported: { jwt: { proof_signing_alg_values_supported: ['ES256'] } },
+  credential_metadata: credentialMetadata(c),
+});
+
+/** OpenID4VCI 1.0 Appendix A.2: the device key is a COSE_Key; the MSO is signed with COSE ES256 (-7). */
+const msoMdocMetadata = (c: MsoMdocConfiguration) => ({
+  format: 'mso_mdoc',
+  doctype: c.doctype,
+  scope: c.scope ?? c.id,
+  cryptographic_binding_methods_supported: ['cose_key'],
+  credential_signing_alg_values_supported: [-7],
+  proof_types_supported: { jwt: { proof_signing_alg_values_supported: ['ES256'] } },
+  credential_metadata: credentialMetadata(c),
 });
 
 export const authorizationServerMetadata = (publicUrl: string) => ({
@@ -43,7 +53,7 @@ export const authorizationServerMetadata = (publicUrl: string) => ({
 });
 
 /** SD-JWT VC Type Metadata: type display `{lang, name}`, claim display `{lang, label}`. */
-export const typeMetadata = (c: CredentialConfiguration) => ({
+export const typeMetadata = (c: SdJwtVcConfiguration) => ({
   vct: c.vct,
   name: c.display[0]?.name,
   display: c.display.map((d) => ({ lang: d.lang, name: d.name, ...(d.description === undefined ? {} : { description: d.description }) })),
@@ -67,7 +77,8 @@ export const metadataRoutes = (issuance: IssuanceContext) => {
     },
     type: (http: Context): void => {
       const configuration = issuance.configurations.get(http.params['credential_configuration_id'] ?? '');
-      if (!configuration) throw new OAuthError(404, 'not_found', 'No credential configuration with this id.');
+      // Type Metadata describes SD-JWT VC types; an mdoc's doctype has none.
+      if (!configuration || configuration.format === 'mso_mdoc') throw new OAuthError(404, 'not_found', 'No credential configuration with this id.');
       http.body = typeMetadata(configuration);
     },
   };

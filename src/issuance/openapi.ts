@@ -80,17 +80,37 @@ const schemas: Readonly<Record<string, Schema>> = {
       nonce_endpoint: string(undefined, { format: 'uri' }),
       credential_configurations_supported: {
         type: 'object',
-        additionalProperties: object({
-          format: { const: 'dc+sd-jwt' },
-          vct: string(),
-          cryptographic_binding_methods_supported: arrayOf({ const: 'jwk' }),
-          credential_signing_alg_values_supported: arrayOf({ const: 'ES256' }),
-          proof_types_supported: object({ jwt: object({ proof_signing_alg_values_supported: arrayOf({ const: 'ES256' }) }) }),
-          credential_metadata: object({
-            display: arrayOf(LocaleDisplay),
-            claims: arrayOf(object({ path: ClaimPath, mandatory: { type: 'boolean' }, display: arrayOf(LocaleDisplay) })),
-          }),
-        }),
+        additionalProperties: {
+          oneOf: [
+            object({
+              format: { const: 'dc+sd-jwt' },
+              vct: string(),
+              cryptographic_binding_methods_supported: arrayOf({ const: 'jwk' }),
+              credential_signing_alg_values_supported: arrayOf({ const: 'ES256' }),
+              proof_types_supported: object({ jwt: object({ proof_signing_alg_values_supported: arrayOf({ const: 'ES256' }) }) }),
+              credential_metadata: object({
+                display: arrayOf(LocaleDisplay),
+                claims: arrayOf(object({ path: ClaimPath, mandatory: { type: 'boolean' }, display: arrayOf(LocaleDisplay) })),
+              }),
+            }),
+            object(
+              {
+                format: { const: 'mso_mdoc' },
+                doctype: string('The ISO/IEC 18013-5 docType, e.g. `org.iso.18013.5.1.mDL`.'),
+                scope: string(),
+                cryptographic_binding_methods_supported: arrayOf({ const: 'cose_key' }),
+                credential_signing_alg_values_supported: arrayOf({ const: -7 }, { description: 'COSE ES256.' }),
+                proof_types_supported: object({ jwt: object({ proof_signing_alg_values_supported: arrayOf({ const: 'ES256' }) }) }),
+                credential_metadata: object({
+                  display: arrayOf(LocaleDisplay),
+                  claims: arrayOf(object({ path: arrayOf(string(), { minItems: 2, maxItems: 2, description: '`[namespace, element identifier]`.' }), mandatory: { type: 'boolean' }, display: arrayOf(LocaleDisplay) })),
+                }),
+              },
+              {},
+              'An ISO mdoc (OpenID4VCI 1.0 Appendix A.2); the credential is a base64url IssuerSigned.',
+            ),
+          ],
+        },
       },
     },
     {},

@@ -7,7 +7,7 @@ import type { webcrypto } from 'node:crypto';
 import { SignJWT, type JWK } from 'jose';
 import type { Json } from '../eventstore/port.js';
 import { valueAt } from './claims.js';
-import type { CredentialConfiguration } from './configurations.js';
+import type { SdJwtVcConfiguration } from './configurations.js';
 
 export interface IssuerSigningKey {
   readonly privateKey: webcrypto.CryptoKey;
@@ -16,7 +16,7 @@ export interface IssuerSigningKey {
 
 export interface CredentialToSign {
   readonly issuer: string;
-  readonly configuration: CredentialConfiguration;
+  readonly configuration: SdJwtVcConfiguration;
   readonly claims: { readonly [name: string]: Json | undefined };
   readonly holderJwk: JWK;
   readonly now: Date;

@@ -65,6 +65,8 @@ export interface TrustedChain {
 /** What the verifier knows of the credential beyond its chain: its type decides whether it is a PID. */
 export interface PresentedCredential {
   readonly vct?: unknown;
+  /** An mdoc's docType (from its MSO). */
+  readonly doctype?: unknown;
 }
 
 export interface TrustVerifier {

@@ -29,8 +29,9 @@ export interface LotlTrustOptions {
   readonly staticAnchors: readonly Certificate[] | undefined;
   readonly crl: CrlChecker;
   readonly policies: CategoryPolicies;
-  /** Credential types that are PIDs. */
+  /** Credential types that are PIDs: SD-JWT VC `vct`s and mdoc docTypes. */
   readonly pidVcts: ReadonlySet<string>;
+  readonly pidDoctypes: ReadonlySet<string>;
 }
 
 const failureReason = (resolution: Resolution): TrustFailureReason => {
@@ -79,7 +80,9 @@ export const createLotlTrustVerifier = (options: LotlTrustOptions): TrustVerifie
     const valid = await validateChain(chain, now);
     if (isLeft(valid)) return left({ reason: `invalid X.509 chain: ${valid.left}`, trustEnforcement: false });
 
-    const isPid = typeof credential.vct === 'string' && options.pidVcts.has(credential.vct);
+    const isPid =
+      (typeof credential.vct === 'string' && options.pidVcts.has(credential.vct)) ||
+      (typeof credential.doctype === 'string' && options.pidDoctypes.has(credential.doctype));
     const snapshot = options.lists.snapshot();
     const resolution = await resolveIssuer(snapshot, chain, now, { isPid });
     const trustListDigests = [...new Set(resolution.decidedBy.map((list) => list.digest))];

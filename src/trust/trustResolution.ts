@@ -111,6 +111,7 @@ export const trustResolutionFromConfig = async (
     crl: createCrlChecker({ timeoutMs: config.x509CrlTimeoutSeconds * 1000 }),
     policies: categoryPolicies(config),
     pidVcts: new Set(config.x509PidVctValues.split(',').map((v) => v.trim())),
+    pidDoctypes: new Set(config.x509PidDoctypeValues.split(',').map((v) => v.trim())),
   });
   let schedule: { stop(): Promise<void> } | undefined;
   return {

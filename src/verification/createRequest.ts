@@ -58,6 +58,9 @@ const transactionDataProblems = (body: CreatePresentationBody, location: string)
       const query = body.dcql_query.credentials.find((c) => c.id === id);
       const at = `${location}[${i}].credential_ids[${j}]`;
       if (query === undefined) return [{ location: at, message: 'names no credential query of dcql_query', value: id }];
+      // No profile says how an mdoc's device signature would cover transaction data: accepting it
+      // would promise the relying party an authorization nothing checks.
+      if (query.format === 'mso_mdoc') return [{ location: at, message: 'names an mso_mdoc credential query; no profile defines transaction data for mdocs', value: id }];
       if (!requiresHolderBinding(query)) {
         return [{ location: at, message: 'names a credential query without holder binding, which cannot sign transaction data', value: id }];
       }

@@ -1,5 +1,6 @@
 // The Digital Credentials Query Language (OpenID4VP 1.0, section 6) as this connector accepts it:
-// SD-JWT VC (`dc+sd-jwt`) credential queries, claim sets and credential sets. The codecs check
+// SD-JWT VC (`dc+sd-jwt`) and ISO mdoc (`mso_mdoc`, Appendix B.2.3) credential queries, claim sets
+// and credential sets, which may mix the formats. The codecs check
 // shapes; `dcqlProblems` checks what io-ts cannot (unique ids, references between parts).
 import * as t from 'io-ts';
 import type { FieldError } from '../http/problem.js';
@@ -55,23 +56,76 @@ export const TrustedAuthority = object(
 );
 export type TrustedAuthority = t.TypeOf<typeof TrustedAuthority>;
 
-export const CredentialQuery = object(
+const credentialQueryOptions = {
+  multiple: t.boolean,
+  claim_sets: nonEmptyArray(nonEmptyArray(Identifier)),
+  require_cryptographic_holder_binding: t.boolean,
+  trusted_authorities: nonEmptyArray(TrustedAuthority),
+};
+
+export const SdJwtVcQuery = object(
   {
     id: Identifier,
-    format: withMessage(t.literal('dc+sd-jwt'), 'expected "dc+sd-jwt", the only format this connector verifies'),
+    format: t.literal('dc+sd-jwt'),
     meta: object({ vct_values: nonEmptyArray(NonEmptyString) }, {}, 'Meta'),
     // Required here although optional in DCQL: the connector discloses only what is asked for.
     claims: nonEmptyArray(ClaimsQuery),
   },
-  {
-    multiple: t.boolean,
-    claim_sets: nonEmptyArray(nonEmptyArray(Identifier)),
-    require_cryptographic_holder_binding: t.boolean,
-    trusted_authorities: nonEmptyArray(TrustedAuthority),
-  },
-  'CredentialQuery',
+  credentialQueryOptions,
+  'SdJwtVcQuery',
 );
-export type CredentialQuery = t.TypeOf<typeof CredentialQuery>;
+export type SdJwtVcQuery = t.TypeOf<typeof SdJwtVcQuery>;
+
+/** An mdoc element: `[namespace, elementIdentifier]` (OpenID4VP 1.0, B.2.4). */
+const isMdocClaimPath = (u: unknown): u is readonly [string, string] =>
+  Array.isArray(u) && u.length === 2 && u.every((part) => typeof part === 'string' && part.length > 0);
+const MdocClaimPath = new t.Type<readonly [string, string], readonly [string, string], unknown>(
+  'MdocClaimPath',
+  isMdocClaimPath,
+  (u, c) => (isMdocClaimPath(u) ? t.success(u) : t.failure(u, c, 'expected [namespace, element identifier], two non-empty strings')),
+  t.identity,
+);
+
+export const MdocClaimsQuery = object(
+  { path: MdocClaimPath },
+  {
+    id: Identifier,
+    values: nonEmptyArray(withMessage(t.union([t.string, t.Int, t.boolean]), 'expected a string, an integer or a boolean')),
+    intent_to_retain: t.boolean,
+  },
+  'MdocClaimsQuery',
+);
+
+export const MsoMdocQuery = object(
+  {
+    id: Identifier,
+    format: t.literal('mso_mdoc'),
+    meta: object({ doctype_value: withMessage(NonEmptyString, 'required for mso_mdoc: the docType asked for, a non-empty string') }, {}, 'MdocMeta'),
+    claims: nonEmptyArray(MdocClaimsQuery),
+  },
+  credentialQueryOptions,
+  'MsoMdocQuery',
+);
+export type MsoMdocQuery = t.TypeOf<typeof MsoMdocQuery>;
+
+export type CredentialQuery = SdJwtVcQuery | MsoMdocQuery;
+
+// Chosen by `format`, so a failure is reported against that format's members only.
+export const CredentialQuery = new t.Type<CredentialQuery, unknown, unknown>(
+  'CredentialQuery',
+  (u): u is CredentialQuery => SdJwtVcQuery.is(u) || MsoMdocQuery.is(u),
+  (u, c) => {
+    const format = typeof u === 'object' && u !== null ? (u as Record<string, unknown>)['format'] : undefined;
+    // The chosen codec takes this entry's place, so failures inside it get the locations they
+    // would have as the array's item codec (`credentials[0].meta`, no member index).
+    const as = (codec: t.Mixed): t.Context => [...c.slice(0, -1), { ...c[c.length - 1]!, type: codec }];
+    if (format === 'dc+sd-jwt') return SdJwtVcQuery.validate(u, as(SdJwtVcQuery));
+    if (format === 'mso_mdoc') return MsoMdocQuery.validate(u, as(MsoMdocQuery));
+    if (typeof u !== 'object' || u === null || Array.isArray(u)) return t.failure(u, c, 'expected a credential query object');
+    return t.failure(format, [...c, { key: 'format', type: t.string, actual: format }], 'expected "dc+sd-jwt" or "mso_mdoc", the formats this connector verifies');
+  },
+  (query) => (query.format === 'mso_mdoc' ? MsoMdocQuery.encode(query) : SdJwtVcQuery.encode(query)),
+);
 
 export const CredentialSetQuery = object({ options: nonEmptyArray(nonEmptyArray(Identifier)) }, { required: t.boolean }, 'CredentialSetQuery');
 export type CredentialSetQuery = t.TypeOf<typeof CredentialSetQuery>;
@@ -164,13 +218,14 @@ export const dcqlProblems = (query: DcqlQuery, location: string, trustListUrls?:
  * The claims a presentation may satisfy, in the query's order of preference: each claim set
  * (OpenID4VP 1.0 section 6.4.1), or all claims when there are none.
  */
-export const claimAlternatives = (query: CredentialQuery): ReadonlyArray<readonly ClaimsQuery[]> => {
-  if (query.claim_sets === undefined) return [query.claims];
-  return query.claim_sets.map((set) => set.flatMap((id) => query.claims.filter((c) => c.id === id)));
+export const claimAlternatives = <Q extends CredentialQuery>(query: Q): ReadonlyArray<readonly Q['claims'][number][]> => {
+  const claims: readonly Q['claims'][number][] = query.claims;
+  if (query.claim_sets === undefined) return [claims];
+  return query.claim_sets.map((set) => set.flatMap((id) => claims.filter((c) => c.id === id)));
 };
 
 /** The values a claims path selects in a disclosed payload (section 7: `null` takes every element). */
-const selectValues = (payload: unknown, path: ClaimsQuery['path']): readonly unknown[] =>
+const selectValues = (payload: unknown, path: readonly (string | number | null)[]): readonly unknown[] =>
   path.reduce<readonly unknown[]>(
     (selected, element) =>
       selected.flatMap((value) => {
@@ -184,7 +239,7 @@ const selectValues = (payload: unknown, path: ClaimsQuery['path']): readonly unk
   );
 
 /** The first claim whose `values` the disclosed payload does not match, if any (section 6.3). */
-export const claimWithoutRequestedValue = (claims: readonly ClaimsQuery[], payload: unknown): ClaimsQuery | undefined =>
+export const claimWithoutRequestedValue = <C extends Pick<ClaimsQuery, 'path' | 'values'>>(claims: readonly C[], payload: unknown): C | undefined =>
   claims.find((claim) => claim.values !== undefined && !selectValues(payload, claim.path).some((v) => claim.values!.includes(v as never)));
 
 /**

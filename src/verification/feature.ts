@@ -9,8 +9,7 @@ import type { ExpiryBounds } from './createRequest.js';
 import { startPresentationExpiry } from './expiry.js';
 import type { Verifier } from './requestObject.js';
 import { managementRouter, publicRouter } from './routes.js';
-import { verifySdJwtVcPresentation } from './sdJwtVc.js';
-import type { PresentationVerifier } from './vpToken.js';
+import { createPresentationVerifier } from './presentationVerifier.js';
 
 const expiryBounds = (context: ServiceContext): ExpiryBounds => {
   const { presentationExpiresIn: defaultSeconds, presentationExpiresInMin: minSeconds, presentationExpiresInMax: maxSeconds } =
@@ -48,8 +47,7 @@ export const verificationFeature = async (context: ServiceContext): Promise<Feat
   const { metrics } = context;
   const trust = await trustResolutionFromConfig(context.config, context.store, context.log, (source, outcome) => metrics.trustLists.fetches.inc({ source, outcome }));
   const status = credentialStatusCheckerFromConfig(context.config, trust.verifier, (outcome) => metrics.statusLists.fetches.inc({ outcome }));
-  const verify: PresentationVerifier = (presentation, requirements, presentationContext) =>
-    verifySdJwtVcPresentation(presentation, requirements, presentationContext, trust.verifier, status);
+  const verify = createPresentationVerifier(trust.verifier, status, context.log);
   const deps = {
     store: context.store,
     dataKeys: context.dataKeys,

@@ -23,6 +23,13 @@ import type { Area, Operation, Response, Schema } from '../http/openapi/types.js
 const nonEmpty = (items: Schema | { $ref: string }, description?: string): Schema => arrayOf(items, { minItems: 1, ...(description ? { description } : {}) });
 const Identifier = string('Letters, digits, `_` and `-`.', { pattern: '^[A-Za-z0-9_-]+$' });
 
+const credentialQueryOptions = (holderBinding: string): Record<string, Schema | { $ref: string }> => ({
+  multiple: { type: 'boolean', default: false },
+  claim_sets: nonEmpty(nonEmpty(Identifier), 'Alternative sets of claim ids, in order of preference; every claim then needs an `id`.'),
+  require_cryptographic_holder_binding: { type: 'boolean', default: true, description: holderBinding },
+  trusted_authorities: nonEmpty(ref.schema('TrustedAuthority')),
+});
+
 const schemas: Readonly<Record<string, Schema>> = {
   ClaimsQuery: object(
     { path: nonEmpty({ type: ['string', 'integer', 'null'], minimum: 0 }, 'A claims path: keys, array indices, or null for every element.') },
@@ -37,19 +44,37 @@ const schemas: Readonly<Record<string, Schema>> = {
     },
     values: nonEmpty(string('A base64url KeyIdentifier (`aki`) or a trusted list URL (`etsi_tl`).', { minLength: 1 })),
   }),
-  CredentialQuery: object(
+  CredentialQuery: {
+    oneOf: [ref.schema('SdJwtVcQuery'), ref.schema('MsoMdocQuery')],
+    description: 'A credential query of one of the two formats this connector verifies, told apart by `format`; a DCQL query may mix them.',
+  },
+  SdJwtVcQuery: object(
     {
       id: { ...Identifier, description: 'Unique in the query; the key of the callback\'s `credentials` and `credentialsRaw`.' },
-      format: { const: 'dc+sd-jwt', description: 'The only format this connector verifies.' },
+      format: { const: 'dc+sd-jwt', description: 'SD-JWT VC (OpenID4VP 1.0, B.3).' },
       meta: object({ vct_values: nonEmpty(string(undefined, { minLength: 1 }), 'Accepted VCTs.') }),
       claims: nonEmpty(ref.schema('ClaimsQuery'), 'Required here: only what is asked for may be disclosed.'),
     },
+    credentialQueryOptions('When false, `kbKeyId` and `kbSignatureIsValid` are absent from the callback.'),
+  ),
+  MdocClaimsQuery: object(
     {
-      multiple: { type: 'boolean', default: false },
-      claim_sets: nonEmpty(nonEmpty(Identifier), 'Alternative sets of claim ids, in order of preference; every claim then needs an `id`.'),
-      require_cryptographic_holder_binding: { type: 'boolean', default: true, description: 'When false, `kbKeyId` and `kbSignatureIsValid` are absent from the callback.' },
-      trusted_authorities: nonEmpty(ref.schema('TrustedAuthority')),
+      path: arrayOf(string(undefined, { minLength: 1 }), { minItems: 2, maxItems: 2, description: '`[namespace, element identifier]`, e.g. `["org.iso.18013.5.1", "family_name"]`.' }),
     },
+    {
+      id: Identifier,
+      values: nonEmpty({ type: ['string', 'integer', 'boolean'] }, 'Satisfied only when the element\'s value is one of these.'),
+      intent_to_retain: { type: 'boolean', description: 'Told to the wallet: whether the relying party keeps the element.' },
+    },
+  ),
+  MsoMdocQuery: object(
+    {
+      id: { ...Identifier, description: 'Unique in the query; the key of the callback\'s `credentials` and `credentialsRaw`.' },
+      format: { const: 'mso_mdoc', description: 'ISO/IEC 18013-5 mdoc (OpenID4VP 1.0, B.2), e.g. the mDL or the PID in mdoc form.' },
+      meta: object({ doctype_value: string('The docType asked for, e.g. `org.iso.18013.5.1.mDL` or `eu.europa.ec.eudi.pid.1`.', { minLength: 1 }) }),
+      claims: nonEmpty(ref.schema('MdocClaimsQuery'), 'Required here: elements not asked for are never delivered.'),
+    },
+    credentialQueryOptions('An mdoc is always device-signed: `kbKeyId` (the device key\'s thumbprint) and `kbSignatureIsValid` are always in the callback. No transaction data may name an mdoc query.'),
   ),
   CredentialSetQuery: object({ options: nonEmpty(nonEmpty(Identifier), 'Alternatives, each a list of credential query ids.') }, { required: { type: 'boolean', default: true } }),
   DcqlQuery: object(

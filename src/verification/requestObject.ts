@@ -141,7 +141,11 @@ export const signRequestObject = (verifier: Verifier, content: RequestContent): 
     client_metadata: {
       jwks: { keys: [{ kty, crv, x, y, use: 'enc', alg: RESPONSE_ENCRYPTION.alg, kid: content.kid }] },
       encrypted_response_enc_values_supported: [...RESPONSE_ENCRYPTION.enc],
-      vp_formats_supported: { 'dc+sd-jwt': { 'sd-jwt_alg_values': ['ES256'], 'kb-jwt_alg_values': ['ES256'] } },
+      vp_formats_supported: {
+        'dc+sd-jwt': { 'sd-jwt_alg_values': ['ES256'], 'kb-jwt_alg_values': ['ES256'] },
+        // COSE algorithm identifiers (OpenID4VP 1.0, B.2.2): ES256 is -7.
+        mso_mdoc: { issuerauth_alg_values: [-7], deviceauth_alg_values: [-7] },
+      },
     },
   };
   return new SignJWT(payload)

@@ -3,7 +3,7 @@
 // Whatever the answer, the session ends with exactly one terminal event, appended at the
 // revision read; if the expiry scheduler got there first, the wallet is told the session ended.
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { compactDecrypt, decodeProtectedHeader } from 'jose';
+import { calculateJwkThumbprint, compactDecrypt, decodeProtectedHeader, type JWK } from 'jose';
 import { createPrivateKey, randomUUID } from 'node:crypto';
 import {
   presentation,
@@ -24,9 +24,10 @@ import type { Logger } from '../log.js';
 import { isRecord, streamRef } from '../../streams/kernel.js';
 import type { SealedRequest } from './createRequest.js';
 import { failProcessing, failVerification, fulfil, reject } from './outcome.js';
-import { RESPONSE_ENCRYPTION, type Verifier } from './requestObject.js';
+import { RESPONSE_ENCRYPTION, responseUri, type Verifier } from './requestObject.js';
 import { openSession, type SessionUnavailable } from './session.js';
-import { verifyVpToken, type PresentationVerifier } from './vpToken.js';
+import type { PresentationVerifier } from './presentationVerifier.js';
+import { verifyVpToken } from './vpToken.js';
 
 export type WalletAnswer =
   | { readonly kind: 'response'; readonly jwe: string }
@@ -118,7 +119,7 @@ const decryptFor = async (
   jwe: string,
   fetched: readonly FetchedRequest[],
   key: DataKey,
-): Promise<{ request: FetchedRequest; plaintext: Uint8Array } | string> => {
+): Promise<{ request: FetchedRequest; plaintext: Uint8Array; jwkThumbprint: Uint8Array } | string> => {
   let kid: unknown;
   try {
     kid = decodeProtectedHeader(jwe).kid;
@@ -135,7 +136,10 @@ const decryptFor = async (
         keyManagementAlgorithms: [RESPONSE_ENCRYPTION.alg],
         contentEncryptionAlgorithms: [...RESPONSE_ENCRYPTION.enc],
       });
-      return { request, plaintext };
+      // The key the wallet encrypted to is part of an mdoc's SessionTranscript (OpenID4VP 1.0, B.2.6.1).
+      const { kty, crv, x, y } = privateJwk as JWK;
+      const jwkThumbprint = Buffer.from(await calculateJwkThumbprint({ kty, crv, x, y }, 'sha256'), 'base64url');
+      return { request, plaintext, jwkThumbprint };
     } catch {
       // Another candidate may hold the key.
     }
@@ -173,7 +177,13 @@ const judge = async (
   const verified = await verifyVpToken(
     payload['vp_token'],
     loaded.request,
-    { clientId: deps.verifier.clientId, nonce: decrypted.request.nonce, now: base.at },
+    {
+      clientId: deps.verifier.clientId,
+      nonce: decrypted.request.nonce,
+      responseUri: responseUri(deps.verifier.publicUrl, base.state),
+      jwkThumbprint: decrypted.jwkThumbprint,
+      now: base.at,
+    },
     deps.verify,
   );
   return isLeft(verified) ? failVerification(base, kid, verified.left) : fulfil(base, kid, verified.right, loaded.key);

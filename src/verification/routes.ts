@@ -25,7 +25,7 @@ import {
 import { fetchRequestObject, REQUEST_OBJECT_TYPE, type Verifier } from './requestObject.js';
 import { openSession } from './session.js';
 import { parseWalletAnswer, receiveResponse, unavailableReply, type WalletReply } from './response.js';
-import type { PresentationVerifier } from './vpToken.js';
+import type { PresentationVerifier } from './presentationVerifier.js';
 
 export interface VerificationDeps {
   readonly store: EventStore;

@@ -138,7 +138,10 @@ const verifyIssuerJwt = async (jwt: string): Promise<Either<string, { chain: rea
  * DCQL `trusted_authorities` (OpenID4VP 1.0, 6.1.1): the credential satisfies them when one
  * authority vouches for its issuer. Returns why not, when it does not.
  */
-const unmetTrustedAuthorities = (requirements: CredentialRequirements, trusted: TrustedChain): string | undefined => {
+export const unmetTrustedAuthorities = (
+  requirements: Pick<CredentialRequirements, 'trustedAuthorityKeyIds' | 'trustedListUrls'>,
+  trusted: TrustedChain,
+): string | undefined => {
   const { trustedAuthorityKeyIds: keyIds, trustedListUrls: listUrls } = requirements;
   if (keyIds === undefined && listUrls === undefined) return undefined;
   if (keyIds && chainHasAuthorityKeyId(trusted.chain, keyIds)) return undefined;

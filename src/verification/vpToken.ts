@@ -1,19 +1,14 @@
 // Step 4 (after decryption): does the wallet's `vp_token` answer the DCQL query? Under DCQL the
 // token is a JSON object keyed by credential query id, each holding an array of presentations
-// (OpenID4VP 1.0 section 8.1). Each presentation is checked by the SD-JWT VC verifier.
+// (OpenID4VP 1.0 section 8.1). Each presentation is checked by its format's verifier
+// (presentationVerifier.ts).
 import { isRight, left, right, type Either } from 'fp-ts/lib/Either.js';
 import type { SealedRequest } from './createRequest.js';
-import { claimAlternatives, claimWithoutRequestedValue, requiresHolderBinding, unsatisfiedCredentialSets, type CredentialQuery } from './dcql.js';
+import { claimAlternatives, claimWithoutRequestedValue, unsatisfiedCredentialSets } from './dcql.js';
 import { describePath } from './disclosures.js';
-import type { CredentialRequirements, PresentationContext, VerificationFailure, VerifiedCredential } from './sdJwtVc.js';
+import type { FormatContext, PresentationVerifier } from './presentationVerifier.js';
+import type { VerificationFailure, VerifiedCredential } from './sdJwtVc.js';
 import { isRecord } from '../../streams/kernel.js';
-
-/** Checks one SD-JWT VC presentation (the per-credential checks of the spec). */
-export type PresentationVerifier = (
-  presentation: string,
-  requirements: CredentialRequirements,
-  context: PresentationContext,
-) => Promise<Either<VerificationFailure, VerifiedCredential>>;
 
 export interface VerifiedPresentation {
   readonly credentials: Record<string, VerifiedCredential['credential'][]>;
@@ -28,7 +23,7 @@ const mismatch = (reason: string): VerificationFailure => ({ reason, trustEnforc
 export const verifyVpToken = async (
   vpToken: unknown,
   request: SealedRequest,
-  context: Omit<PresentationContext, 'credentialId' | 'transactionData'>,
+  context: Omit<FormatContext, 'credentialId' | 'transactionData'>,
   verify: PresentationVerifier,
 ): Promise<Either<VerificationFailure, VerifiedPresentation>> => {
   if (!isRecord(vpToken)) return left(mismatch('vp_token is not a JSON object keyed by credential query id'));
@@ -59,16 +54,7 @@ export const verifyVpToken = async (
       let verified: VerifiedCredential | undefined;
       // Claim sets are alternatives in order of preference; the first one satisfied wins.
       for (const claims of claimAlternatives(query)) {
-        const result = await verify(
-          presentation,
-          {
-            vctValues: query.meta.vct_values,
-            claimPaths: claims.map((c) => c.path),
-            requireHolderBinding: requiresHolderBinding(query),
-            ...trustedAuthoritiesOf(query),
-          },
-          { ...context, transactionData, credentialId: id },
-        );
+        const result = await verify(presentation, query, claims, { ...context, transactionData, credentialId: id });
         const unmatched = isRight(result) ? claimWithoutRequestedValue(claims, result.right.credential.claims) : undefined;
         if (isRight(result) && unmatched === undefined) {
           verified = result.right;
@@ -83,16 +69,6 @@ export const verifyVpToken = async (
     }
   }
   return right({ credentials, credentialsRaw, ...(digests.size > 0 ? { trustListDigests: [...digests] } : {}) });
-};
-
-/** The query's `trusted_authorities` by type: aki key identifiers and etsi_tl list URLs. */
-const trustedAuthoritiesOf = (query: CredentialQuery): Pick<CredentialRequirements, 'trustedAuthorityKeyIds' | 'trustedListUrls'> => {
-  const authorities = query.trusted_authorities;
-  if (authorities === undefined) return {};
-  const values = (type: string) => authorities.filter((a) => a.type === type).flatMap((a) => a.values);
-  const keyIds = values('aki');
-  const listUrls = values('etsi_tl');
-  return { ...(keyIds.length > 0 ? { trustedAuthorityKeyIds: keyIds } : {}), ...(listUrls.length > 0 ? { trustedListUrls: listUrls } : {}) };
 };
 
 /** The credential ids of a transaction data object the connector encoded itself. */

@@ -1,0 +1,120 @@
+// COSE_Sign1 (RFC 9052, 4.2) with ES256 (-7) only, as HAIP requires for mdocs, and the EC2 P-256
+// COSE_Key (RFC 9053, 7.1.1) of a device key. The signature is over Sig_structure
+// ["Signature1", protected, external_aad = h'', payload], with the protected header's bytes as sent.
+import { createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
+import type { Either } from 'fp-ts/lib/Either.js';
+import { isLeft, left, right } from 'fp-ts/lib/Either.js';
+import type { JWK } from 'jose';
+import { decodeCbor, encodeCbor, isBytes, isMap, Tag } from './cbor.js';
+
+export const COSE_ALG_ES256 = -7;
+const HEADER_ALG = 1;
+const HEADER_X5CHAIN = 33;
+const COSE_SIGN1_TAG = 18;
+
+export interface CoseSign1 {
+  readonly protectedBytes: Uint8Array;
+  readonly protectedHeader: Map<unknown, unknown>;
+  readonly unprotectedHeader: Map<unknown, unknown>;
+  /** Null when detached (a device signature over DeviceAuthenticationBytes). */
+  readonly payload: Uint8Array | null;
+  readonly signature: Uint8Array;
+}
+
+export const parseCoseSign1 = (value: unknown, name: string): Either<string, CoseSign1> => {
+  const untagged = value instanceof Tag && value.tag === COSE_SIGN1_TAG ? value.contents : value;
+  if (!Array.isArray(untagged) || untagged.length !== 4) return left(`${name} is not a COSE_Sign1`);
+  const [protectedBytes, unprotectedHeader, payload, signature] = untagged as unknown[];
+  if (!isBytes(protectedBytes) || !isMap(unprotectedHeader) || !(payload === null || isBytes(payload)) || !isBytes(signature)) {
+    return left(`${name} is not a COSE_Sign1`);
+  }
+  let protectedHeader: Map<unknown, unknown> = new Map();
+  if (protectedBytes.length > 0) {
+    const decoded = decodeCbor(protectedBytes);
+    if (isLeft(decoded) || !isMap(decoded.right)) return left(`${name} protected header is not a CBOR map`);
+    protectedHeader = decoded.right;
+  }
+  const alg = protectedHeader.get(HEADER_ALG);
+  if (alg !== COSE_ALG_ES256) return left(`${name} alg is ${JSON.stringify(alg ?? null)}, expected ES256 (-7) in the protected header`);
+  return right({ protectedBytes, protectedHeader, unprotectedHeader, payload, signature });
+};
+
+/** The DER certificates of `x5chain` (RFC 9360), leaf first; protected or unprotected, one bstr or an array. */
+export const x5chainOf = (sign1: CoseSign1): Either<string, Uint8Array[]> => {
+  const value = sign1.protectedHeader.get(HEADER_X5CHAIN) ?? sign1.unprotectedHeader.get(HEADER_X5CHAIN);
+  if (isBytes(value)) return right([value]);
+  if (Array.isArray(value) && value.length > 0 && value.every(isBytes)) return right(value);
+  return left('x5chain header missing or not one or more DER certificates');
+};
+
+const sigStructure = (protectedBytes: Uint8Array, payload: Uint8Array): Uint8Array =>
+  encodeCbor(['Signature1', protectedBytes, new Uint8Array(0), payload]);
+
+/** Whether the signature verifies over `payload` (the attached one, or `detached`). */
+export const verifyCoseSign1 = (sign1: CoseSign1, key: KeyObject, detached?: Uint8Array): boolean => {
+  const payload = detached ?? sign1.payload;
+  if (!payload || sign1.signature.length !== 64) return false;
+  try {
+    return verify('sha256', sigStructure(sign1.protectedBytes, payload), { key, dsaEncoding: 'ieee-p1363' }, sign1.signature);
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * A COSE_Sign1 array `[protected, unprotected, payload, signature]` signed with ES256; `detached`
+ * leaves the payload out (null) while signing over it.
+ */
+export const signCoseSign1 = (
+  payload: Uint8Array,
+  privateKey: KeyObject,
+  unprotectedHeader: Map<number, unknown> = new Map(),
+  options: { readonly detached?: boolean } = {},
+): unknown[] => {
+  const protectedBytes = encodeCbor(new Map([[HEADER_ALG, COSE_ALG_ES256]]));
+  const signature = sign('sha256', sigStructure(protectedBytes, payload), { key: privateKey, dsaEncoding: 'ieee-p1363' });
+  return [protectedBytes, unprotectedHeader, options.detached ? null : payload, signature];
+};
+
+export const x5chainHeader = (certificates: readonly Uint8Array[]): Map<number, unknown> =>
+  new Map([[HEADER_X5CHAIN, certificates.length === 1 ? certificates[0] : [...certificates]]]);
+
+// COSE_Key labels (RFC 9052, 7.1; RFC 9053, 7.1.1)
+const KTY = 1;
+const KTY_EC2 = 2;
+const CRV = -1;
+const CRV_P256 = 1;
+const X = -2;
+const Y = -3;
+
+/** An EC2 P-256 COSE_Key as a public JWK (checked to be a point on the curve), or why not. */
+export const coseKeyToJwk = (value: unknown): Either<string, JWK> => {
+  if (!isMap(value)) return left('is not a COSE_Key');
+  const x = value.get(X);
+  const y = value.get(Y);
+  if (value.get(KTY) !== KTY_EC2 || value.get(CRV) !== CRV_P256 || !isBytes(x) || !isBytes(y) || x.length !== 32 || y.length !== 32) {
+    return left('is not an EC2 P-256 COSE_Key');
+  }
+  const jwk: JWK = { kty: 'EC', crv: 'P-256', x: Buffer.from(x).toString('base64url'), y: Buffer.from(y).toString('base64url') };
+  try {
+    createPublicKey({ key: jwk, format: 'jwk' });
+  } catch {
+    return left('is not a point on P-256');
+  }
+  return right(jwk);
+};
+
+/** The COSE_Key of a P-256 public JWK (an MSO's `deviceKeyInfo.deviceKey`). */
+export const jwkToCoseKey = (jwk: JWK): Map<number, unknown> => {
+  if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || !jwk.x || !jwk.y) throw new Error('not a P-256 public JWK');
+  return new Map<number, unknown>([
+    [KTY, KTY_EC2],
+    [CRV, CRV_P256],
+    [X, Buffer.from(jwk.x, 'base64url')],
+    [Y, Buffer.from(jwk.y, 'base64url')],
+  ]);
+};
+
+/** A P-256 public key for verifying, from a JWK or an SPKI DER. */
+export const publicKeyOf = (key: JWK | Uint8Array): KeyObject =>
+  key instanceof Uint8Array ? createPublicKey({ key: Buffer.from(key), format: 'der', type: 'spki' }) : createPublicKey({ key, format: 'jwk' });
