@@ -107,7 +107,7 @@ export const credentialEndpoint = (ctx: IssuanceContext) => async (http: Context
   try {
     if (!configuration) throw new Error(failure);
     failure = 'claims unavailable';
-    if (!key) throw new Error(failure);
+    if (!key || state.claims === null) throw new Error(failure);
     const claims = key.open(state.claims, 'claims') as { [name: string]: Json };
     failure = 'credential status could not be allocated';
     const status = configuration.status_list === false ? undefined : await ctx.statusAllocator.referenceFor(offerId, state.tenantId, now, metadata);

@@ -10,6 +10,7 @@ import type { Periodic } from '../periodic.js';
 import { createStatusAllocator } from '../status/allocation.js';
 import { credentialStatusRouter } from '../status/credentialStatusRoutes.js';
 import { statusListRouter } from '../status/publication.js';
+import { trustAnchorCertificates } from '../trust/trustAnchors.js';
 import { loadCredentialConfigurations } from './configurations.js';
 import { PATHS, type IssuanceContext } from './context.js';
 import { credentialEndpoint } from './credentialEndpoint.js';
@@ -72,6 +73,7 @@ export const issuanceFeature = async (service: ServiceContext): Promise<Feature>
     secrets: issuanceSecrets(service.kek),
     configurations: new Map(configurations.map((c) => [c.id, c])),
     signingKey: identity,
+    walletProviderAnchors: trustAnchorCertificates(config.walletProviderTrustAnchors),
     statusAllocator: createStatusAllocator({ store: service.store, db: service.runner.db, publicUrl: config.publicUrl, listSize: config.statusListSize }),
     now: () => new Date(),
   };
