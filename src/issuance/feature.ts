@@ -1,4 +1,4 @@
-// Issuance (OpenID4VCI, pre-authorized code flow): the management routes for offers and their
+// Issuance (OpenID4VCI, pre-authorized code and authorization code flows): the management routes for offers and their
 // credential status, the wallet-facing protocol routes, the served Status List Tokens, and the
 // offer expiry scheduler.
 import Router from '@koa/router';
@@ -13,7 +13,10 @@ import { statusListRouter } from '../status/publication.js';
 import { trustAnchorCertificates } from '../trust/trustAnchors.js';
 import { loadCredentialConfigurations } from './configurations.js';
 import { PATHS, type IssuanceContext } from './context.js';
+import { authorizationsRouter } from './authorizations.js';
+import { authorizeEndpoint } from './authorize.js';
 import { credentialEndpoint } from './credentialEndpoint.js';
+import { parEndpoint } from './par.js';
 import { credentialOfferEndpoint } from './credentialOffer.js';
 import { offersRouter } from './createOffer.js';
 import { startOfferExpiry } from './expiry.js';
@@ -30,6 +33,8 @@ const walletRouter = (ctx: IssuanceContext): Router => {
   router.get(PATHS.authorizationServerMetadata, oauthErrors(ctx.log), metadata.authorizationServer);
   router.get(PATHS.typeMetadata, oauthErrors(ctx.log), metadata.type);
   router.get(PATHS.offer, oauthErrors(ctx.log), credentialOfferEndpoint(ctx));
+  router.post(PATHS.par, oauthErrors(ctx.log, 'invalid_request'), parEndpoint(ctx));
+  router.get(PATHS.authorize, oauthErrors(ctx.log, 'invalid_request'), authorizeEndpoint(ctx));
   router.post(PATHS.token, oauthErrors(ctx.log, 'invalid_request'), tokenEndpoint(ctx));
   router.post(PATHS.nonce, oauthErrors(ctx.log), nonceEndpoint(ctx.secrets, ctx.config.cNonceTtlSeconds));
   router.post(PATHS.credential, oauthErrors(ctx.log, 'invalid_credential_request'), credentialEndpoint(ctx));
@@ -93,7 +98,7 @@ export const issuanceFeature = async (service: ServiceContext): Promise<Feature>
   let expiry: Periodic | undefined;
   return {
     name: 'issuance',
-    managementRouters: [offersRouter(ctx), credentialStatusRouter(ctx)],
+    managementRouters: [offersRouter(ctx), authorizationsRouter(ctx), credentialStatusRouter(ctx)],
     publicRouters: [walletRouter(ctx), statusLists],
     start: () => {
       expiry = startOfferExpiry(ctx);

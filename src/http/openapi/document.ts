@@ -7,6 +7,7 @@
 import Router from '@koa/router';
 import type { Config } from '../../config.js';
 import { headers, mergePaths, parameters, problemResponses, securitySchemes, sharedSchemas } from './components.js';
+import { authorizationCodeArea } from '../../issuance/authorizationCodeOpenapi.js';
 import { issuanceArea } from './issuance.js';
 import { listenersArea } from './listeners.js';
 import { resourcesArea } from './resources.js';
@@ -64,7 +65,7 @@ const listenerPaths = (areas: readonly Area[], publicUrl: string): Record<string
 };
 
 export const openApiDocument = (config: DocumentConfig) => {
-  const areas: readonly Area[] = [listenersArea, tenancyArea, verificationArea(config), issuanceArea, statusArea, resourcesArea];
+  const areas: readonly Area[] = [listenersArea, tenancyArea, verificationArea(config), issuanceArea, authorizationCodeArea, statusArea, resourcesArea];
   return {
     openapi: '3.1.1',
     info: { title: 'EUDI wallet connector', version: SERVICE_VERSION, description: DESCRIPTION },
