@@ -60,7 +60,7 @@ const flow = async (target: FlowTarget, provider: WalletProvider): Promise<void>
 const attestationCryptoOnly = async (provider: WalletProvider, publicUrl: string) => {
   const preAuthorized = await cryptoOnly(publicUrl);
   const client = await newClient(provider);
-  const providerKey = await verificationKeyOf(provider.signer.certificate);
+  const providerKey = await verificationKeyOf(provider.certificate);
   const anchors = trustAnchorCertificates([provider.anchor]);
   return async (): Promise<void> => {
     await preAuthorized();
@@ -68,7 +68,7 @@ const attestationCryptoOnly = async (provider: WalletProvider, publicUrl: string
       const pop = await attestationPop(client.instanceKey, { clientId: client.clientId, audience: publicUrl });
       const attested = await jwtVerify(client.attestation, providerKey, { algorithms: ['ES256'] });
       await jwtVerify(pop, await importJWK((attested.payload['cnf'] as { jwk: never }).jwk, 'ES256'), { algorithms: ['ES256'] });
-      await findTrustAnchor([provider.signer.certificate], anchors, new Date());
+      await findTrustAnchor([provider.certificate], anchors, new Date());
     }
   };
 };

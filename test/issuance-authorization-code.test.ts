@@ -5,6 +5,9 @@
 // server's nonce), and fetches the credential, which @sd-jwt/sd-jwt-vc verifies.
 import test from 'ava';
 import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { isRight } from 'fp-ts/lib/Either.js';
 import { SignJWT, type JWK } from 'jose';
 import { clientAuthenticationClientAttestationJwt, createClientAttestationJwt, HashAlgorithm, Oauth2Client, setGlobalConfig, type CallbackContext, type JwtSigner } from '@openid4vc/oauth2';
@@ -14,7 +17,8 @@ import { x5cOf } from '../src/crypto/certificates.js';
 import { loadStream } from '../src/eventstore/handle.js';
 import { offer, offerStream } from '../streams/offer.js';
 import { newWalletKey, thumbprint, type WalletKey } from '../wallet/keys.js';
-import { createWalletProvider, type WalletProvider } from '../wallet/walletProvider.js';
+import { acceptOffer } from '../wallet/commands.js';
+import { createWalletProvider, localWalletProvider, type WalletProvider } from '../wallet/walletProvider.js';
 import { startTestService, withReachablePublicUrl, type TestService } from './support/service.js';
 import { documentedFetch } from './support/openapi.js';
 import { createOffer, PID_CLAIMS, verifyIssuedCredential, waitForOffer } from './support/wallet/issuanceChecks.js';
@@ -24,18 +28,23 @@ const REDIRECT_URI = 'https://wallet.example/callback';
 
 let service: TestService;
 let provider: WalletProvider;
+let simulatorDir: string;
+let simulatorProvider: WalletProvider;
 
 test.before(async () => {
   // The service runs on loopback over plain HTTP; the library insists on https:// otherwise.
   setGlobalConfig({ allowInsecureUrls: true });
   provider = await createWalletProvider();
+  simulatorDir = await mkdtemp(join(tmpdir(), 'wallet-simulator-'));
+  simulatorProvider = await localWalletProvider(join(simulatorDir, 'provider.json'));
   service = await withReachablePublicUrl((env) =>
-    startTestService({ env: { ...env, WALLET_PROVIDER_TRUST_ANCHORS: provider.anchor, AUTHENTICATION_URL: LOGIN } }),
+    startTestService({ env: { ...env, WALLET_PROVIDER_TRUST_ANCHORS: `${provider.anchor},${simulatorProvider.anchor}`, AUTHENTICATION_URL: LOGIN } }),
   );
 });
 
 test.after.always(async () => {
   await service?.cleanup();
+  if (simulatorDir) await rm(simulatorDir, { recursive: true, force: true });
 });
 
 /** A wallet built on oid4vc-ts: its keys live here, the protocol is the library's. */
@@ -49,7 +58,7 @@ const libraryWallet = async () => {
 
   const signJwt: CallbackContext['signJwt'] = async (signer: JwtSigner, { header, payload }) => {
     if (signer.method === 'x5c') {
-      return { jwt: await new SignJWT(payload).setProtectedHeader(header as never).sign(provider.signer.keys.privateKey), signerJwk: {} as never };
+      return { jwt: await new SignJWT(payload).setProtectedHeader(header as never).sign(provider.privateKey), signerJwk: {} as never };
     }
     if (signer.method !== 'jwk') throw new Error(`no key for signer ${signer.method}`);
     const key = keys.get(await thumbprint(signer.publicJwk as JWK));
@@ -64,7 +73,7 @@ const libraryWallet = async () => {
     expiresAt: new Date(Date.now() + 3_600_000),
     additionalPayload: { wallet_name: 'oid4vc-ts wallet' },
     callbacks: { signJwt },
-    signer: { method: 'x5c', alg: 'ES256', x5c: x5cOf([provider.signer.certificate]) },
+    signer: { method: 'x5c', alg: 'ES256', x5c: x5cOf([provider.certificate]) },
   });
   const generateRandom = (length: number) => new Uint8Array(randomBytes(length));
   const callbacks = {
@@ -195,3 +204,26 @@ test('an offer made without claims gets them when the integrator completes the a
   t.true(isRight(loaded) && loaded.right.state.status === 'ISSUED');
 });
 
+
+test('the wallet simulator runs the flow: its local wallet provider attests it, the browser comes back to its loopback redirect URI', async (t) => {
+  const created = await createOffer(service, { credential_configuration_id: 'membership', grant: 'authorization_code' });
+  const lines: string[] = [];
+  const stored = await acceptOffer(created.credential_offer_uri, {
+    file: join(simulatorDir, 'wallet.json'),
+    say: (line) => lines.push(line),
+    authorization: {
+      providerFile: join(simulatorDir, 'provider.json'),
+      // The browser: the authorization endpoint sends it to the integrator's page, which completes
+      // the authorization and sends it on to the wallet's redirect URI.
+      authenticate: async (authorizationUrl) => {
+        const visit = await fetch(authorizationUrl, { redirect: 'manual' });
+        const authorizationId = new URL(visit.headers.get('location')!).searchParams.get('authorization_id')!;
+        const completed = await complete(authorizationId, { claims: { member_number: 'M-42', given_name: 'Erika', family_name: 'Mustermann' } });
+        await fetch(completed.body.redirect_to!);
+      },
+    },
+  });
+  t.is(stored.vct, 'urn:example:membership:1');
+  t.true(lines.some((line) => line.includes('/oidc4vci/authorize?')));
+  await waitForOffer(service, created.offer_id, (o) => o.status === 'ISSUED');
+});

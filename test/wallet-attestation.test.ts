@@ -56,7 +56,7 @@ test('an attestation chaining to a trusted wallet provider with a fresh PoP for 
       wallet: {
         clientId: CLIENT,
         walletProvider: provider.issuer,
-        walletProviderCertificate: provider.signer.certificate.subject,
+        walletProviderCertificate: provider.certificate.subject,
         walletName: 'Connector test wallet',
         keyThumbprint: await thumbprint(instance.publicJwk),
       },
@@ -104,7 +104,7 @@ test('an attestation with another typ, or signed by a key other than its x5c lea
   await withStoreDir('attestation-', async (_dir, store) => {
     refusedWith(t, await check(store, await walletAttestation(provider, { clientId: CLIENT, instanceJwk: instance.publicJwk, typ: 'JWT' }), await pop()), /typed/);
     const forged = await new SignJWT({ iss: provider.issuer, sub: CLIENT, cnf: { jwk: instance.publicJwk }, exp: now() + 600 })
-      .setProtectedHeader({ alg: 'ES256', typ: 'oauth-client-attestation+jwt', x5c: x5cOf([provider.signer.certificate]) })
+      .setProtectedHeader({ alg: 'ES256', typ: 'oauth-client-attestation+jwt', x5c: x5cOf([provider.certificate]) })
       .sign(instance.privateKey);
     refusedWith(t, await check(store, forged, await pop()), /signature/);
   });
@@ -119,8 +119,8 @@ test('an attestation whose sub is not the client_id is refused', async (t) => {
 test('an attestation without cnf.jwk is refused', async (t) => {
   await withStoreDir('attestation-', async (_dir, store) => {
     const noCnf = await new SignJWT({ iss: provider.issuer, sub: CLIENT, exp: now() + 600 })
-      .setProtectedHeader({ alg: 'ES256', typ: 'oauth-client-attestation+jwt', x5c: x5cOf([provider.signer.certificate]) })
-      .sign(provider.signer.keys.privateKey);
+      .setProtectedHeader({ alg: 'ES256', typ: 'oauth-client-attestation+jwt', x5c: x5cOf([provider.certificate]) })
+      .sign(provider.privateKey);
     refusedWith(t, await check(store, noCnf, await pop()), /cnf\.jwk/);
   });
 });
