@@ -247,3 +247,29 @@ test('offers with the authorization_code grant refuse tx_code; completing with o
   t.is((await complete(authorizationId, { claims: { ...PID_CLAIMS, given_name: 'Someone else' } })).status, 409);
   t.is((await complete(authorizationId, { claims: PID_CLAIMS })).status, 200, 'the same claims again are fine');
 });
+
+test('with WALLET_ATTESTATION=required, a pre-authorized token request needs a wallet attestation too', async (t) => {
+  const strict = await startTestService({ env: { WALLET_PROVIDER_TRUST_ANCHORS: provider.anchor, WALLET_ATTESTATION: 'required' } });
+  try {
+    const created = await createOffer(strict, { credential_configuration_id: 'pid', claims: PID_CLAIMS });
+    const offer = (await (await strict.wallet(`/oidc4vci/offers/${created.offer_id}`)).json()) as { grants: Record<string, { 'pre-authorized_code': string }> };
+    const code = offer.grants['urn:ietf:params:oauth:grant-type:pre-authorized_code']!['pre-authorized_code'];
+    const w = await newWallet();
+    const request = async (headers: Record<string, string>) => {
+      const response = await strict.wallet('/oidc4vci/token', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', DPoP: await dpopProof(w.dpop, { htm: 'POST', htu: `${strict.config.publicUrl}/oidc4vci/token` }), ...headers },
+        body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', 'pre-authorized_code': code, client_id: w.clientId }).toString(),
+      });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    };
+    t.like(await request({}), { status: 401, body: { error: 'invalid_client' } });
+    const attested = {
+      'OAuth-Client-Attestation': await walletAttestation(provider, { clientId: w.clientId, instanceJwk: w.instance.publicJwk }),
+      'OAuth-Client-Attestation-PoP': await attestationPop(w.instance, { clientId: w.clientId, audience: strict.config.publicUrl }),
+    };
+    t.is((await request(attested)).status, 200, 'the refusal spent nothing');
+  } finally {
+    await strict.cleanup();
+  }
+});
