@@ -3,7 +3,8 @@
 // DPoP nonces at the token and credential endpoints, and the integrator's denial.
 import test from 'ava';
 import { createHash, randomBytes } from 'node:crypto';
-import { isLeft } from 'fp-ts/lib/Either.js';
+import { isLeft, isRight } from 'fp-ts/lib/Either.js';
+import { configureTenantAuthentication } from '../src/issuance/tenantAuthentication.js';
 import { createApiKey, createTenant } from '../src/tenancy/commands.js';
 import { newWalletKey, dpopProof, type WalletKey } from '../wallet/keys.js';
 import { attestationPop, createWalletProvider, walletAttestation, type WalletProvider } from '../wallet/walletProvider.js';
@@ -272,4 +273,24 @@ test('with WALLET_ATTESTATION=required, a pre-authorized token request needs a w
   } finally {
     await strict.cleanup();
   }
+});
+
+test('a tenant without an authentication URL cannot offer the authorization code flow until one is configured; an offer may name its own', async (t) => {
+  const other = await createTenant(service.service.store, { name: 'no-login-yet' }, { actor: 'test' });
+  if (isLeft(other)) throw new Error('tenant');
+  const otherKey = await createApiKey(service.service.store, { tenantId: other.right.tenantId, scopes: ['connector'], expiration: null }, { actor: 'test' });
+  if (isLeft(otherKey)) throw new Error('key');
+  await service.service.runner.waitFor(otherKey.right.position, 5000);
+  const offer = (extra: Record<string, unknown> = {}) =>
+    service.management('/offers', {
+      method: 'POST', key: otherKey.right.secret, headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ credential_configuration_id: 'pid', claims: PID_CLAIMS, grant: 'authorization_code', ...extra }),
+    });
+  const refused = await offer();
+  t.is(refused.status, 422);
+  t.like(await refused.json(), { type: '/problems/authentication_url_missing' });
+  t.is((await offer({ authentication_url: 'https://own-login.example/start' })).status, 201);
+  const configured = await configureTenantAuthentication(service.service.store, { tenantId: other.right.tenantId, url: 'https://tenant-login.example/start' }, { actor: 'test' });
+  t.true(isRight(configured));
+  t.is((await offer()).status, 201);
 });

@@ -19,13 +19,8 @@ import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { validateClaims } from './claims.js';
 import { txCodeHash } from './codes.js';
 import { CallbackUrl } from '../callbacks/url.js';
-import { BOOTSTRAP_TENANT_ID } from '../tenancy/bootstrap.js';
-import type { Config } from '../config.js';
 import { endpointUrl, PATHS, type IssuanceContext } from './context.js';
-
-/** Where a tenant's users authenticate: AUTHENTICATION_URL applies to the bootstrap tenant. */
-const authenticationUrlOf = (config: Pick<Config, 'authenticationUrl'>, tenantId: string): string | undefined =>
-  tenantId === BOOTSTRAP_TENANT_ID ? config.authenticationUrl : undefined;
+import { tenantAuthenticationUrl } from './tenantAuthentication.js';
 
 export const TX_CODE_LENGTH = { min: 4, max: 16 } as const;
 
@@ -177,7 +172,14 @@ export const offersRouter = (ctx: IssuanceContext): Router => {
     const body = decode(CreateOfferBody, await readJson(http, { limitBytes: BODY_LIMIT }), 'body');
     const metadata = { actor: `apikey:${principal.keyId}`, requestId: requestIdOf(http) };
     const created = await createOffer(
-      { ...ctx, offerTtlSeconds: ctx.config.offerTtlSeconds, authenticationUrl: authenticationUrlOf(ctx.config, principal.tenantId) },
+      {
+        ...ctx,
+        offerTtlSeconds: ctx.config.offerTtlSeconds,
+        // Read only when the offer needs it: the pre-authorized flow stays one append.
+        ...(body.grant === 'authorization_code' && body.authentication_url === undefined
+          ? { authenticationUrl: await tenantAuthenticationUrl(ctx.store, ctx.config, principal.tenantId) }
+          : {}),
+      },
       principal.tenantId,
       body,
       metadata,
