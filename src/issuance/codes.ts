@@ -1,7 +1,9 @@
 // The bearer values of an offer. Each starts with the offer id, so the one stream that decides
 // about it is found without an index; the rest is what makes it unguessable.
 //  - pre-authorized code: `<offer id>.<MAC of the offer id>`: derivable by any instance, never recorded;
-//  - access token: `<offer id>.<256 random bits>`: only its SHA-256 is recorded, with the DPoP key;
+//  - access token, and in the authorization code flow the request_uri, authorization_id and code:
+//    `<offer id>.<256 random bits>`: only its SHA-256 is recorded;
+//  - issuer_state (authorization code flow): `<offer id>.<MAC of the offer id>`, like the pre-authorized code;
 //  - transaction code: recorded as a MAC bound to the offer id.
 import { hashSecret } from '../tenancy/secrets.js';
 import { randomToken, type IssuanceSecrets } from './secrets.js';
