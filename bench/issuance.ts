@@ -45,7 +45,7 @@ export const flow = async (target: FlowTarget): Promise<void> => {
  * share (sealing and opening the claims, verifying the three proofs, the thumbprints and signing
  * the credential) is added to `service.ms`.
  */
-const cryptoOnly = async (publicUrl: string) => {
+export const cryptoOnly = async (publicUrl: string) => {
   const [pid] = parseCredentialConfigurations(DEFAULT_CONFIGURATIONS, 'built-in');
   const chain = await generateChain('bench issuer');
   const issuer = await signingIdentity([chain.leaf.certificate], chain.leaf.keys.privateKey);

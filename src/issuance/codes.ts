@@ -1,7 +1,9 @@
 // The bearer values of an offer. Each starts with the offer id, so the one stream that decides
 // about it is found without an index; the rest is what makes it unguessable.
 //  - pre-authorized code: `<offer id>.<MAC of the offer id>`: derivable by any instance, never recorded;
-//  - access token: `<offer id>.<256 random bits>`: only its SHA-256 is recorded, with the DPoP key;
+//  - access token, and in the authorization code flow the request_uri, authorization_id and code:
+//    `<offer id>.<256 random bits>`: only its SHA-256 is recorded;
+//  - issuer_state (authorization code flow): `<offer id>.<MAC of the offer id>`, like the pre-authorized code;
 //  - transaction code: recorded as a MAC bound to the offer id.
 import { hashSecret } from '../tenancy/secrets.js';
 import { randomToken, type IssuanceSecrets } from './secrets.js';
@@ -22,15 +24,28 @@ export const offerOfPreAuthorizedCode = (secrets: IssuanceSecrets, code: string)
   return parts && secrets.verify('pre-authorized_code', parts.offerId, parts.secret) ? parts.offerId : undefined;
 };
 
-export const newAccessToken = (offerId: string): { token: string; hash: string } => {
+/** `<offer id>.<256 random bits>` and the SHA-256 its offer records: access tokens, authorization codes, request_uri and authorization_id values. */
+export const newOfferSecret = (offerId: string): { token: string; hash: string } => {
   const secret = randomToken();
   return { token: `${offerId}.${secret}`, hash: hashSecret(secret) };
 };
 
-/** The offer an access token claims to belong to, and the hash its offer recorded if it is genuine. */
-export const parseAccessToken = (token: string): { offerId: string; hash: string } | undefined => {
+/** The offer such a value claims to belong to, and the hash its offer recorded if it is genuine. */
+export const parseOfferSecret = (token: string): { offerId: string; hash: string } | undefined => {
   const parts = split(token);
   return parts && { offerId: parts.offerId, hash: hashSecret(parts.secret) };
+};
+
+export const newAccessToken = newOfferSecret;
+export const parseAccessToken = parseOfferSecret;
+
+/** `issuer_state` of an authorization-code offer: derivable by any instance like the pre-authorized code, never recorded. */
+export const issuerState = (secrets: IssuanceSecrets, offerId: string): string => `${offerId}.${secrets.mac('issuer_state', offerId)}`;
+
+/** The offer an issuer_state belongs to, or undefined for one this issuer never made. */
+export const offerOfIssuerState = (secrets: IssuanceSecrets, state: string): string | undefined => {
+  const parts = split(state);
+  return parts && secrets.verify('issuer_state', parts.offerId, parts.secret) ? parts.offerId : undefined;
 };
 
 export const txCodeHash = (secrets: IssuanceSecrets, offerId: string, txCode: string): string => secrets.mac('tx_code', `${offerId}:${txCode}`);

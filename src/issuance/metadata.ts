@@ -4,7 +4,9 @@
 // names none), and SD-JWT VC Type Metadata in the draft-13 array form.
 import type { Context } from 'koa';
 import type { CredentialConfiguration, Display } from './configurations.js';
-import { endpointUrl, PATHS, PRE_AUTHORIZED_CODE_GRANT, type IssuanceContext } from './context.js';
+import { AUTHORIZATION_CODE_GRANT, endpointUrl, PATHS, PRE_AUTHORIZED_CODE_GRANT, type IssuanceContext } from './context.js';
+import { CODE_CHALLENGE_METHOD } from './pkce.js';
+import { CLIENT_AUTH_METHOD } from './walletAttestation.js';
 import { OAuthError } from './oauthError.js';
 
 /** OpenID4VCI display objects use `locale` and `name`. */
@@ -20,6 +22,8 @@ export const credentialIssuerMetadata = (publicUrl: string, configurations: Iter
       c.id,
       {
         format: 'dc+sd-jwt',
+        // The scope a wallet asks for in the authorization code flow: the configuration's id.
+        scope: c.id,
         vct: c.vct,
         cryptographic_binding_methods_supported: ['jwk'],
         credential_signing_alg_values_supported: ['ES256'],
@@ -35,10 +39,19 @@ export const credentialIssuerMetadata = (publicUrl: string, configurations: Iter
 
 export const authorizationServerMetadata = (publicUrl: string) => ({
   issuer: publicUrl,
+  authorization_endpoint: endpointUrl(publicUrl, PATHS.authorize),
   token_endpoint: endpointUrl(publicUrl, PATHS.token),
-  grant_types_supported: [PRE_AUTHORIZED_CODE_GRANT],
+  pushed_authorization_request_endpoint: endpointUrl(publicUrl, PATHS.par),
+  require_pushed_authorization_requests: true,
+  response_types_supported: ['code'],
+  grant_types_supported: [AUTHORIZATION_CODE_GRANT, PRE_AUTHORIZED_CODE_GRANT],
   'pre-authorized_grant_anonymous_access_supported': true,
-  token_endpoint_auth_methods_supported: ['none'],
+  code_challenge_methods_supported: [CODE_CHALLENGE_METHOD],
+  // `none` stays for the pre-authorized flow (WALLET_ATTESTATION=optional); the authorization code flow requires the attestation.
+  token_endpoint_auth_methods_supported: [CLIENT_AUTH_METHOD, 'none'],
+  client_attestation_signing_alg_values_supported: ['ES256'],
+  client_attestation_pop_signing_alg_values_supported: ['ES256'],
+  authorization_response_iss_parameter_supported: true,
   dpop_signing_alg_values_supported: ['ES256'],
 });
 
