@@ -2,8 +2,9 @@
 // the authorization started with its request_uri, completed or denied by the integrator, and the
 // code redeemed once, with the PKCE challenge, redirect_uri and client of the pushed request.
 import test from 'ava';
-import { left, right, type Either } from 'fp-ts/lib/Either.js';
-import { decide, evolve, initialState, type Command, type DomainError, type OfferEvent } from '../streams/offer.js';
+import { left, right } from 'fp-ts/lib/Either.js';
+import { decide, evolve, initialState, type Command, type OfferEvent } from '../streams/offer.js';
+import { givenWhen, stateAfter } from './support/decider.js';
 
 const ID = 'offer-1';
 const TENANT = 'tenant-1';
@@ -17,7 +18,8 @@ const otherClaims = { ...claims, ciphertext: 'other' };
 const h = (text: string) => Buffer.from(text).toString('base64url');
 const wallet = { clientId: 'wallet-1', walletProvider: 'https://provider.example', walletProviderCertificate: 'CN=Provider', walletName: 'Wallet', keyThumbprint: 'jkt-instance' };
 
-const scenario = (given: readonly OfferEvent[], when: Command): Either<DomainError, OfferEvent[]> => decide(when, given.reduce(evolve, initialState));
+const scenario = givenWhen({ decide, evolve, initialState });
+const stateOf = stateAfter({ evolve, initialState });
 
 const created = (withClaims = true): OfferEvent => ({
   type: 'OfferCreated',
@@ -71,7 +73,7 @@ test('given a started authorization, when the integrator completes it, then Auth
 test('claims: required at completion when the offer has none, recorded then; refused when they differ from the offer\'s', (t) => {
   t.deepEqual(scenario([created(false), pushed, started], complete()), left({ _tag: 'ClaimsRequired', offerId: ID }));
   t.deepEqual(scenario([created(false), pushed, started], complete({ claims: otherClaims })), right([completed(otherClaims)]));
-  t.like([created(false), pushed, started, completed(otherClaims)].reduce(evolve, initialState), { claims: otherClaims });
+  t.like(stateOf([created(false), pushed, started, completed(otherClaims)]), { claims: otherClaims });
   t.deepEqual(scenario([created(), pushed, started], complete({ claims: otherClaims, claimsDiffer: true })), left({ _tag: 'ClaimsDiffer', offerId: ID }));
   t.deepEqual(scenario([created(), pushed, started], complete({ claims: claims, claimsDiffer: false })), right([completed()]));
 });
@@ -89,7 +91,7 @@ test('given a started authorization, when the integrator denies it, then Authori
 
 test('given a completed authorization, when its code is redeemed with the verifier, redirect_uri and client of the request, then AuthorizationCodeRedeemed', (t) => {
   t.deepEqual(scenario(flow, redeem()), right([redeemed]));
-  t.like([...flow, redeemed].reduce(evolve, initialState), { token: { accessTokenHash: h('token'), dpopJkt: 'jkt-dpop' } });
+  t.like(stateOf([...flow, redeemed]), { token: { accessTokenHash: h('token'), dpopJkt: 'jkt-dpop' } });
 });
 
 test('a code is refused with a wrong verifier, another redirect_uri, another client, an unknown code or after its expiry', (t) => {
@@ -115,6 +117,6 @@ test('an authorization-code offer has no pre-authorized code to redeem', (t) => 
 });
 
 test('every step is refused once the offer has expired', (t) => {
-  t.deepEqual(scenario([created()], { ...push(), data: { ...push().data, at: EXPIRES } } as Command), left({ _tag: 'OfferExpired', offerId: ID }));
-  t.deepEqual(scenario(flow, redeem({ at: EXPIRES })), left({ _tag: 'OfferExpired', offerId: ID }));
+  t.deepEqual(scenario([created()], { ...push(), data: { ...push().data, at: EXPIRES } } as Command), left({ _tag: 'OfferHasExpired', offerId: ID }));
+  t.deepEqual(scenario(flow, redeem({ at: EXPIRES })), left({ _tag: 'OfferHasExpired', offerId: ID }));
 });

@@ -66,7 +66,7 @@ test('given a tenant, when its authentication URL is configured, then TenantAuth
   const configureAuthentication = (url: string): Command => ({ type: 'ConfigureTenantAuthentication', data: { tenantId: TENANT, url, at: AT } });
   const authenticationConfigured: TenantEvent = { type: 'TenantAuthenticationConfigured', data: { tenantId: TENANT, url: 'https://login.example', configuredAt: AT } };
   t.deepEqual(scenario([created], configureAuthentication('https://login.example')), right([authenticationConfigured]));
-  t.like([created, authenticationConfigured].reduce(evolve, initialState), { authenticationUrl: 'https://login.example' });
+  t.like(stateOf([created, authenticationConfigured]), { authenticationUrl: 'https://login.example' });
   t.deepEqual(scenario([created, authenticationConfigured], configureAuthentication('https://login.example')), right([]));
   t.deepEqual(scenario([], configureAuthentication('https://login.example')), left({ _tag: 'TenantNotFound', tenantId: TENANT }));
 });
