@@ -8,7 +8,7 @@
 import Router from '@koa/router';
 import type { Config } from '../config/config.js';
 import { headers, mergePaths, parameters, problemResponses, securitySchemes, sharedSchemas } from '../http/openapi/components.js';
-import { authorizationCodeArea } from '../issuance/authorizationCodeOpenapi.js';
+import { authorizationCodeArea } from '../issuance/openapiAuthorizationCode.js';
 import { issuanceArea } from '../issuance/openapi.js';
 import { listenersArea } from './openapi.js';
 import { resourcesArea } from '../resources/openapi.js';

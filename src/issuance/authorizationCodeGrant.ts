@@ -11,17 +11,16 @@ import { logRef } from '../../streams/kernel.js';
 import { handleCommand } from '../eventstore/handle.js';
 import type { FormFields } from '../http/body.js';
 import { requestIdOf } from '../log.js';
-import { newAccessToken, parseOfferSecret } from './codes.js';
+import { newOfferSecret, parseOfferSecret } from './codes.js';
 import { endpointUrl, PATHS, type IssuanceContext } from './context.js';
 import { verifyDpopProof } from './dpop.js';
 import { currentDpopNonce, isFreshDpopNonce } from './dpopNonce.js';
 import { single } from './form.js';
-import { OAuthError } from './oauthError.js';
+import { invalidGrant, invalidRequest, OAuthError } from './oauthError.js';
 import { challengeOf } from './pkce.js';
+import { answerToken } from './tokenAnswer.js';
 import { requireAttestedWallet } from './walletAttestation.js';
 
-const invalidGrant = (description: string) => new OAuthError(400, 'invalid_grant', description);
-const invalidRequest = (description: string) => new OAuthError(400, 'invalid_request', description);
 
 const refusal = (error: DomainError): OAuthError => {
   switch (error._tag) {
@@ -70,7 +69,7 @@ export const authorizationCodeGrant = async (issuance: IssuanceContext, http: Co
 
   const parsed = parseOfferSecret(code);
   if (parsed === undefined) throw invalidGrant('The authorization code is unknown or expired.');
-  const access = newAccessToken(parsed.offerId);
+  const access = newOfferSecret(parsed.offerId);
   const redeem: Command = {
     type: 'RedeemAuthorizationCode',
     data: {
@@ -96,16 +95,7 @@ export const authorizationCodeGrant = async (issuance: IssuanceContext, http: Co
   const state = result.right.state;
   const askedDetails = state.status !== 'none' && state.authorizationCode?.authorization?.request.authorizationDetails === true;
   const configurationId = state.status === 'none' ? '' : state.credentialConfigurationId;
-  http.set('Cache-Control', 'no-store');
-  http.set('Pragma', 'no-cache');
-  http.set('DPoP-Nonce', currentDpopNonce(issuance.secrets, now));
-  http.body = {
-    access_token: access.token,
-    token_type: 'DPoP',
-    expires_in: Math.max(1, Math.floor((Date.parse(redeemed.data.expiresAt) - now.getTime()) / 1000)),
-    // One credential per offer: its identifier is the configuration's id (OpenID4VCI section 6.2).
-    ...(askedDetails
-      ? { authorization_details: [{ type: 'openid_credential', credential_configuration_id: configurationId, credential_identifiers: [configurationId] }] }
-      : {}),
-  };
+  // One credential per offer: its identifier is the configuration's id (OpenID4VCI section 6.2).
+  const details = askedDetails ? { authorization_details: [{ type: 'openid_credential', credential_configuration_id: configurationId, credential_identifiers: [configurationId] }] } : {};
+  answerToken(http, issuance.secrets, now, { accessToken: access.token, expiresAt: redeemed.data.expiresAt }, details);
 };

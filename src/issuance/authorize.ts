@@ -12,10 +12,9 @@ import { handleCommand } from '../eventstore/handle.js';
 import { requestIdOf } from '../log.js';
 import { newOfferSecret, parseOfferSecret } from './codes.js';
 import type { IssuanceContext } from './context.js';
-import { OAuthError } from './oauthError.js';
+import { invalidRequest, OAuthError } from './oauthError.js';
 import { REQUEST_URI_PREFIX } from './par.js';
 
-const invalidRequest = (description: string) => new OAuthError(400, 'invalid_request', description);
 
 const queryValue = (http: Context, name: string): string | undefined => {
   const value = http.query[name];

@@ -6,7 +6,7 @@
 //  - issuer_state (authorization code flow): `<offer id>.<MAC of the offer id>`, like the pre-authorized code;
 //  - transaction code: recorded as a MAC bound to the offer id.
 import { hashSecret } from '../tenancy/secrets.js';
-import { randomToken, type IssuanceSecrets } from './secrets.js';
+import { randomToken, type IssuanceSecrets, type MacPurpose } from './secrets.js';
 
 const BOUND_VALUE = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.([A-Za-z0-9_-]{43})$/;
 
@@ -15,14 +15,19 @@ const split = (value: string): { offerId: string; secret: string } | undefined =
   return m ? { offerId: m[1]!, secret: m[2]! } : undefined;
 };
 
-export const preAuthorizedCode = (secrets: IssuanceSecrets, offerId: string): string =>
-  `${offerId}.${secrets.mac('pre-authorized_code', offerId)}`;
+/** `<offer id>.<MAC of the offer id>` for one purpose: derivable by any instance, never recorded. */
+const macBound = (secrets: IssuanceSecrets, purpose: MacPurpose, offerId: string): string => `${offerId}.${secrets.mac(purpose, offerId)}`;
+
+/** The offer a MAC-bound value belongs to, or undefined for a value this issuer never made for that purpose. */
+const offerOfMacBound = (secrets: IssuanceSecrets, purpose: MacPurpose, value: string): string | undefined => {
+  const parts = split(value);
+  return parts && secrets.verify(purpose, parts.offerId, parts.secret) ? parts.offerId : undefined;
+};
+
+export const preAuthorizedCode = (secrets: IssuanceSecrets, offerId: string): string => macBound(secrets, 'pre-authorized_code', offerId);
 
 /** The offer a pre-authorized code belongs to, or undefined for a code this issuer never made. */
-export const offerOfPreAuthorizedCode = (secrets: IssuanceSecrets, code: string): string | undefined => {
-  const parts = split(code);
-  return parts && secrets.verify('pre-authorized_code', parts.offerId, parts.secret) ? parts.offerId : undefined;
-};
+export const offerOfPreAuthorizedCode = (secrets: IssuanceSecrets, code: string): string | undefined => offerOfMacBound(secrets, 'pre-authorized_code', code);
 
 /** `<offer id>.<256 random bits>` and the SHA-256 its offer records: access tokens, authorization codes, request_uri and authorization_id values. */
 export const newOfferSecret = (offerId: string): { token: string; hash: string } => {
@@ -36,16 +41,10 @@ export const parseOfferSecret = (token: string): { offerId: string; hash: string
   return parts && { offerId: parts.offerId, hash: hashSecret(parts.secret) };
 };
 
-export const newAccessToken = newOfferSecret;
-export const parseAccessToken = parseOfferSecret;
-
 /** `issuer_state` of an authorization-code offer: derivable by any instance like the pre-authorized code, never recorded. */
-export const issuerState = (secrets: IssuanceSecrets, offerId: string): string => `${offerId}.${secrets.mac('issuer_state', offerId)}`;
+export const issuerState = (secrets: IssuanceSecrets, offerId: string): string => macBound(secrets, 'issuer_state', offerId);
 
 /** The offer an issuer_state belongs to, or undefined for one this issuer never made. */
-export const offerOfIssuerState = (secrets: IssuanceSecrets, state: string): string | undefined => {
-  const parts = split(state);
-  return parts && secrets.verify('issuer_state', parts.offerId, parts.secret) ? parts.offerId : undefined;
-};
+export const offerOfIssuerState = (secrets: IssuanceSecrets, state: string): string | undefined => offerOfMacBound(secrets, 'issuer_state', state);
 
 export const txCodeHash = (secrets: IssuanceSecrets, offerId: string, txCode: string): string => secrets.mac('tx_code', `${offerId}:${txCode}`);

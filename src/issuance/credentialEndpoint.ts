@@ -15,12 +15,12 @@ import type { Json } from '../eventstore/port.js';
 import { readJson } from '../http/body.js';
 import { requestIdOf } from '../log.js';
 import { logRef } from '../../streams/kernel.js';
-import { parseAccessToken } from './codes.js';
+import { parseOfferSecret } from './codes.js';
 import { endpointUrl, PATHS, type IssuanceContext } from './context.js';
 import { verifyDpopProof } from './dpop.js';
 import { verifyKeyProof } from './keyProof.js';
 import { currentDpopNonce, isFreshDpopNonce } from './dpopNonce.js';
-import { dpopChallenge, OAuthError } from './oauthError.js';
+import { dpopChallenge, invalidRequest, OAuthError } from './oauthError.js';
 import { purgeClaims } from './offerEnd.js';
 import { signSdJwtVc } from './sdJwtVc.js';
 
@@ -58,11 +58,11 @@ const failOffer = async (issuance: Pick<IssuanceContext, 'store' | 'dataKeys' | 
 
 export const credentialEndpoint = (issuance: IssuanceContext) => async (http: Context): Promise<void> => {
   // RFC 6750 section 2.3 allows it for bearer tokens; a DPoP token in a URL would end up in logs.
-  if (http.query['access_token'] !== undefined) throw new OAuthError(400, 'invalid_request', 'Send the access token in the Authorization header, not the query.');
+  if (http.query['access_token'] !== undefined) throw invalidRequest('Send the access token in the Authorization header, not the query.');
   const authorization = /^DPoP ([A-Za-z0-9._~+/-]+=*)$/.exec(http.get('Authorization'));
   if (!authorization) throw invalidToken('Send the access token as `Authorization: DPoP <token>` with a DPoP proof.');
   const accessToken = authorization[1]!;
-  const parsed = parseAccessToken(accessToken);
+  const parsed = parseOfferSecret(accessToken);
   if (!parsed) throw invalidToken('The access token is unknown.');
   const now = issuance.now();
   const loaded = await loadStream(issuance.store, offer, offerStream(parsed.offerId));

@@ -1,6 +1,6 @@
 // Form parameters of the wallet's OAuth requests (token endpoint, pushed authorization requests).
 import type { FormFields } from '../http/body.js';
-import { OAuthError } from './oauthError.js';
+import { invalidRequest } from './oauthError.js';
 
 export const FORM_LIMIT = 16 * 1024;
 
@@ -8,6 +8,6 @@ export const FORM_LIMIT = 16 * 1024;
 export const single = (fields: FormFields, name: string): string | undefined => {
   const value = fields[name];
   if (value === undefined || value === '') return undefined;
-  if (typeof value !== 'string') throw new OAuthError(400, 'invalid_request', `${name} must appear once.`);
+  if (typeof value !== 'string') throw invalidRequest(`${name} must appear once.`);
   return value;
 };

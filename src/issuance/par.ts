@@ -16,7 +16,7 @@ import { requestIdOf } from '../log.js';
 import { newOfferSecret, offerOfIssuerState } from './codes.js';
 import type { IssuanceContext } from './context.js';
 import { FORM_LIMIT, single } from './form.js';
-import { OAuthError } from './oauthError.js';
+import { invalidRequest, OAuthError } from './oauthError.js';
 import { CODE_CHALLENGE_METHOD, isCodeChallenge } from './pkce.js';
 import { requireAttestedWallet } from './walletAttestation.js';
 
@@ -25,7 +25,6 @@ export const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
 /** Lifetime of a request_uri: the wallet opens the authorization endpoint right away. */
 export const REQUEST_URI_TTL_SECONDS = 60;
 
-const invalidRequest = (description: string) => new OAuthError(400, 'invalid_request', description);
 
 /** What a pushed authorization request asks for, once its parameters are checked. */
 export interface AuthorizationRequest {

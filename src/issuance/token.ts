@@ -11,18 +11,16 @@ import { handleCommand } from '../eventstore/handle.js';
 import { readForm } from '../http/body.js';
 import { requestIdOf } from '../log.js';
 import { logRef } from '../../streams/kernel.js';
-import { newAccessToken, offerOfPreAuthorizedCode, txCodeHash } from './codes.js';
+import { newOfferSecret, offerOfPreAuthorizedCode, txCodeHash } from './codes.js';
 import { authorizationCodeGrant } from './authorizationCodeGrant.js';
 import { AUTHORIZATION_CODE_GRANT, endpointUrl, PATHS, PRE_AUTHORIZED_CODE_GRANT, type IssuanceContext } from './context.js';
-import { currentDpopNonce } from './dpopNonce.js';
 import { CLIENT_ATTESTATION_HEADER, requireAttestedWallet } from './walletAttestation.js';
 import { verifyDpopProof } from './dpop.js';
 import { FORM_LIMIT, single } from './form.js';
-import { OAuthError } from './oauthError.js';
+import { invalidGrant, invalidRequest, OAuthError } from './oauthError.js';
 import { purgeClaims } from './offerEnd.js';
+import { answerToken } from './tokenAnswer.js';
 
-const invalidGrant = (description: string) => new OAuthError(400, 'invalid_grant', description);
-const invalidRequest = (description: string) => new OAuthError(400, 'invalid_request', description);
 
 /** The wallet's answer for each refusal of a token request. */
 const refusal = (error: DomainError): OAuthError => {
@@ -74,7 +72,7 @@ export const tokenEndpoint = (issuance: IssuanceContext) => async (http: Context
 
   const offerId = offerOfPreAuthorizedCode(issuance.secrets, code);
   if (offerId === undefined) throw invalidGrant('The pre-authorized code is unknown.');
-  const access = newAccessToken(offerId);
+  const access = newOfferSecret(offerId);
   const metadata = { actor: 'wallet', requestId: requestIdOf(http) };
   const redeem: Command = {
     type: 'RedeemPreAuthorizedCode',
@@ -102,13 +100,5 @@ export const tokenEndpoint = (issuance: IssuanceContext) => async (http: Context
   const redeemed = events[0];
   if (redeemed?.type !== 'PreAuthorizedCodeRedeemed') throw new Error('token decision recorded neither a redemption nor a rejection');
   issuance.log.info('pre-authorized code redeemed', { offerRef: logRef(offerId) });
-  http.set('Cache-Control', 'no-store');
-  http.set('Pragma', 'no-cache');
-  http.set('DPoP-Nonce', currentDpopNonce(issuance.secrets, now));
-  http.body = {
-    access_token: access.token,
-    token_type: 'DPoP',
-    expires_in: Math.max(1, Math.floor((Date.parse(redeemed.data.expiresAt) - now.getTime()) / 1000)),
-  };
+  answerToken(http, issuance.secrets, now, { accessToken: access.token, expiresAt: redeemed.data.expiresAt });
 };
-
