@@ -8,7 +8,7 @@ import type { Context } from 'koa';
 import { randomUUID } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { offer, offerStream, type Command, type DomainError } from '../../streams/offer.js';
-import { logRef } from '../../streams/kernel.js';
+import { isRecord, logRef } from '../../streams/kernel.js';
 import { handleCommand } from '../eventstore/handle.js';
 import { readForm } from '../http/body.js';
 import { parseBoundedJson } from '../http/boundedJson.js';
@@ -52,7 +52,7 @@ const credentialDetails = (text: string, configurations: ReadonlySet<string>): s
   const parsed = parseBoundedJson(text);
   if (!parsed.ok || !Array.isArray(parsed.value) || parsed.value.length === 0) throw invalid('authorization_details must be a non-empty JSON array.');
   return parsed.value.map((detail) => {
-    const { type, credential_configuration_id: id } = (typeof detail === 'object' && detail !== null ? detail : {}) as Record<string, unknown>;
+    const { type, credential_configuration_id: id } = isRecord(detail) ? detail : {};
     if (type !== 'openid_credential') throw invalid('Each authorization_details entry must have type openid_credential.');
     if (typeof id !== 'string' || !configurations.has(id)) throw invalid('Each authorization_details entry must name a credential_configuration_id of this issuer.');
     return id;

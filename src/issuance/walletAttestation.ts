@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { calculateJwkThumbprint, decodeProtectedHeader, importJWK, jwtVerify, type JWK } from 'jose';
 import { clientAttestationPop, clientAttestationPopStream } from '../../streams/clientAttestationPop.js';
+import { isRecord } from '../../streams/kernel.js';
 import type { x509 } from '../crypto/x509.js';
 import type { EventStore } from '../eventstore/port.js';
 import { findTrustAnchor, parseX5c, validateChain, verificationKeyOf } from '../trust/x509Chain.js';
@@ -62,8 +63,7 @@ const oneHeader = (value: string | readonly string[] | undefined): string | unde
   // Node joins repeated headers with ", "; a compact JWS never contains a comma.
   typeof value === 'string' && value !== '' && !value.includes(',') ? value : undefined;
 
-const isPublicEcKey = (jwk: unknown): jwk is JWK =>
-  typeof jwk === 'object' && jwk !== null && (jwk as JWK).kty === 'EC' && (jwk as JWK).crv === 'P-256' && !('d' in jwk);
+const isPublicEcKey = (jwk: unknown): jwk is JWK => isRecord(jwk) && jwk['kty'] === 'EC' && jwk['crv'] === 'P-256' && !('d' in jwk);
 
 export const authenticateWallet = async (store: EventStore, check: WalletAttestationCheck): Promise<WalletAuthentication> => {
   if (check.attestation === undefined && check.pop === undefined) {
