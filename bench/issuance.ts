@@ -45,7 +45,7 @@ export const flow = async (target: FlowTarget): Promise<void> => {
  * share (sealing and opening the claims, verifying the three proofs, the thumbprints and signing
  * the credential) is added to `service.ms`.
  */
-const cryptoOnly = async (publicUrl: string) => {
+export const cryptoOnly = async (publicUrl: string) => {
   const pid = parseCredentialConfigurations(DEFAULT_CONFIGURATIONS, 'built-in').find((c) => c.id === 'pid');
   if (pid?.format === 'mso_mdoc') throw new Error('the built-in pid is an SD-JWT VC');
   const chain = await generateChain('bench issuer');

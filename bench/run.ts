@@ -15,8 +15,8 @@
 // append round, default 1.5), BENCH_REBUILD_EVENTS (default 30000), BENCH_SYNC (append figures
 // to run, default FULL,NORMAL), BENCH_STRICT=1 (exit 1 when a target is missed), BENCH_ONLY
 // (comma-separated groups: appends, rebuild, callbacks, verification, verification-cpu,
-// presentation-verification, mdoc, trust-resolution, issuance, issuance-cpu, resources, workers,
-// latency, and soak, which runs only when named),
+// presentation-verification, mdoc, trust-resolution, issuance, issuance-cpu, issuance-authorization-code,
+// resources, workers, latency, and soak, which runs only when named),
 // BENCH_CPU_FLOWS (flows per round of the *-cpu groups, default 300), BENCH_LONG_FLOWS (flows
 // of their long run, default 3000), BENCH_PROFILE_DIR (write the *-cpu groups' service CPU
 // profile there), BENCH_WORKERS_IN_FLIGHT (flows in flight of the workers group, default 8),
@@ -38,6 +38,7 @@ import { ProjectionRunner } from '../src/readside/projectionRunner.js';
 import { Sqlite } from '../src/sqlite/connection.js';
 import { callbackFigures } from './callbacks.js';
 import { commandTraffic, history, type PlannedAppend } from './fixtures.js';
+import { authorizationCodeFigures } from './authorizationCode.js';
 import { issuanceCpuFigures, issuanceFigures } from './issuance.js';
 import { resourceFigures } from './resources.js';
 import { printJson, printTable, type Figure } from './report.js';
@@ -349,6 +350,7 @@ const main = async (): Promise<void> => {
       'trust-resolution': () => trustResolutionFigures(common),
       issuance: () => issuanceFigures(common),
       'issuance-cpu': () => issuanceCpuFigures(common),
+      'issuance-authorization-code': () => authorizationCodeFigures(common),
       resources: () => resourceFigures(common),
       workers: () => workersFigures(common),
       latency: () => latencyFigures({ ...common, latencySeconds: LATENCY_SECONDS, soakSeconds: SOAK_SECONDS }),

@@ -52,7 +52,8 @@ export const runningConnector = (managementUrl: string, apiKey: string): Connect
 });
 
 /** Starts a connector in `directory` (which the caller removes) with a callback receiver. */
-export const startOwnConnector = async (directory: string, reason: string): Promise<Connector> => {
+/** `env`: more settings, such as the authorization code flow's (the login page, the trusted wallet provider). */
+export const startOwnConnector = async (directory: string, reason: string, env: Record<string, string> = {}): Promise<Connector> => {
   const secret = generateWebhookSecret();
   const receiver = await startCallbackReceiver(secret);
   const log: string[] = [];
@@ -72,6 +73,7 @@ export const startOwnConnector = async (directory: string, reason: string): Prom
         CALLBACK_URL: receiver.url,
         CALLBACK_SECRET: secret,
         LOG_LEVEL: 'warn',
+        ...env,
       });
       if (isLeft(config)) throw new Error(config.left.join('; '));
       const logger = createLogger({ level: 'warn', write: (line) => log.push(line) });

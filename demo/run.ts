@@ -2,7 +2,9 @@
 // and then for an ISO mDL. The integrator
 // creates a credential offer and the wallet (wallet/, the one the tests use) takes it into its
 // file; then a presentation request (cross-device), which the wallet answers with that credential
-// and key binding; the callbacks arrive, signed, at the demo's receiver. A connector already
+// and key binding; the callbacks arrive, signed, at the demo's receiver. With its own connector it
+// also issues with the authorization code flow, a tiny login page (loginPage.ts) standing in for
+// the integrator's. A connector already
 // ready at --connector is used (with --api-key or BOOTSTRAP_API_KEY); otherwise the demo starts
 // one (connector.ts) and removes it, and everything it made, at the end.
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -13,7 +15,9 @@ import { Command } from 'commander';
 import { acceptOffer, presentCredentials } from '../wallet/commands.js';
 import { showJson } from '../wallet/show.js';
 import { DEFAULT_MANAGEMENT_URL, notReadyReason, runningConnector, startOwnConnector, type Connector } from './connector.js';
+import { startLoginPage, type LoginPage } from './loginPage.js';
 import { heading, qrCode, say } from './print.js';
+import { localWalletProvider } from '../wallet/walletProvider.js';
 import type { CallbackReceiver } from './receiver.js';
 
 const options = new Command()
@@ -34,6 +38,9 @@ const PID_CLAIMS = {
   issuing_authority: 'DE',
   issuing_country: 'DE',
 };
+
+/** The demo's one user, as the login page knows them. */
+const MEMBERSHIP_CLAIMS = { member_number: 'M-1001', given_name: 'Erika', family_name: 'Mustermann' };
 
 const PID_QUERY = {
   credentials: [
@@ -101,9 +108,12 @@ const started = performance.now();
 const directory = await mkdtemp(join(tmpdir(), 'connector-demo-'));
 let connector: Connector | undefined;
 let cleaned: Promise<void> | undefined;
+let loginPage: LoginPage | undefined;
+const providerFile = join(directory, 'wallet-provider.json');
 const cleanup = (): Promise<void> =>
   (cleaned ??= (async () => {
     await connector?.close();
+    await loginPage?.close();
     await rm(directory, { recursive: true, force: true });
   })());
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -119,7 +129,12 @@ try {
     if (!apiKey) throw new Error(`a connector is ready at ${options.connector}: give its API key with --api-key or BOOTSTRAP_API_KEY`);
     connector = runningConnector(options.connector, apiKey);
   } else {
-    connector = await startOwnConnector(directory, reason);
+    // The demo's own connector also shows the authorization code flow: it trusts the simulator's
+    // wallet provider and sends users to the demo's login page.
+    const provider = await localWalletProvider(providerFile);
+    loginPage = await startLoginPage(MEMBERSHIP_CLAIMS);
+    connector = await startOwnConnector(directory, reason, { WALLET_PROVIDER_TRUST_ANCHORS: provider.anchor, AUTHENTICATION_URL: loginPage.url });
+    loginPage.connect(connector.managementUrl, connector.apiKey);
   }
   for (const line of connector.description) say(line);
   const receiver = connector.receiver;
@@ -140,6 +155,26 @@ try {
     heading('Callbacks of the offer');
     await showCallback(receiver, 'OFFER_CREATED', (b) => b['offerId'] === offer['offer_id'] && b['status'] === 'OFFER_CREATED');
     await showCallback(receiver, 'ISSUED', (b) => b['offerId'] === offer['offer_id'] && b['status'] === 'ISSUED');
+  }
+
+  if (loginPage) {
+    heading('Issuance with the authorization code flow (HAIP): the user logs in at the integrator\'s page');
+    const authorizationOffer = await create(connector, '/offers', { credential_configuration_id: 'membership', grant: 'authorization_code' });
+    const authorizationOfferUri = String(authorizationOffer['credential_offer_uri']);
+    say(`201: offer ${String(authorizationOffer['offer_id'])}, claims to come from the login\n${authorizationOfferUri}`);
+    heading(`The wallet accepts it (npm run wallet -- accept '<offer uri>'): attested by its wallet provider, it sends the browser to log in`);
+    await acceptOffer(authorizationOfferUri, {
+      file: walletFile,
+      say,
+      // The browser: the authorization endpoint, the login page, and back to the wallet.
+      authorization: { providerFile, authenticate: async (url) => void (await fetch(url)) },
+    });
+    if (receiver) {
+      await showCallback(receiver, 'OFFER_CREATED', (b) => b['offerId'] === authorizationOffer['offer_id'] && b['status'] === 'OFFER_CREATED');
+      await showCallback(receiver, 'ISSUED', (b) => b['offerId'] === authorizationOffer['offer_id'] && b['status'] === 'ISSUED');
+    }
+  } else {
+    say('(the authorization code flow is shown only with the demo\'s own connector: it needs the demo\'s login page and wallet provider configured)');
   }
 
   heading('Verification: the integrator asks for the PID (cross-device: the wallet scans a QR code)');

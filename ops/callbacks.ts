@@ -8,7 +8,8 @@ import { loadKek } from '../src/crypto/kek.js';
 import { action, DONE, log, metadata, refusedBy, withStore } from './action.js';
 import { JSON_OPTION, printNote, printRecord, type JsonOption } from './output.js';
 
-const callbackUrlArgument = (value: string): string => {
+/** An absolute http(s) URL without credentials or fragment (also a tenant's authentication page). */
+export const callbackUrlArgument = (value: string): string => {
   if (!isCallbackUrl(value)) throw new InvalidArgumentError('expected an absolute http(s) URL without credentials or fragment');
   return value;
 };

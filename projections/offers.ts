@@ -50,6 +50,12 @@ export const offersProjection: Projection = {
         return [change('UPDATE offers SET claims_purged = 1 WHERE offer_id = ?', offerId)];
       case 'TxCodeRejected':
       case 'PreAuthorizedCodeRedeemed':
+      case 'AuthorizationRequestPushed':
+      case 'AuthorizationStarted':
+      case 'AuthorizationCompleted':
+      case 'AuthorizationDenied':
+      case 'AuthorizationCodeRedeemed':
+      case 'AuthorizationCodeReplayed':
         return [];
     }
   },

@@ -30,18 +30,83 @@ export const TxCodeRequirement = t.type({
 });
 export type TxCodeRequirement = t.TypeOf<typeof TxCodeRequirement>;
 
-export const OfferCreated = eventCodec(
-  'OfferCreated',
+// ---- The authorization code flow (OpenID4VCI section 5, HAIP 1.0 section 4) ----------------
+// An offer made with the authorization_code grant: a wallet pushes an authorization request
+// (PAR), is sent to the integrator's authentication page, the integrator completes (or denies)
+// the authorization, and the wallet redeems the code. Each step is recorded here with the wallet
+// that took it; request_uri, authorization_id, code and access token only as SHA-256 hashes.
+
+export const AuthorizationCodeGrant = t.type({
+  /** Where the user authenticates: the integrator's page, given `authorization_id`. */
+  authenticationUrl: t.string,
+});
+
+/** The wallet as its attestation authenticated it (src/issuance/walletAttestation.ts). */
+export const AttestedWallet = t.type({
+  clientId: t.string,
+  walletProvider: t.string,
+  walletProviderCertificate: t.string,
+  walletName: t.union([t.string, t.null]),
+  keyThumbprint: t.string,
+});
+export type AttestedWallet = t.TypeOf<typeof AttestedWallet>;
+
+export const AuthorizationRequestPushed = eventCodec(
+  'AuthorizationRequestPushed',
   t.type({
-    offerId: t.string,
-    tenantId: t.string,
-    credentialConfigurationId: t.string,
-    /** The claims, sealed with the data key of `offerId` for purpose `claims`. */
-    claims: Sealed,
-    txCode: t.union([TxCodeRequirement, t.null]),
-    createdAt: t.string,
+    requestUriHash: t.string,
+    wallet: AttestedWallet,
+    redirectUri: t.string,
+    /** S256 code challenge (RFC 7636): a hash of the wallet's secret verifier. */
+    codeChallenge: t.string,
+    /** The wallet's `state`, returned to it with the code. */
+    state: t.union([t.string, t.null]),
+    credentialConfigurationIds: t.array(t.string),
+    /** Whether the wallet asked with authorization_details (answered with credential_identifiers). */
+    authorizationDetails: t.boolean,
+    pushedAt: t.string,
     expiresAt: t.string,
   }),
+);
+export const AuthorizationStarted = eventCodec(
+  'AuthorizationStarted',
+  t.type({ requestUriHash: t.string, authorizationIdHash: t.string, startedAt: t.string, expiresAt: t.string }),
+);
+export const AuthorizationCompleted = eventCodec(
+  'AuthorizationCompleted',
+  t.type({
+    authorizationIdHash: t.string,
+    codeHash: t.string,
+    /** The claims the integrator gave at completion, sealed like OfferCreated's; null when the offer had them. */
+    claims: t.union([Sealed, t.null]),
+    completedAt: t.string,
+    codeExpiresAt: t.string,
+  }),
+);
+export const AuthorizationDenied = eventCodec('AuthorizationDenied', t.type({ authorizationIdHash: t.string, error: t.string, deniedAt: t.string }));
+export const AuthorizationCodeRedeemed = eventCodec(
+  'AuthorizationCodeRedeemed',
+  t.type({ accessTokenHash: t.string, dpopJkt: t.string, clientId: t.string, redeemedAt: t.string, expiresAt: t.string }),
+);
+/** The code came back after it was redeemed: its access token is revoked (RFC 6749 section 4.1.2). */
+export const AuthorizationCodeReplayed = eventCodec('AuthorizationCodeReplayed', t.type({ replayedAt: t.string }));
+
+export const OfferCreated = eventCodec(
+  'OfferCreated',
+  t.intersection([
+    t.type({
+      offerId: t.string,
+      tenantId: t.string,
+      credentialConfigurationId: t.string,
+      /** The claims, sealed with the data key of `offerId` for purpose `claims`; null when the integrator gives them at the authorization's completion. */
+      claims: t.union([Sealed, t.null]),
+      txCode: t.union([TxCodeRequirement, t.null]),
+      createdAt: t.string,
+      expiresAt: t.string,
+    }),
+    // Absent in offers of the pre-authorized code flow, and in every offer recorded before the authorization code flow.
+    t.partial({ authorizationCode: AuthorizationCodeGrant }),
+  ]),
 );
 export const TxCodeRejected = eventCodec('TxCodeRejected', t.type({ attempt: t.number, rejectedAt: t.string }));
 export const PreAuthorizedCodeRedeemed = eventCodec(
@@ -70,18 +135,23 @@ export const OfferExpired = end('OfferExpired', { expiredAt: t.string });
 export const ClaimsPurged = eventCodec('ClaimsPurged', t.type({ purgedAt: t.string }));
 
 /** Every event an offer stream can hold. */
-export const OfferEvent = t.union([OfferCreated, TxCodeRejected, PreAuthorizedCodeRedeemed, CredentialIssued, OfferFailed, OfferExpired, ClaimsPurged]);
+export const OfferEvent = t.union([
+  OfferCreated, TxCodeRejected, PreAuthorizedCodeRedeemed, CredentialIssued, OfferFailed, OfferExpired, ClaimsPurged,
+  AuthorizationRequestPushed, AuthorizationStarted, AuthorizationCompleted, AuthorizationDenied, AuthorizationCodeRedeemed, AuthorizationCodeReplayed,
+]);
 export type OfferEvent = t.TypeOf<typeof OfferEvent>;
 
 export interface OpenOffer {
   readonly offerId: string;
   readonly tenantId: string;
   readonly credentialConfigurationId: string;
-  readonly claims: Sealed;
+  readonly claims: Sealed | null;
   readonly txCode: TxCodeRequirement | null;
   readonly expiresAt: string;
   readonly txCodeFailures: number;
   readonly token: { readonly accessTokenHash: string; readonly dpopJkt: string } | null;
+  /** Offers of the authorization code flow: the grant and where its authorization stands. */
+  readonly authorizationCode: AuthorizationCodeState | null;
 }
 
 export type OfferState =
@@ -114,7 +184,8 @@ export type Command =
     }
   | { readonly type: 'FailOffer'; readonly data: { readonly offerId: string; readonly errorDetails: string; readonly at: string } }
   | { readonly type: 'ExpireOffer'; readonly data: { readonly offerId: string; readonly at: string } }
-  | { readonly type: 'PurgeClaims'; readonly data: { readonly offerId: string; readonly at: string } };
+  | { readonly type: 'PurgeClaims'; readonly data: { readonly offerId: string; readonly at: string } }
+  | AuthorizationCommand;
 
 export type DomainError =
   | { readonly _tag: 'OfferExists'; readonly offerId: string }
@@ -126,7 +197,8 @@ export type DomainError =
   | { readonly _tag: 'TxCodeNotExpected'; readonly offerId: string }
   | { readonly _tag: 'TxCodeRequired'; readonly offerId: string }
   /** The access token is not the one this offer's code was redeemed for (or none was). */
-  | { readonly _tag: 'AccessTokenUnknown'; readonly offerId: string };
+  | { readonly _tag: 'AccessTokenUnknown'; readonly offerId: string }
+  | AuthorizationError;
 
 export const initialState: OfferState = { status: 'none' };
 
@@ -144,10 +216,18 @@ export const evolve = (state: OfferState, event: OfferEvent): OfferState => {
       txCodeFailures: 0,
       token: null,
       claimsPurged: false,
+      authorizationCode: d.authorizationCode === undefined ? null : { grant: d.authorizationCode, request: null, authorization: null, code: null },
     };
   }
   if (state.status === 'none') return state;
   switch (event.type) {
+    case 'AuthorizationRequestPushed':
+    case 'AuthorizationStarted':
+    case 'AuthorizationCompleted':
+    case 'AuthorizationDenied':
+    case 'AuthorizationCodeRedeemed':
+    case 'AuthorizationCodeReplayed':
+      return evolveAuthorization(state, event);
     case 'TxCodeRejected':
       return { ...state, txCodeFailures: event.data.attempt };
     case 'PreAuthorizedCodeRedeemed':
@@ -191,8 +271,194 @@ const failed = (state: Open, errorDetails: string, at: string): OfferEvent => ({
   data: { offerId: state.offerId, tenantId: state.tenantId, errorDetails, failedAt: at },
 });
 
+// ---- The authorization code flow: its commands and rules -------------------------------------
+
+export interface AuthorizationCodeState {
+  readonly grant: t.TypeOf<typeof AuthorizationCodeGrant>;
+  /** The latest pushed authorization request, until it is used at the authorization endpoint. */
+  readonly request: (t.TypeOf<typeof AuthorizationRequestPushed>['data'] & { readonly used: boolean }) | null;
+  /** The authorization the user is sent to complete, from the request it was started with. */
+  readonly authorization: {
+    readonly authorizationIdHash: string;
+    readonly expiresAt: string;
+    readonly request: t.TypeOf<typeof AuthorizationRequestPushed>['data'];
+    readonly outcome: 'pending' | 'completed' | 'denied';
+  } | null;
+  readonly code: { readonly codeHash: string; readonly expiresAt: string; readonly redeemed: boolean } | null;
+}
+
+export type AuthorizationCommand =
+  | {
+      /** A pushed authorization request (RFC 9126) the wallet authenticated with its attestation. */
+      readonly type: 'PushAuthorizationRequest';
+      readonly data: Omit<t.TypeOf<typeof AuthorizationRequestPushed>['data'], 'pushedAt'> & { readonly offerId: string; readonly at: string };
+    }
+  | {
+      /** The wallet sends the user to the authorization endpoint with its request_uri. */
+      readonly type: 'StartAuthorization';
+      readonly data: {
+        readonly offerId: string;
+        readonly requestUriHash: string;
+        readonly clientId: string;
+        readonly authorizationIdHash: string;
+        /** When the integrator must have completed it. */
+        readonly expiresAt: string;
+        readonly at: string;
+      };
+    }
+  | {
+      /** The integrator authenticated the user: a code for the wallet. */
+      readonly type: 'CompleteAuthorization';
+      readonly data: {
+        readonly offerId: string;
+        readonly authorizationIdHash: string;
+        /** Claims given now, sealed; null when none were given. */
+        readonly claims: Sealed | null;
+        /** The caller compared claims given now with the offer's own (opening them is I/O): they differ. */
+        readonly claimsDiffer: boolean;
+        readonly codeHash: string;
+        readonly codeExpiresAt: string;
+        readonly at: string;
+      };
+    }
+  | {
+      /** The integrator refused (the user did not authenticate, or may not have the credential). */
+      readonly type: 'DenyAuthorization';
+      readonly data: { readonly offerId: string; readonly authorizationIdHash: string; readonly error: string; readonly at: string };
+    }
+  | {
+      /** A token request with the authorization_code grant (RFC 6749 section 4.1.3, RFC 7636 section 4.6). */
+      readonly type: 'RedeemAuthorizationCode';
+      readonly data: {
+        readonly offerId: string;
+        readonly codeHash: string;
+        /** S256 of the code_verifier received (src/issuance/pkce.ts). */
+        readonly codeChallenge: string;
+        readonly redirectUri: string;
+        readonly clientId: string;
+        readonly accessTokenHash: string;
+        readonly dpopJkt: string;
+        readonly at: string;
+      };
+    };
+
+export type AuthorizationError =
+  | { readonly _tag: 'NotAuthorizationCodeOffer'; readonly offerId: string }
+  | { readonly _tag: 'CredentialConfigurationNotOffered'; readonly offerId: string }
+  | { readonly _tag: 'AlreadyAuthorized'; readonly offerId: string }
+  /** No pushed request with this request_uri, or it was used or is past its expiry. */
+  | { readonly _tag: 'RequestUriUnknown'; readonly offerId: string }
+  | { readonly _tag: 'ClientMismatch'; readonly offerId: string }
+  /** No pending authorization with this id, or it is past its expiry. */
+  | { readonly _tag: 'AuthorizationUnknown'; readonly offerId: string }
+  | { readonly _tag: 'AuthorizationEnded'; readonly offerId: string }
+  | { readonly _tag: 'ClaimsRequired'; readonly offerId: string }
+  | { readonly _tag: 'ClaimsDiffer'; readonly offerId: string }
+  /** Unknown or expired code. */
+  | { readonly _tag: 'AuthorizationCodeUnknown'; readonly offerId: string }
+  | { readonly _tag: 'RedirectUriMismatch'; readonly offerId: string }
+  | { readonly _tag: 'CodeVerifierMismatch'; readonly offerId: string };
+
+const evolveAuthorization = (state: Open, event: Extract<OfferEvent, { type: `Authorization${string}` }>): OfferState => {
+  const grant = state.authorizationCode;
+  if (grant === null) return state;
+  const at = (next: Partial<AuthorizationCodeState>): OfferState => ({ ...state, authorizationCode: { ...grant, ...next } });
+  switch (event.type) {
+    case 'AuthorizationRequestPushed':
+      return at({ request: { ...event.data, used: false } });
+    case 'AuthorizationStarted':
+      return grant.request === null
+        ? state
+        : at({
+            request: { ...grant.request, used: true },
+            authorization: { authorizationIdHash: event.data.authorizationIdHash, expiresAt: event.data.expiresAt, request: grant.request, outcome: 'pending' },
+          });
+    case 'AuthorizationCompleted':
+      return {
+        ...at({
+          authorization: grant.authorization && { ...grant.authorization, outcome: 'completed' },
+          code: { codeHash: event.data.codeHash, expiresAt: event.data.codeExpiresAt, redeemed: false },
+        }),
+        ...(event.data.claims === null ? {} : { claims: event.data.claims }),
+      } as OfferState;
+    case 'AuthorizationDenied':
+      return at({ authorization: grant.authorization && { ...grant.authorization, outcome: 'denied' } });
+    case 'AuthorizationCodeRedeemed':
+      return { ...at({ code: grant.code && { ...grant.code, redeemed: true } }), token: { accessTokenHash: event.data.accessTokenHash, dpopJkt: event.data.dpopJkt } } as OfferState;
+    case 'AuthorizationCodeReplayed':
+      return { ...state, token: null };
+  }
+};
+
+const before = (expiresAt: string, at: string): boolean => Date.parse(at) < Date.parse(expiresAt);
+
+const decideAuthorization = (command: AuthorizationCommand, state: Open): Either<DomainError, OfferEvent[]> => {
+  const { offerId } = state;
+  const grant = state.authorizationCode;
+  if (grant === null) return left({ _tag: 'NotAuthorizationCodeOffer', offerId });
+  switch (command.type) {
+    case 'PushAuthorizationRequest': {
+      const { offerId: _, at, ...pushed } = command.data;
+      if (!pushed.credentialConfigurationIds.includes(state.credentialConfigurationId)) return left({ _tag: 'CredentialConfigurationNotOffered', offerId });
+      // A wallet may push again (the user came back later); once the integrator has answered, the offer's authorization is settled.
+      if (grant.authorization !== null && grant.authorization.outcome !== 'pending') return left({ _tag: 'AlreadyAuthorized', offerId });
+      return right([{ type: 'AuthorizationRequestPushed', data: { ...pushed, pushedAt: at } }]);
+    }
+    case 'StartAuthorization': {
+      const c = command.data;
+      const request = grant.request;
+      if (request === null || request.used || !sameHash(request.requestUriHash, c.requestUriHash) || !before(request.expiresAt, c.at)) {
+        return left({ _tag: 'RequestUriUnknown', offerId });
+      }
+      if (request.wallet.clientId !== c.clientId) return left({ _tag: 'ClientMismatch', offerId });
+      if (grant.authorization !== null && grant.authorization.outcome !== 'pending') return left({ _tag: 'AlreadyAuthorized', offerId });
+      return right([{ type: 'AuthorizationStarted', data: { requestUriHash: c.requestUriHash, authorizationIdHash: c.authorizationIdHash, startedAt: c.at, expiresAt: c.expiresAt } }]);
+    }
+    case 'CompleteAuthorization':
+    case 'DenyAuthorization': {
+      const c = command.data;
+      const authorization = grant.authorization;
+      if (authorization === null || !sameHash(authorization.authorizationIdHash, c.authorizationIdHash)) return left({ _tag: 'AuthorizationUnknown', offerId });
+      if (authorization.outcome !== 'pending') return left({ _tag: 'AuthorizationEnded', offerId });
+      if (!before(authorization.expiresAt, c.at)) return left({ _tag: 'AuthorizationUnknown', offerId });
+      if (command.type === 'DenyAuthorization') {
+        return right([
+          { type: 'AuthorizationDenied', data: { authorizationIdHash: c.authorizationIdHash, error: command.data.error, deniedAt: c.at } },
+          failed(state, command.data.error, c.at),
+        ]);
+      }
+      const d = command.data;
+      if (state.claims === null && d.claims === null) return left({ _tag: 'ClaimsRequired', offerId });
+      if (state.claims !== null && d.claimsDiffer) return left({ _tag: 'ClaimsDiffer', offerId });
+      return right([
+        {
+          type: 'AuthorizationCompleted',
+          data: { authorizationIdHash: d.authorizationIdHash, codeHash: d.codeHash, claims: state.claims === null ? d.claims : null, completedAt: d.at, codeExpiresAt: d.codeExpiresAt },
+        },
+      ]);
+    }
+    case 'RedeemAuthorizationCode': {
+      const c = command.data;
+      const code = grant.code;
+      const request = grant.authorization?.request;
+      if (code === null || request === undefined || !sameHash(code.codeHash, c.codeHash)) return left({ _tag: 'AuthorizationCodeUnknown', offerId });
+      // A code used twice: refused, and the token issued with it revoked (RFC 6749 section 4.1.2).
+      if (code.redeemed) return right(state.token === null ? [] : [{ type: 'AuthorizationCodeReplayed', data: { replayedAt: c.at } }]);
+      if (!before(code.expiresAt, c.at)) return left({ _tag: 'AuthorizationCodeUnknown', offerId });
+      if (c.clientId !== request.wallet.clientId) return left({ _tag: 'ClientMismatch', offerId });
+      if (c.redirectUri !== request.redirectUri) return left({ _tag: 'RedirectUriMismatch', offerId });
+      if (!sameHash(c.codeChallenge, request.codeChallenge)) return left({ _tag: 'CodeVerifierMismatch', offerId });
+      return right([
+        { type: 'AuthorizationCodeRedeemed', data: { accessTokenHash: c.accessTokenHash, dpopJkt: c.dpopJkt, clientId: c.clientId, redeemedAt: c.at, expiresAt: state.expiresAt } },
+      ]);
+    }
+  }
+};
+
 const redeem = (state: Open, c: Extract<Command, { type: 'RedeemPreAuthorizedCode' }>['data']): Either<DomainError, OfferEvent[]> => {
   const { offerId } = state;
+  // An authorization-code offer has no pre-authorized code to redeem.
+  if (state.authorizationCode !== null) return left({ _tag: 'OfferNotFound', offerId });
   if (state.token !== null) return left({ _tag: 'PreAuthorizedCodeUsed', offerId });
   if (state.txCode === null && c.txCodeHash !== undefined) return left({ _tag: 'TxCodeNotExpected', offerId });
   if (state.txCode !== null && c.txCodeHash === undefined) return left({ _tag: 'TxCodeRequired', offerId });
@@ -235,6 +501,14 @@ export const decide = (command: Command, state: OfferState): Either<DomainError,
       );
     case 'PurgeClaims':
       return right(state.status !== 'none' && state.status !== 'OFFER_CREATED' && !state.claimsPurged ? [{ type: 'ClaimsPurged', data: { purgedAt: at } }] : []);
+    case 'PushAuthorizationRequest':
+    case 'StartAuthorization':
+    case 'CompleteAuthorization':
+    case 'DenyAuthorization':
+    case 'RedeemAuthorizationCode': {
+      const open = openAt(state, offerId, at);
+      return isLeft(open) ? open : decideAuthorization(command, open.right);
+    }
   }
 };
 

@@ -1,6 +1,7 @@
 // Stream category `tenant`: one stream per tenant, `tenant-<tenant id>`, as a decider.
 //
 //   none --CreateTenant--> active --ConfigureTenantCallback--> active (with a callback)
+//                                 --ConfigureTenantAuthentication--> active (with an authentication URL)
 //
 // Pure: the time, the tenant's id, a freshly generated webhook secret and the key that seals
 // secrets (as a SecretBox) come in the command.
@@ -24,8 +25,11 @@ export const TenantCallbackConfigured = eventCodec(
   t.type({ tenantId: t.string, url: t.string, secret: Sealed, configuredAt: t.string }),
 );
 
+/** Where the tenant's users authenticate in the authorization code flow (OpenID4VCI). */
+export const TenantAuthenticationConfigured = eventCodec('TenantAuthenticationConfigured', t.type({ tenantId: t.string, url: t.string, configuredAt: t.string }));
+
 /** Every event a tenant stream can hold. */
-export const TenantEvent = t.union([TenantCreated, TenantCallbackConfigured]);
+export const TenantEvent = t.union([TenantCreated, TenantCallbackConfigured, TenantAuthenticationConfigured]);
 export type TenantEvent = t.TypeOf<typeof TenantEvent>;
 
 export interface TenantCallback {
@@ -35,7 +39,13 @@ export interface TenantCallback {
 
 export type TenantState =
   | { readonly status: 'none' }
-  | { readonly status: 'active'; readonly tenantId: string; readonly name: string; readonly callback: TenantCallback | null };
+  | {
+      readonly status: 'active';
+      readonly tenantId: string;
+      readonly name: string;
+      readonly callback: TenantCallback | null;
+      readonly authenticationUrl: string | null;
+    };
 
 /** Seals and opens a tenant's webhook secret with the key-encryption key (src/callbacks/tenantCallback.ts). */
 export interface SecretBox {
@@ -56,7 +66,8 @@ export type Command =
         readonly box: SecretBox;
         readonly at: string;
       };
-    };
+    }
+  | { readonly type: 'ConfigureTenantAuthentication'; readonly data: { readonly tenantId: string; readonly url: string; readonly at: string } };
 
 export type DomainError = { readonly _tag: 'TenantExists'; readonly tenantId: string } | { readonly _tag: 'TenantNotFound'; readonly tenantId: string };
 
@@ -65,9 +76,11 @@ export const initialState: TenantState = { status: 'none' };
 export const evolve = (state: TenantState, event: TenantEvent): TenantState => {
   switch (event.type) {
     case 'TenantCreated':
-      return { status: 'active', tenantId: event.data.tenantId, name: event.data.name, callback: null };
+      return { status: 'active', tenantId: event.data.tenantId, name: event.data.name, callback: null, authenticationUrl: null };
     case 'TenantCallbackConfigured':
       return state.status === 'none' ? state : { ...state, callback: { url: event.data.url, secret: event.data.secret } };
+    case 'TenantAuthenticationConfigured':
+      return state.status === 'none' ? state : { ...state, authenticationUrl: event.data.url };
   }
 };
 
@@ -86,6 +99,12 @@ export const decide = (command: Command, state: TenantState): Either<DomainError
       // Setting what is already set appends nothing, so instances applying CALLBACK_URL at start agree.
       if (state.callback?.url === url && current === secret) return right([]);
       return right([{ type: 'TenantCallbackConfigured', data: { tenantId, url, secret: box.seal(secret), configuredAt: at } }]);
+    }
+    case 'ConfigureTenantAuthentication': {
+      const { tenantId, url, at } = command.data;
+      if (state.status === 'none') return left({ _tag: 'TenantNotFound', tenantId });
+      if (state.authenticationUrl === url) return right([]);
+      return right([{ type: 'TenantAuthenticationConfigured', data: { tenantId, url, configuredAt: at } }]);
     }
   }
 };

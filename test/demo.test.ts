@@ -51,6 +51,9 @@ test('with no connector ready, the demo starts one, runs issuance and presentati
   t.regex(out, /openid-credential-offer:\/\/\?credential_offer_uri=http%3A%2F%2F127\.0\.0\.1%3A\d+%2Foidc4vci%2Foffers%2F/);
   t.regex(out, /transaction code, for the user through another channel: \d{4}\n/);
   t.regex(out, /credential endpoint: an SD-JWT VC, signed by its x5c leaf, bound to the holder key/);
+  // The authorization code flow, through the demo's login page.
+  t.regex(out, /login page: the user logs in; POST \/authorizations\/[^ ]+\/complete with their claims/);
+  t.regex(out, /token endpoint: PKCE, wallet attestation and a DPoP proof with the server's nonce/);
   t.regex(out, /openid4vp:\/\/\?client_id=x509_hash%3A[A-Za-z0-9_-]{43}&request_uri=http%3A%2F%2F127\.0\.0\.1/);
   // QR codes, drawn with half blocks.
   t.true(count(out, '▄▄▄▄▄▄▄') >= 4);

@@ -61,3 +61,12 @@ test('given a callback, when configured with what is set already (or no secret),
   t.deepEqual(scenario(given, configure('https://a.example/cb', undefined)), right([]));
   t.like(stateOf(given), { status: 'active', callback: { url: 'https://a.example/cb' } });
 });
+
+test('given a tenant, when its authentication URL is configured, then TenantAuthenticationConfigured; the same again records nothing; no tenant, TenantNotFound', (t) => {
+  const configureAuthentication = (url: string): Command => ({ type: 'ConfigureTenantAuthentication', data: { tenantId: TENANT, url, at: AT } });
+  const authenticationConfigured: TenantEvent = { type: 'TenantAuthenticationConfigured', data: { tenantId: TENANT, url: 'https://login.example', configuredAt: AT } };
+  t.deepEqual(scenario([created], configureAuthentication('https://login.example')), right([authenticationConfigured]));
+  t.like(stateOf([created, authenticationConfigured]), { authenticationUrl: 'https://login.example' });
+  t.deepEqual(scenario([created, authenticationConfigured], configureAuthentication('https://login.example')), right([]));
+  t.deepEqual(scenario([], configureAuthentication('https://login.example')), left({ _tag: 'TenantNotFound', tenantId: TENANT }));
+});

@@ -4,7 +4,10 @@
 import { randomBytes } from 'node:crypto';
 import { select } from './dcql.js';
 import type { Fetch } from './http.js';
-import { fetchCredentialOffer, IssuanceWallet, PRE_AUTHORIZED } from './issuance.js';
+import { AuthorizationCodeWallet } from './authorizationCode.js';
+import { fetchCredentialOffer, IssuanceWallet, PRE_AUTHORIZED, type CredentialOffer } from './issuance.js';
+import { listenForRedirect } from './redirectListener.js';
+import { localWalletProvider, walletAttestation } from './walletProvider.js';
 import { newWalletKey } from './keys.js';
 import { checkIssuedMdoc, presentMdoc, readIssuerSigned } from './mdoc.js';
 import { buildVpToken, disclosedFor, encryptResponse, fetchAuthorizationRequest, parseRequestUri, postResponse, type PostedResponse } from './presentation.js';
@@ -24,8 +27,43 @@ export interface WalletCommandOptions {
   readonly fetch?: Fetch;
 }
 
+export interface AuthorizationOptions {
+  /** The wallet provider file (walletProvider.ts): its attestation authenticates the wallet. */
+  readonly providerFile: string;
+  /** Shows the user the authorization URL (prints it, or a test or the demo follows it). */
+  readonly authenticate: (authorizationUrl: string) => Promise<void> | void;
+  /** How long to wait for the browser to come back. */
+  readonly timeoutMs?: number;
+}
+
+/** The authorization code flow: attested by the local wallet provider, the user sent to authenticate, the code taken at a loopback redirect. */
+const receiveWithAuthorization = async (
+  issuance: AuthorizationCodeWallet,
+  offer: CredentialOffer,
+  options: AuthorizationOptions & { readonly say: Say },
+): Promise<string> => {
+  const provider = await localWalletProvider(options.providerFile);
+  const instanceKey = await newWalletKey();
+  const clientId = `wallet-simulator-${randomBytes(6).toString('hex')}`;
+  const client = { clientId, instanceKey, attestation: await walletAttestation(provider, { clientId, instanceJwk: instanceKey.publicJwk, walletName: 'Connector wallet simulator' }) };
+  const listener = await listenForRedirect(options.timeoutMs ?? 600_000);
+  try {
+    const pending = await issuance.start(offer, client, listener.redirectUri);
+    options.say(`pushed authorization request accepted (wallet attestation by ${provider.issuer}, PKCE S256); authenticate at:\n${pending.authorizationUrl}`);
+    await options.authenticate(pending.authorizationUrl);
+    const code = issuance.codeFrom(pending, await listener.response);
+    options.say('authorization response: a code, state and iss as expected');
+    return await issuance.finish(pending, client, code, options.say);
+  } finally {
+    listener.close();
+  }
+};
+
 /** Takes the credential an `openid-credential-offer://` URI offers and keeps it in the wallet file. */
-export const acceptOffer = async (offerUri: string, options: WalletCommandOptions & { readonly txCode?: string }): Promise<StoredCredential> => {
+export const acceptOffer = async (
+  offerUri: string,
+  options: WalletCommandOptions & { readonly txCode?: string; readonly authorization?: AuthorizationOptions },
+): Promise<StoredCredential> => {
   const { say } = options;
   const fetch = options.fetch ?? globalThis.fetch;
   const wallet = await WalletFile.open(options.file);
@@ -33,14 +71,22 @@ export const acceptOffer = async (offerUri: string, options: WalletCommandOption
   if (offer.status !== 200) throw new Error(`the credential offer answered ${offer.status}: ${JSON.stringify(offer.body)}`);
   const issuer = offer.body.credential_issuer;
   say(`credential offer from ${issuer}: ${offer.body.credential_configuration_ids.join(', ')}`);
+  const authorizationCode = 'authorization_code' in (offer.body.grants ?? {});
   const txCode = offer.body.grants?.[PRE_AUTHORIZED]?.tx_code;
   if (txCode !== undefined && options.txCode === undefined) {
     const description = txCode.description === undefined ? '' : ` "${txCode.description}"`;
     throw new Error(`the offer needs a transaction code${description} (${txCode.input_mode}, ${txCode.length} characters): pass --tx-code`);
   }
   if (txCode === undefined && options.txCode !== undefined) throw new Error('the offer needs no transaction code; leave out --tx-code');
-  const issuance = new IssuanceWallet(issuer, fetch, { dpop: await newWalletKey(), holder: wallet.holderKey });
-  const credential = await issuance.redeem(offer.body, { ...(options.txCode === undefined ? {} : { txCode: options.txCode }), step: say });
+  const keys = { dpop: await newWalletKey(), holder: wallet.holderKey };
+  const issuance = new IssuanceWallet(issuer, fetch, keys);
+  let credential: string;
+  if (authorizationCode) {
+    if (options.authorization === undefined) throw new Error('the offer uses the authorization code flow: the wallet needs its wallet provider');
+    credential = await receiveWithAuthorization(new AuthorizationCodeWallet(issuer, fetch, keys), offer.body, { ...options.authorization, say });
+  } else {
+    credential = await issuance.redeem(offer.body, { ...(options.txCode === undefined ? {} : { txCode: options.txCode }), step: say });
+  }
   const configuration = await issuance.configuration(offer.body.credential_configuration_ids[0] ?? '');
   if (configuration.format === 'mso_mdoc') {
     const doctype = String(configuration.doctype);

@@ -36,6 +36,8 @@ export interface DpopOptions {
   /** The key put in the header, when it should differ from the signing key. */
   readonly headerJwk?: JWK;
   readonly typ?: string;
+  /** The server's DPoP nonce (RFC 9449 section 8), when it asked for one. */
+  readonly nonce?: string;
 }
 
 export const dpopProof = (key: WalletKey, o: DpopOptions): Promise<string> =>
@@ -45,6 +47,7 @@ export const dpopProof = (key: WalletKey, o: DpopOptions): Promise<string> =>
     jti: o.jti ?? randomUUID(),
     iat: o.iat ?? Math.floor(Date.now() / 1000),
     ...(o.accessToken === undefined ? {} : { ath: createHash('sha256').update(o.accessToken).digest('base64url') }),
+    ...(o.nonce === undefined ? {} : { nonce: o.nonce }),
   })
     .setProtectedHeader({ alg: 'ES256', typ: o.typ ?? 'dpop+jwt', jwk: o.headerJwk ?? key.publicJwk })
     .sign(key.privateKey);

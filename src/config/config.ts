@@ -193,6 +193,14 @@ const variables = {
   proofMaxAgeSeconds: withDefault('PROOF_MAX_AGE_SECONDS', integerFromString(1, 3_600), '120'),
   /** Validity of an issued credential (`exp` - `iat`). */
   credentialValidityDays: withDefault('CREDENTIAL_VALIDITY_DAYS', integerFromString(1, 3_650), '365'),
+  /** Certificates a wallet attestation's chain must end at: the trusted wallet providers. */
+  walletProviderTrustAnchors: withDefault('WALLET_PROVIDER_TRUST_ANCHORS', TrustAnchorsFromString, ''),
+  /** Whether pre-authorized token requests need a wallet attestation; the authorization code flow always does. */
+  walletAttestation: withDefault('WALLET_ATTESTATION', withMessage(t.keyof({ required: null, optional: null }), 'expected required or optional'), 'optional'),
+  /** Where the bootstrap tenant's users authenticate in the authorization code flow (`authorization_id` is added). */
+  authenticationUrl: optional('AUTHENTICATION_URL', CallbackUrl),
+  /** Time the user has, from the wallet's authorization request, until the integrator completes it. */
+  authorizationTtlSeconds: withDefault('AUTHORIZATION_TTL_SECONDS', integerFromString(1, 86_400), '600'),
   // credential status (draft-ietf-oauth-status-list): variables added here
   /** Entries per Status List the issuer starts (2 bits each); a multiple of 8, so a list fills whole bytes. */
   statusListSize: withDefault('STATUS_LIST_SIZE', StatusListSize, '131072'),

@@ -78,6 +78,9 @@ export type MsoMdocConfiguration = t.TypeOf<typeof MsoMdocConfiguration>;
 
 export type CredentialConfiguration = SdJwtVcConfiguration | MsoMdocConfiguration;
 
+/** The OAuth scope a wallet asks for a configuration with in the authorization code flow (HAIP: one each). */
+export const scopeOf = (c: CredentialConfiguration): string => (c.format === 'mso_mdoc' ? (c.scope ?? c.id) : c.id);
+
 /** Chosen by `format`; an entry without one is an SD-JWT VC, as before mdocs existed. */
 const configurationCodec = (entry: unknown): t.Decoder<unknown, CredentialConfiguration> =>
   typeof entry === 'object' && entry !== null && (entry as { format?: unknown }).format === 'mso_mdoc' ? MsoMdocConfiguration : SdJwtVcConfiguration;

@@ -1,5 +1,6 @@
 // What every issuance step needs, built once by the feature.
 import type { Config } from '../config/config.js';
+import type { x509 } from '../crypto/x509.js';
 import type { DataKeys } from '../crypto/dataKeys.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
@@ -19,6 +20,8 @@ export interface IssuanceContext {
   readonly configurations: ReadonlyMap<string, CredentialConfiguration>;
   readonly signingKey: IssuerSigningKey;
   readonly statusAllocator: StatusAllocator;
+  /** WALLET_PROVIDER_TRUST_ANCHORS, parsed: where wallet attestations must chain to. */
+  readonly walletProviderAnchors: readonly x509.X509Certificate[];
   readonly now: () => Date;
 }
 
@@ -31,8 +34,11 @@ export const PATHS = {
   typeMetadata: '/oidc4vci/types/:credential_configuration_id',
   issuerMetadata: '/.well-known/openid-credential-issuer',
   authorizationServerMetadata: '/.well-known/oauth-authorization-server',
+  par: '/oidc4vci/par',
+  authorize: '/oidc4vci/authorize',
 } as const;
 
 export const endpointUrl = (publicUrl: string, path: string): string => `${publicUrl}${path}`;
 
 export const PRE_AUTHORIZED_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
+export const AUTHORIZATION_CODE_GRANT = 'authorization_code';

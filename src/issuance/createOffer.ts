@@ -18,7 +18,9 @@ import { logRef, streamRef } from '../../streams/kernel.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { validateClaims } from './claims.js';
 import { txCodeHash } from './codes.js';
+import { CallbackUrl } from '../config/callbacks.js';
 import { endpointUrl, PATHS, type IssuanceContext } from './context.js';
+import { tenantAuthenticationUrl } from './tenantAuthentication.js';
 
 export const TX_CODE_LENGTH = { min: 4, max: 16 } as const;
 
@@ -34,7 +36,11 @@ const TxCodeRequest = t.intersection([
 
 const CreateOfferBody = t.intersection([
   t.type({ credential_configuration_id: NonEmptyString, claims: t.unknown }),
-  t.partial({ tx_code: TxCodeRequest }),
+  t.partial({
+    tx_code: TxCodeRequest,
+    grant: withMessage(t.keyof({ 'pre-authorized_code': null, authorization_code: null }), 'expected "pre-authorized_code" or "authorization_code"'),
+    authentication_url: withMessage(CallbackUrl, 'expected an absolute http(s) URL without credentials or fragment'),
+  }),
 ]);
 
 // No 0/O, 1/I/L: the user types the text code from another channel.
@@ -65,6 +71,7 @@ type CreateOfferRequest = Omit<t.TypeOf<typeof CreateOfferBody>, 'credential_con
 
 export type OfferRefused =
   | { readonly _tag: 'UnknownCredentialConfiguration'; readonly id: string }
+  | { readonly _tag: 'NoAuthenticationUrl' }
   | { readonly _tag: 'InvalidClaims'; readonly errors: readonly FieldError[] };
 
 export interface CreatedOffer {
@@ -76,7 +83,11 @@ export interface CreatedOffer {
 }
 
 /** What creating an offer uses: the store, data keys, the MAC secrets, the configurations, the clock and the offer lifetime. */
-export type CreateOfferDeps = Pick<IssuanceContext, 'store' | 'dataKeys' | 'secrets' | 'configurations' | 'now'> & { readonly offerTtlSeconds: number };
+export type CreateOfferDeps = Pick<IssuanceContext, 'store' | 'dataKeys' | 'secrets' | 'configurations' | 'now'> & {
+  readonly offerTtlSeconds: number;
+  /** The tenant's authentication page for authorization-code offers that name none. */
+  readonly authenticationUrl?: string | undefined;
+};
 
 /**
  * Records a new offer for the tenant: its claims checked against the configuration and sealed
@@ -91,8 +102,19 @@ export const createOffer = async (
 ): Promise<Either<OfferRefused, CreatedOffer>> => {
   const configuration = deps.configurations.get(request.credential_configuration_id);
   if (!configuration) return left({ _tag: 'UnknownCredentialConfiguration', id: request.credential_configuration_id });
-  const errors = validateClaims(configuration, request.claims, 'body.claims');
+  const authorizationCode = request.grant === 'authorization_code';
+  // With the authorization code flow the integrator may give the claims once the user has authenticated.
+  const claimsLater = authorizationCode && request.claims === undefined;
+  const errors = [
+    ...(claimsLater ? [] : validateClaims(configuration, request.claims, 'body.claims')),
+    ...(authorizationCode && request.tx_code !== undefined ? [{ location: 'body.tx_code', message: 'not with the authorization_code grant', value: request.tx_code }] : []),
+    ...(!authorizationCode && request.authentication_url !== undefined
+      ? [{ location: 'body.authentication_url', message: 'only with the authorization_code grant', value: request.authentication_url }]
+      : []),
+  ];
   if (errors.length > 0) return left({ _tag: 'InvalidClaims', errors });
+  const authenticationUrl = request.authentication_url ?? deps.authenticationUrl;
+  if (authorizationCode && authenticationUrl === undefined) return left({ _tag: 'NoAuthenticationUrl' });
   const offerId = randomUUID();
   const key = await deps.dataKeys.issue(offerId);
   if (isLeft(key)) throw new Error(`data key for a fresh offer id: ${key.left._tag}`);
@@ -106,13 +128,14 @@ export const createOffer = async (
       offerId,
       tenantId,
       credentialConfigurationId: configuration.id,
-      claims: key.right.seal(request.claims as Json, 'claims'),
+      claims: claimsLater ? null : key.right.seal(request.claims as Json, 'claims'),
       txCode:
         asked && txCode !== undefined
           ? { input_mode: asked.input_mode, length: asked.length, description: asked.description ?? null, hash: txCodeHash(deps.secrets, offerId, txCode) }
           : null,
       expiresAt: new Date(now.getTime() + deps.offerTtlSeconds * 1000).toISOString(),
       at: now.toISOString(),
+      ...(authorizationCode ? { authorizationCode: { authenticationUrl: authenticationUrl! } } : {}),
     },
   };
   // A fresh id's stream: nothing to read, and the store refuses it at `no_stream` were it taken.
@@ -125,8 +148,22 @@ export const createOffer = async (
   return right({ offerId, credentialConfigurationId: configuration.id, txCode, position: result.right.position! });
 };
 
-const offerRefusal = (refused: OfferRefused): Problem =>
-  refused._tag === 'UnknownCredentialConfiguration' ? unknownCredentialConfiguration(refused.id) : invalidValues(refused.errors);
+const offerRefusal = (refused: OfferRefused): Problem => {
+  switch (refused._tag) {
+    case 'UnknownCredentialConfiguration':
+      return unknownCredentialConfiguration(refused.id);
+    case 'NoAuthenticationUrl':
+      return problem(
+        422,
+        '/problems/authentication_url_missing',
+        'No authentication URL',
+        'Offers with the authorization_code grant need an authentication_url, in the offer or configured for the tenant.',
+        [{ location: 'body.authentication_url', message: 'required: the tenant has no authentication URL', value: null }],
+      );
+    case 'InvalidClaims':
+      return invalidValues(refused.errors);
+  }
+};
 
 export const offersRouter = (issuance: IssuanceContext): Router => {
   const router = new Router();
@@ -134,7 +171,19 @@ export const offersRouter = (issuance: IssuanceContext): Router => {
     const principal = principalOf(http);
     const body = decode(CreateOfferBody, await readJson(http, { limitBytes: BODY_LIMIT }), 'body');
     const metadata = { actor: `apikey:${principal.keyId}`, requestId: requestIdOf(http) };
-    const created = await createOffer({ ...issuance, offerTtlSeconds: issuance.config.offerTtlSeconds }, principal.tenantId, body, metadata);
+    const created = await createOffer(
+      {
+        ...issuance,
+        offerTtlSeconds: issuance.config.offerTtlSeconds,
+        // Read only when the offer needs it: the pre-authorized flow stays one append.
+        ...(body.grant === 'authorization_code' && body.authentication_url === undefined
+          ? { authenticationUrl: await tenantAuthenticationUrl(issuance.store, issuance.config, principal.tenantId) }
+          : {}),
+      },
+      principal.tenantId,
+      body,
+      metadata,
+    );
     if (isLeft(created)) throw new HttpError(offerRefusal(created.left));
     const { offerId, txCode } = created.right;
     // So that GET /offers/:offer_id right after this answer finds it.

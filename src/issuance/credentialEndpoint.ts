@@ -15,21 +15,23 @@ import type { Json } from '../eventstore/port.js';
 import { readJson } from '../http/body.js';
 import { requestIdOf } from '../log.js';
 import { logRef } from '../../streams/kernel.js';
-import { parseAccessToken } from './codes.js';
+import { parseOfferSecret } from './codes.js';
 import { endpointUrl, PATHS, type IssuanceContext } from './context.js';
 import { verifyDpopProof } from './dpop.js';
 import { verifyKeyProof } from './keyProof.js';
-import { dpopChallenge, OAuthError } from './oauthError.js';
+import { currentDpopNonce, isFreshDpopNonce } from './dpopNonce.js';
+import { dpopChallenge, invalidRequest, OAuthError } from './oauthError.js';
 import { purgeClaims } from './offerEnd.js';
 import { signMsoMdoc } from './msoMdoc.js';
 import { signSdJwtVc } from './sdJwtVc.js';
 
 const BODY_LIMIT = 64 * 1024;
 
-const CredentialRequest = t.type({
-  credential_configuration_id: t.string,
-  proofs: t.type({ jwt: t.array(t.string) }),
-});
+// `credential_identifier` when the token response listed credential_identifiers (the configuration's id here).
+const CredentialRequest = t.intersection([
+  t.union([t.type({ credential_configuration_id: t.string }), t.type({ credential_identifier: t.string })]),
+  t.type({ proofs: t.type({ jwt: t.array(t.string) }) }),
+]);
 
 const invalidToken = (description: string) => new OAuthError(401, 'invalid_token', description, dpopChallenge('invalid_token', description));
 const invalidCredentialRequest = (description: string) => new OAuthError(400, 'invalid_credential_request', description);
@@ -57,11 +59,11 @@ const failOffer = async (issuance: Pick<IssuanceContext, 'store' | 'dataKeys' | 
 
 export const credentialEndpoint = (issuance: IssuanceContext) => async (http: Context): Promise<void> => {
   // RFC 6750 section 2.3 allows it for bearer tokens; a DPoP token in a URL would end up in logs.
-  if (http.query['access_token'] !== undefined) throw new OAuthError(400, 'invalid_request', 'Send the access token in the Authorization header, not the query.');
+  if (http.query['access_token'] !== undefined) throw invalidRequest('Send the access token in the Authorization header, not the query.');
   const authorization = /^DPoP ([A-Za-z0-9._~+/-]+=*)$/.exec(http.get('Authorization'));
   if (!authorization) throw invalidToken('Send the access token as `Authorization: DPoP <token>` with a DPoP proof.');
   const accessToken = authorization[1]!;
-  const parsed = parseAccessToken(accessToken);
+  const parsed = parseOfferSecret(accessToken);
   if (!parsed) throw invalidToken('The access token is unknown.');
   const now = issuance.now();
   const loaded = await loadStream(issuance.store, offer, offerStream(parsed.offerId));
@@ -77,7 +79,12 @@ export const credentialEndpoint = (issuance: IssuanceContext) => async (http: Co
     accessToken,
     now,
     maxAgeSeconds: issuance.config.proofMaxAgeSeconds,
+    // HAIP's server nonces for the authorization code flow; before the key proof's c_nonce is spent, so the wallet can send that proof again.
+    ...(state.authorizationCode === null ? {} : { acceptsNonce: (nonce: unknown) => isFreshDpopNonce(issuance.secrets, nonce, now) }),
   });
+  if (!dpop.ok && dpop.useNonce) {
+    throw new OAuthError(401, 'use_dpop_nonce', dpop.reason, { ...dpopChallenge('use_dpop_nonce', dpop.reason), 'DPoP-Nonce': currentDpopNonce(issuance.secrets, now) });
+  }
   if (!dpop.ok) throw new OAuthError(401, 'invalid_dpop_proof', dpop.reason, dpopChallenge('invalid_dpop_proof', dpop.reason));
   if (dpop.jkt !== state.token.dpopJkt) {
     const reason = 'The DPoP proof is not signed with the key the access token is bound to.';
@@ -90,7 +97,8 @@ export const credentialEndpoint = (issuance: IssuanceContext) => async (http: Co
   }
   const request = CredentialRequest.decode(body);
   if (isLeft(request)) throw invalidCredentialRequest('Expected {credential_configuration_id, proofs: {jwt: [<key proof>]}}.');
-  if (request.right.credential_configuration_id !== state.credentialConfigurationId) {
+  const asked = 'credential_configuration_id' in request.right ? request.right.credential_configuration_id : request.right.credential_identifier;
+  if (asked !== state.credentialConfigurationId) {
     throw new OAuthError(400, 'unknown_credential_configuration', 'This access token is for another credential configuration.');
   }
   const [proof, ...more] = request.right.proofs.jwt;
@@ -108,7 +116,7 @@ export const credentialEndpoint = (issuance: IssuanceContext) => async (http: Co
   try {
     if (!configuration) throw new Error(failure);
     failure = 'claims unavailable';
-    if (!key) throw new Error(failure);
+    if (!key || state.claims === null) throw new Error(failure);
     const claims = key.open(state.claims, 'claims') as { [name: string]: Json };
     failure = 'credential status could not be allocated';
     const status = configuration.status_list === false ? undefined : await issuance.statusAllocator.referenceFor(offerId, state.tenantId, now, metadata);
@@ -139,5 +147,6 @@ export const credentialEndpoint = (issuance: IssuanceContext) => async (http: Co
   issuance.log.info('credential issued', { offerRef: logRef(offerId), credentialConfigurationId: state.credentialConfigurationId });
   await purgeClaims(issuance, offerId, metadata);
   http.set('Cache-Control', 'no-store');
+  http.set('DPoP-Nonce', currentDpopNonce(issuance.secrets, now));
   http.body = { credentials: [{ credential }] };
 };

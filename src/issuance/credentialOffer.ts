@@ -5,8 +5,8 @@ import type { Context } from 'koa';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { offer, offerStream } from '../../streams/offer.js';
 import { loadStream } from '../eventstore/handle.js';
-import { preAuthorizedCode } from './codes.js';
-import { PRE_AUTHORIZED_CODE_GRANT, type IssuanceContext } from './context.js';
+import { issuerState, preAuthorizedCode } from './codes.js';
+import { AUTHORIZATION_CODE_GRANT, PRE_AUTHORIZED_CODE_GRANT, type IssuanceContext } from './context.js';
 import { OAuthError } from './oauthError.js';
 
 const OFFER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -24,7 +24,7 @@ export const credentialOfferEndpoint = (issuance: IssuanceContext) => async (htt
   http.body = {
     credential_issuer: issuance.config.publicUrl,
     credential_configuration_ids: [state.credentialConfigurationId],
-    grants: {
+    grants: state.authorizationCode !== null ? { [AUTHORIZATION_CODE_GRANT]: { issuer_state: issuerState(issuance.secrets, offerId) } } : {
       [PRE_AUTHORIZED_CODE_GRANT]: {
         'pre-authorized_code': preAuthorizedCode(issuance.secrets, offerId),
         ...(txCode === null

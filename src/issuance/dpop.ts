@@ -18,9 +18,14 @@ export interface DpopCheck {
   readonly accessToken?: string;
   readonly now: Date;
   readonly maxAgeSeconds: number;
+  /** When the server asks for DPoP nonces (src/issuance/dpopNonce.ts): whether the proof's `nonce` is one it accepts now. */
+  readonly acceptsNonce?: (nonce: unknown) => boolean;
 }
 
-export type DpopResult = { readonly ok: true; readonly jkt: string } | { readonly ok: false; readonly missing: boolean; readonly reason: string };
+export type DpopResult =
+  | { readonly ok: true; readonly jkt: string }
+  /** `useNonce`: the proof is otherwise good but lacks the current server nonce (RFC 9449 section 8). */
+  | { readonly ok: false; readonly missing: boolean; readonly reason: string; readonly useNonce?: true };
 
 /** Tolerated clock difference for proofs dated slightly in the future. */
 const SKEW_SECONDS = 5;
@@ -51,7 +56,7 @@ export const verifyDpopProof = async (store: EventStore, check: DpopCheck): Prom
   } catch {
     return fail('The DPoP proof is malformed, not ES256, not typed dpop+jwt, or its signature does not verify with its jwk.');
   }
-  const { jti, htm, htu, iat, ath } = payload;
+  const { jti, htm, htu, iat, ath, nonce } = payload;
   if (typeof jti !== 'string' || jti === '' || jti.length > 256) return fail('The DPoP proof needs a jti.');
   if (htm !== check.htm) return fail(`The DPoP proof's htm must be ${check.htm}.`);
   if (typeof htu !== 'string' || withoutQuery(htu) !== check.htu) return fail(`The DPoP proof's htu must be ${check.htu}.`);
@@ -60,6 +65,10 @@ export const verifyDpopProof = async (store: EventStore, check: DpopCheck): Prom
     return fail('The DPoP proof is not fresh: check its iat.');
   }
   if (check.accessToken !== undefined && ath !== sha256(check.accessToken)) return fail("The DPoP proof's ath does not match the access token.");
+  // Before the jti is spent, so the wallet's retry with the nonce is a fresh proof that is not a replay of anything.
+  if (check.acceptsNonce !== undefined && !check.acceptsNonce(nonce)) {
+    return { ok: false, missing: false, useNonce: true, reason: 'The DPoP proof must carry the nonce from the DPoP-Nonce header.' };
+  }
   const jkt = await calculateJwkThumbprint(header.jwk!, 'sha256');
   const spent = await spendOnce(store, dpopProof, dpopProofStream(sha256(`${jkt}.${jti}`)), {
     usedAt: check.now.toISOString(),

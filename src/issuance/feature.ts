@@ -1,4 +1,4 @@
-// Issuance (OpenID4VCI, pre-authorized code flow): the management routes for offers and their
+// Issuance (OpenID4VCI, pre-authorized code and authorization code flows): the management routes for offers and their
 // credential status, the wallet-facing protocol routes, the served Status List Tokens, and the
 // offer expiry scheduler.
 import Router from '@koa/router';
@@ -7,12 +7,16 @@ import { describeSubjectAltName, hostSubjectAltName, loadSigningIdentity, namesI
 import type { Logger } from '../log.js';
 import type { Feature, ServiceContext } from '../featureContract.js';
 import type { Periodic } from '../periodic.js';
+import { trustAnchorCertificates } from '../trust/trustAnchors.js';
 import { createStatusAllocator } from './status/allocation.js';
 import { credentialStatusRouter } from './status/credentialStatusRoutes.js';
 import { statusListRouter } from './status/publication.js';
 import { loadCredentialConfigurations } from './configurations.js';
 import { PATHS, type IssuanceContext } from './context.js';
+import { authorizationsRouter } from './authorizations.js';
+import { authorizeEndpoint } from './authorize.js';
 import { credentialEndpoint } from './credentialEndpoint.js';
+import { parEndpoint } from './par.js';
 import { credentialOfferEndpoint } from './credentialOffer.js';
 import { offersRouter } from './createOffer.js';
 import { startOfferExpiry } from './expiry.js';
@@ -29,6 +33,8 @@ const walletRouter = (issuance: IssuanceContext): Router => {
   router.get(PATHS.authorizationServerMetadata, oauthErrors(issuance.log), metadata.authorizationServer);
   router.get(PATHS.typeMetadata, oauthErrors(issuance.log), metadata.type);
   router.get(PATHS.offer, oauthErrors(issuance.log), credentialOfferEndpoint(issuance));
+  router.post(PATHS.par, oauthErrors(issuance.log, 'invalid_request'), parEndpoint(issuance));
+  router.get(PATHS.authorize, oauthErrors(issuance.log, 'invalid_request'), authorizeEndpoint(issuance));
   router.post(PATHS.token, oauthErrors(issuance.log, 'invalid_request'), tokenEndpoint(issuance));
   router.post(PATHS.nonce, oauthErrors(issuance.log), nonceEndpoint(issuance.secrets, issuance.config.cNonceTtlSeconds));
   router.post(PATHS.credential, oauthErrors(issuance.log, 'invalid_credential_request'), credentialEndpoint(issuance));
@@ -72,6 +78,7 @@ export const issuanceFeature = async (service: ServiceContext): Promise<Feature>
     secrets: issuanceSecrets(service.kek),
     configurations: new Map(configurations.map((c) => [c.id, c])),
     signingKey: identity,
+    walletProviderAnchors: trustAnchorCertificates(config.walletProviderTrustAnchors),
     statusAllocator: createStatusAllocator({ store: service.store, db: service.runner.db, publicUrl: config.publicUrl, listSize: config.statusListSize }),
     now: () => new Date(),
   };
@@ -91,7 +98,7 @@ export const issuanceFeature = async (service: ServiceContext): Promise<Feature>
   let expiry: Periodic | undefined;
   return {
     name: 'issuance',
-    managementRouters: [offersRouter(issuance), credentialStatusRouter(issuance)],
+    managementRouters: [offersRouter(issuance), authorizationsRouter(issuance), credentialStatusRouter(issuance)],
     publicRouters: [walletRouter(issuance), statusLists],
     start: () => {
       expiry = startOfferExpiry(issuance);

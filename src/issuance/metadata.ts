@@ -3,8 +3,10 @@
 // Server Metadata (RFC 8414; the issuer is its own authorization server, so the issuer metadata
 // names none), and SD-JWT VC Type Metadata in the draft-13 array form.
 import type { Context } from 'koa';
-import type { CredentialConfiguration, Display, MsoMdocConfiguration, SdJwtVcConfiguration } from './configurations.js';
-import { endpointUrl, PATHS, PRE_AUTHORIZED_CODE_GRANT, type IssuanceContext } from './context.js';
+import { scopeOf, type CredentialConfiguration, type Display, type MsoMdocConfiguration, type SdJwtVcConfiguration } from './configurations.js';
+import { AUTHORIZATION_CODE_GRANT, endpointUrl, PATHS, PRE_AUTHORIZED_CODE_GRANT, type IssuanceContext } from './context.js';
+import { CODE_CHALLENGE_METHOD } from './pkce.js';
+import { CLIENT_AUTH_METHOD } from './walletAttestation.js';
 import { OAuthError } from './oauthError.js';
 
 /** OpenID4VCI display objects use `locale` and `name`. */
@@ -25,6 +27,7 @@ const credentialMetadata = (c: CredentialConfiguration) => ({
 
 const sdJwtVcMetadata = (c: SdJwtVcConfiguration) => ({
   format: 'dc+sd-jwt',
+  scope: scopeOf(c),
   vct: c.vct,
   cryptographic_binding_methods_supported: ['jwk'],
   credential_signing_alg_values_supported: ['ES256'],
@@ -36,7 +39,7 @@ const sdJwtVcMetadata = (c: SdJwtVcConfiguration) => ({
 const msoMdocMetadata = (c: MsoMdocConfiguration) => ({
   format: 'mso_mdoc',
   doctype: c.doctype,
-  scope: c.scope ?? c.id,
+  scope: scopeOf(c),
   cryptographic_binding_methods_supported: ['cose_key'],
   credential_signing_alg_values_supported: [-7],
   proof_types_supported: { jwt: { proof_signing_alg_values_supported: ['ES256'] } },
@@ -45,10 +48,19 @@ const msoMdocMetadata = (c: MsoMdocConfiguration) => ({
 
 export const authorizationServerMetadata = (publicUrl: string) => ({
   issuer: publicUrl,
+  authorization_endpoint: endpointUrl(publicUrl, PATHS.authorize),
   token_endpoint: endpointUrl(publicUrl, PATHS.token),
-  grant_types_supported: [PRE_AUTHORIZED_CODE_GRANT],
+  pushed_authorization_request_endpoint: endpointUrl(publicUrl, PATHS.par),
+  require_pushed_authorization_requests: true,
+  response_types_supported: ['code'],
+  grant_types_supported: [AUTHORIZATION_CODE_GRANT, PRE_AUTHORIZED_CODE_GRANT],
   'pre-authorized_grant_anonymous_access_supported': true,
-  token_endpoint_auth_methods_supported: ['none'],
+  code_challenge_methods_supported: [CODE_CHALLENGE_METHOD],
+  // `none` stays for the pre-authorized flow (WALLET_ATTESTATION=optional); the authorization code flow requires the attestation.
+  token_endpoint_auth_methods_supported: [CLIENT_AUTH_METHOD, 'none'],
+  client_attestation_signing_alg_values_supported: ['ES256'],
+  client_attestation_pop_signing_alg_values_supported: ['ES256'],
+  authorization_response_iss_parameter_supported: true,
   dpop_signing_alg_values_supported: ['ES256'],
 });
 

@@ -20,6 +20,12 @@ export class OAuthError extends Error {
   }
 }
 
+/** 400 `invalid_request` (RFC 6749 section 5.2): a parameter missing, repeated or malformed. */
+export const invalidRequest = (description: string): OAuthError => new OAuthError(400, 'invalid_request', description);
+
+/** 400 `invalid_grant` (RFC 6749 section 5.2): the code is unknown, spent, expired or not this client's. */
+export const invalidGrant = (description: string): OAuthError => new OAuthError(400, 'invalid_grant', description);
+
 /** `WWW-Authenticate` for a protected resource using DPoP (RFC 9449 section 7.1). */
 export const dpopChallenge = (error: string, description: string): Record<string, string> => ({
   'WWW-Authenticate': `DPoP error="${error}", error_description="${description.replace(/["\\]/g, '')}", algs="ES256"`,

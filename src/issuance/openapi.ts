@@ -1,6 +1,6 @@
 // Issuance (OpenID4VCI 1.0, pre-authorized code flow, src/issuance/): offers on the management
 // listener; the wallet's documents and protocol endpoints on the public one.
-import { PATHS, PRE_AUTHORIZED_CODE_GRANT } from './context.js';
+import { AUTHORIZATION_CODE_GRANT, PATHS, PRE_AUTHORIZED_CODE_GRANT } from './context.js';
 import { TX_CODE_LENGTH } from './createOffer.js';
 import {
   apiKey,
@@ -40,7 +40,11 @@ const schemas: Readonly<Record<string, Schema>> = {
       credential_configuration_id: string('A configured credential configuration (see the issuer metadata).', { minLength: 1 }),
       claims: { type: 'object', description: 'Claim values, nested as the configuration\'s paths say; `iss`, `sub`, `iat`, `exp`, `vct` and `cnf` are set by the connector.' },
     },
-    { tx_code: ref.schema('TxCode') },
+    {
+      tx_code: ref.schema('TxCode'),
+      grant: { enum: ['pre-authorized_code', 'authorization_code'], description: 'Default `pre-authorized_code`. With `authorization_code` the wallet authenticates the user at the integrator\'s page (no `tx_code`); `claims` may then wait until the authorization is completed.' },
+      authentication_url: string('Only with `authorization_code`: where the user authenticates, overriding the tenant\'s (AUTHENTICATION_URL for the bootstrap tenant); `authorization_id` is added.', { format: 'uri' }),
+    },
   ),
   CreatedOffer: object(
     {
@@ -66,9 +70,12 @@ const schemas: Readonly<Record<string, Schema>> = {
     {
       credential_issuer: string('PUBLIC_URL.', { format: 'uri' }),
       credential_configuration_ids: arrayOf(string(), { minItems: 1, maxItems: 1 }),
-      grants: object({
-        [PRE_AUTHORIZED_CODE_GRANT]: object({ 'pre-authorized_code': string() }, { tx_code: ref.schema('TxCode') }),
-      }),
+      grants: {
+        oneOf: [
+          object({ [PRE_AUTHORIZED_CODE_GRANT]: object({ 'pre-authorized_code': string() }, { tx_code: ref.schema('TxCode') }) }),
+          object({ [AUTHORIZATION_CODE_GRANT]: object({ issuer_state: string('Send it in the pushed authorization request.') }) }),
+        ],
+      },
     },
     {},
     'OpenID4VCI 1.0 section 4.1.',
@@ -84,6 +91,7 @@ const schemas: Readonly<Record<string, Schema>> = {
           oneOf: [
             object({
               format: { const: 'dc+sd-jwt' },
+              scope: string('The scope to ask for in the authorization code flow: the configuration\'s id.'),
               vct: string(),
               cryptographic_binding_methods_supported: arrayOf({ const: 'jwk' }),
               credential_signing_alg_values_supported: arrayOf({ const: 'ES256' }),
@@ -119,10 +127,18 @@ const schemas: Readonly<Record<string, Schema>> = {
   AuthorizationServerMetadata: object(
     {
       issuer: string(undefined, { format: 'uri' }),
+      authorization_endpoint: string(undefined, { format: 'uri' }),
       token_endpoint: string(undefined, { format: 'uri' }),
-      grant_types_supported: arrayOf({ const: PRE_AUTHORIZED_CODE_GRANT }),
+      pushed_authorization_request_endpoint: string(undefined, { format: 'uri' }),
+      require_pushed_authorization_requests: { const: true },
+      response_types_supported: arrayOf({ const: 'code' }),
+      grant_types_supported: arrayOf({ enum: [AUTHORIZATION_CODE_GRANT, PRE_AUTHORIZED_CODE_GRANT] }),
       'pre-authorized_grant_anonymous_access_supported': { const: true },
-      token_endpoint_auth_methods_supported: arrayOf({ const: 'none' }),
+      code_challenge_methods_supported: arrayOf({ const: 'S256' }),
+      token_endpoint_auth_methods_supported: arrayOf({ enum: ['attest_jwt_client_auth', 'none'] }),
+      client_attestation_signing_alg_values_supported: arrayOf({ const: 'ES256' }),
+      client_attestation_pop_signing_alg_values_supported: arrayOf({ const: 'ES256' }),
+      authorization_response_iss_parameter_supported: { const: true },
       dpop_signing_alg_values_supported: arrayOf({ const: 'ES256' }),
     },
     {},
@@ -144,16 +160,31 @@ const schemas: Readonly<Record<string, Schema>> = {
     { name: string() },
     'SD-JWT VC Type Metadata, draft-13 array form.',
   ),
-  TokenResponse: object({
-    access_token: string('Bound to the DPoP key; valid until the offer\'s TTL, for this offer only.'),
-    token_type: { const: 'DPoP' },
-    expires_in: { type: 'integer', minimum: 1 },
-  }),
+  TokenResponse: object(
+    {
+      access_token: string('Bound to the DPoP key; valid until the offer\'s TTL, for this offer only.'),
+      token_type: { const: 'DPoP' },
+      expires_in: { type: 'integer', minimum: 1 },
+    },
+    {
+      authorization_details: arrayOf(
+        object({ type: { const: 'openid_credential' }, credential_configuration_id: string(), credential_identifiers: arrayOf(string(), { minItems: 1, maxItems: 1 }) }),
+        { description: 'Only when the pushed authorization request had `authorization_details`.' },
+      ),
+    },
+  ),
   Nonce: object({ c_nonce: string('Spent once by a key proof; expires after C_NONCE_TTL_SECONDS.') }),
-  CredentialRequest: object({
-    credential_configuration_id: string('The offer\'s configuration.'),
-    proofs: object({ jwt: arrayOf(string('A key proof: `typ: openid4vci-proof+jwt`, `alg: ES256`, `jwk` header; `aud` PUBLIC_URL, fresh `iat`, an unused c_nonce.'), { minItems: 1, maxItems: 1 }) }),
-  }),
+  CredentialRequest: {
+    allOf: [
+      object({ proofs: object({ jwt: arrayOf(string('A key proof: `typ: openid4vci-proof+jwt`, `alg: ES256`, `jwk` header; `aud` PUBLIC_URL, fresh `iat`, an unused c_nonce.'), { minItems: 1, maxItems: 1 }) }) }),
+      {
+        oneOf: [
+          object({ credential_configuration_id: string('The offer\'s configuration.') }),
+          object({ credential_identifier: string('Instead of `credential_configuration_id`, when the token answer listed `credential_identifiers`.') }),
+        ],
+      },
+    ],
+  },
   CredentialResponse: object({ credentials: arrayOf(object({ credential: string('The SD-JWT VC, `<jws>~<disclosure>~...~`.') }), { minItems: 1, maxItems: 1 }) }),
 };
 
@@ -245,28 +276,41 @@ export const issuanceArea: Area = {
     [PATHS.token]: {
       post: walletOperation({
         operationId: 'token',
-        summary: 'Token endpoint (pre-authorized code)',
-        description: 'A bad DPoP proof spends nothing; the last allowed wrong `tx_code` (TX_CODE_MAX_ATTEMPTS) fails the offer.',
-        parameters: [{ ...dpopHeader, required: true }],
+        summary: 'Token endpoint (pre-authorized code, authorization code)',
+        description:
+          'A bad DPoP proof spends nothing; the last allowed wrong `tx_code` (TX_CODE_MAX_ATTEMPTS) fails the offer. The authorization_code grant needs the wallet attestation headers, PKCE and a DPoP proof with the server\'s nonce; a code used twice is refused and revokes its token.',
+        parameters: [
+          { ...dpopHeader, required: true },
+          header('OAuth-Client-Attestation', 'The wallet attestation: required with `authorization_code`, and with WALLET_ATTESTATION=required.'),
+          header('OAuth-Client-Attestation-PoP', 'Its proof of possession, `aud` PUBLIC_URL.'),
+        ],
         requestBody: {
           required: true,
           content: {
             'application/x-www-form-urlencoded': {
-              schema: object(
-                { grant_type: { const: PRE_AUTHORIZED_CODE_GRANT }, 'pre-authorized_code': string() },
-                { tx_code: string('Required when the offer has a transaction code; refused otherwise.') },
-              ),
+              schema: {
+                oneOf: [
+                  object(
+                    { grant_type: { const: PRE_AUTHORIZED_CODE_GRANT }, 'pre-authorized_code': string() },
+                    { tx_code: string('Required when the offer has a transaction code; refused otherwise.'), client_id: string() },
+                  ),
+                  object(
+                    { grant_type: { const: AUTHORIZATION_CODE_GRANT }, code: string(), code_verifier: string('PKCE (S256).'), redirect_uri: string('The one of the pushed request.') },
+                    { client_id: string('The attestation\'s `sub`.') },
+                  ),
+                ],
+              },
             },
           },
         },
         responses: {
-          '200': wallet('A DPoP-bound access token.', 'TokenResponse', { ...noStore, Pragma: ref.header('NoCache') }),
-          '400': oauthError('Missing or repeated parameters or no DPoP proof (`invalid_request`), another grant, an unknown, used, ended or expired code or a wrong tx_code (`invalid_grant`), a bad proof (`invalid_dpop_proof`).', [
-            'invalid_request',
-            'unsupported_grant_type',
-            'invalid_grant',
-            'invalid_dpop_proof',
-          ]),
+          '200': wallet('A DPoP-bound access token.', 'TokenResponse', { ...noStore, Pragma: ref.header('NoCache'), 'DPoP-Nonce': ref.header('DpopNonce') }),
+          '400': oauthError(
+            'Missing or repeated parameters or no DPoP proof (`invalid_request`), another grant, an unknown, used, ended or expired code, a wrong tx_code, redirect_uri or code_verifier (`invalid_grant`), a bad proof (`invalid_dpop_proof`), a proof without the current nonce (`use_dpop_nonce`, with `DPoP-Nonce`).',
+            ['invalid_request', 'unsupported_grant_type', 'invalid_grant', 'invalid_dpop_proof', 'use_dpop_nonce'],
+            { 'DPoP-Nonce': ref.header('DpopNonce') },
+          ),
+          '401': oauthError('The wallet attestation is missing or refused (untrusted, expired or withdrawn provider, `sub` not the client, a PoP with another `aud`, an old `iat` or a used `jti`).', ['invalid_client']),
           '413': oauthError('The form is over 16 KiB.', ['invalid_request']),
           '415': oauthError('The body is not a form.', ['invalid_request']),
           ...serverError,
@@ -290,14 +334,16 @@ export const issuanceArea: Area = {
         parameters: [{ ...dpopHeader, description: `${dpopHeader.description} With \`ath\`, signed by the key the token is bound to.` }],
         requestBody: jsonBody(ref.schema('CredentialRequest')),
         responses: {
-          '200': wallet('The credential; the offer is ISSUED.', 'CredentialResponse', noStore),
+          '200': wallet('The credential; the offer is ISSUED.', 'CredentialResponse', { ...noStore, 'DPoP-Nonce': ref.header('DpopNonce') }),
           '400': oauthError(
             'The access token in the query (`invalid_request`); a body that is not one request with one proof; another configuration; response encryption asked for; a bad key proof; a missing, unknown, expired or used c_nonce.',
             ['invalid_request', 'invalid_credential_request', 'unknown_credential_configuration', 'invalid_encryption_parameters', 'invalid_proof', 'invalid_nonce'],
           ),
-          '401': oauthError('No `Authorization: DPoP`, an unknown token, an ended or expired offer (`invalid_token`), or a bad DPoP proof (`invalid_dpop_proof`).', ['invalid_token', 'invalid_dpop_proof'], {
-            'WWW-Authenticate': ref.header('WwwAuthenticateDpop'),
-          }),
+          '401': oauthError(
+            'No `Authorization: DPoP`, an unknown, revoked or used token, an ended or expired offer (`invalid_token`), a bad DPoP proof (`invalid_dpop_proof`), or (authorization code flow) a proof without the current nonce (`use_dpop_nonce`, with `DPoP-Nonce`).',
+            ['invalid_token', 'invalid_dpop_proof', 'use_dpop_nonce'],
+            { 'WWW-Authenticate': ref.header('WwwAuthenticateDpop'), 'DPoP-Nonce': ref.header('DpopNonce') },
+          ),
           '413': oauthError('The body is over 64 KiB.', ['invalid_credential_request']),
           '415': oauthError('The body is not JSON.', ['invalid_credential_request']),
           ...serverError,

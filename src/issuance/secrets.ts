@@ -1,5 +1,6 @@
 // Keys for the MACs that let the issuance flow hand out values without recording them: the
-// pre-authorized code, the c_nonce, and the keyed hash of a transaction code. Each is derived
+// pre-authorized code, the c_nonce, the issuer_state, the DPoP nonce, and the keyed hash of a
+// transaction code. Each is derived
 // (HKDF) from the key-encryption key, which lives outside the event store and is shared by every
 // instance; so a value made by one instance checks on another, and a copy of the store alone
 // cannot brute-force a 6-digit transaction code from its hash.
@@ -11,11 +12,11 @@ export interface IssuanceSecrets {
   readonly verify: (purpose: MacPurpose, text: string, mac: string) => boolean;
 }
 
-export type MacPurpose = 'pre-authorized_code' | 'c_nonce' | 'tx_code';
+export type MacPurpose = 'pre-authorized_code' | 'c_nonce' | 'tx_code' | 'issuer_state' | 'dpop_nonce';
 
 export const issuanceSecrets = (kek: Buffer): IssuanceSecrets => {
   const keys = new Map<MacPurpose, Buffer>(
-    (['pre-authorized_code', 'c_nonce', 'tx_code'] as const).map((purpose) => [
+    (['pre-authorized_code', 'c_nonce', 'tx_code', 'issuer_state', 'dpop_nonce'] as const).map((purpose) => [
       purpose,
       Buffer.from(hkdfSync('sha256', kek, Buffer.alloc(0), `oid4vci ${purpose}`, 32)),
     ]),

@@ -1,4 +1,5 @@
-// The token endpoint (OpenID4VCI section 6, pre-authorized code grant; RFC 9449 for DPoP). The
+// The token endpoint (OpenID4VCI section 6, pre-authorized code grant; RFC 9449 for DPoP; the
+// authorization_code grant is src/issuance/authorizationCodeGrant.ts). The
 // DPoP proof is checked first, so a bad proof changes nothing about the offer. The decision on
 // the code is taken on the offer stream and appended at the revision read: a code is redeemed
 // once, a wrong transaction code is counted, and the last allowed wrong one fails the offer.
@@ -10,24 +11,16 @@ import { handleCommand } from '../eventstore/handle.js';
 import { readForm } from '../http/body.js';
 import { requestIdOf } from '../log.js';
 import { logRef } from '../../streams/kernel.js';
-import { newAccessToken, offerOfPreAuthorizedCode, txCodeHash } from './codes.js';
-import { endpointUrl, PATHS, PRE_AUTHORIZED_CODE_GRANT, type IssuanceContext } from './context.js';
+import { newOfferSecret, offerOfPreAuthorizedCode, txCodeHash } from './codes.js';
+import { authorizationCodeGrant } from './authorizationCodeGrant.js';
+import { AUTHORIZATION_CODE_GRANT, endpointUrl, PATHS, PRE_AUTHORIZED_CODE_GRANT, type IssuanceContext } from './context.js';
+import { CLIENT_ATTESTATION_HEADER, requireAttestedWallet } from './walletAttestation.js';
 import { verifyDpopProof } from './dpop.js';
-import { OAuthError } from './oauthError.js';
+import { FORM_LIMIT, single } from './form.js';
+import { invalidGrant, invalidRequest, OAuthError } from './oauthError.js';
 import { purgeClaims } from './offerEnd.js';
+import { answerToken } from './tokenAnswer.js';
 
-const FORM_LIMIT = 16 * 1024;
-
-const invalidGrant = (description: string) => new OAuthError(400, 'invalid_grant', description);
-const invalidRequest = (description: string) => new OAuthError(400, 'invalid_request', description);
-
-/** A form field given once, or undefined; repeated fields are refused (RFC 6749 section 3.2). */
-const single = (fields: Readonly<Record<string, string | readonly string[]>>, name: string): string | undefined => {
-  const value = fields[name];
-  if (value === undefined || value === '') return undefined;
-  if (typeof value !== 'string') throw invalidRequest(`${name} must appear once.`);
-  return value;
-};
 
 /** The wallet's answer for each refusal of a token request. */
 const refusal = (error: DomainError): OAuthError => {
@@ -46,6 +39,8 @@ const refusal = (error: DomainError): OAuthError => {
       return invalidRequest('This offer has no transaction code; do not send tx_code.');
     case 'TxCodeRequired':
       return invalidRequest('This offer requires tx_code.');
+    default:
+      return invalidGrant('The pre-authorized code is unknown.');
   }
 };
 
@@ -53,14 +48,18 @@ export const tokenEndpoint = (issuance: IssuanceContext) => async (http: Context
   const fields = await readForm(http, { limitBytes: FORM_LIMIT });
   const grantType = single(fields, 'grant_type');
   if (grantType === undefined) throw invalidRequest('grant_type is required.');
+  if (grantType === AUTHORIZATION_CODE_GRANT) return authorizationCodeGrant(issuance, http, fields);
   if (grantType !== PRE_AUTHORIZED_CODE_GRANT) {
-    throw new OAuthError(400, 'unsupported_grant_type', `Only ${PRE_AUTHORIZED_CODE_GRANT} is supported.`);
+    throw new OAuthError(400, 'unsupported_grant_type', `Only ${PRE_AUTHORIZED_CODE_GRANT} and ${AUTHORIZATION_CODE_GRANT} are supported.`);
   }
   const code = single(fields, 'pre-authorized_code');
   if (code === undefined) throw invalidRequest('pre-authorized_code is required.');
   const txCode = single(fields, 'tx_code');
 
   const now = issuance.now();
+  // Wallets of the pre-authorized flow authenticate when WALLET_ATTESTATION says so, or when they choose to.
+  const attested = issuance.config.walletAttestation === 'required' || http.headers[CLIENT_ATTESTATION_HEADER] !== undefined;
+  if (attested) await requireAttestedWallet(issuance, http.headers, single(fields, 'client_id'), now);
   const dpop = await verifyDpopProof(issuance.store, {
     proof: http.headers['dpop'],
     htm: 'POST',
@@ -73,7 +72,7 @@ export const tokenEndpoint = (issuance: IssuanceContext) => async (http: Context
 
   const offerId = offerOfPreAuthorizedCode(issuance.secrets, code);
   if (offerId === undefined) throw invalidGrant('The pre-authorized code is unknown.');
-  const access = newAccessToken(offerId);
+  const access = newOfferSecret(offerId);
   const metadata = { actor: 'wallet', requestId: requestIdOf(http) };
   const redeem: Command = {
     type: 'RedeemPreAuthorizedCode',
@@ -101,12 +100,5 @@ export const tokenEndpoint = (issuance: IssuanceContext) => async (http: Context
   const redeemed = events[0];
   if (redeemed?.type !== 'PreAuthorizedCodeRedeemed') throw new Error('token decision recorded neither a redemption nor a rejection');
   issuance.log.info('pre-authorized code redeemed', { offerRef: logRef(offerId) });
-  http.set('Cache-Control', 'no-store');
-  http.set('Pragma', 'no-cache');
-  http.body = {
-    access_token: access.token,
-    token_type: 'DPoP',
-    expires_in: Math.max(1, Math.floor((Date.parse(redeemed.data.expiresAt) - now.getTime()) / 1000)),
-  };
+  answerToken(http, issuance.secrets, now, { accessToken: access.token, expiresAt: redeemed.data.expiresAt });
 };
-

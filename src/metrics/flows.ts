@@ -24,6 +24,12 @@ const offerLifecycle = {
   OfferFailed: 'FAILED',
   OfferExpired: 'EXPIRED',
   ClaimsPurged: null,
+  AuthorizationRequestPushed: null,
+  AuthorizationStarted: null,
+  AuthorizationCompleted: null,
+  AuthorizationDenied: null,
+  AuthorizationCodeRedeemed: null,
+  AuthorizationCodeReplayed: null,
 } as const satisfies { readonly [T in offers.OfferEvent['type']]: 'created' | offers.OfferStatus | null };
 
 const flows: readonly { readonly prefix: string; readonly flow: Flow; readonly lifecycle: Readonly<Record<string, string | null>> }[] = [

@@ -70,6 +70,7 @@ export const headers: Readonly<Record<string, Header>> = {
   },
   NoStore: { description: 'Wallet answers carry secrets or one-time values: never cached.', required: true, schema: { const: 'no-store' } },
   NoCache: { description: 'For HTTP/1.0 caches, beside `Cache-Control: no-store` (RFC 6749 section 5.1).', required: true, schema: { const: 'no-cache' } },
+  DpopNonce: { description: 'The DPoP nonce the next proof carries (RFC 9449 section 8); it rotates every minute, the previous one still accepted.', schema: string() },
 };
 
 export const parameters: Readonly<Record<string, Parameter>> = {

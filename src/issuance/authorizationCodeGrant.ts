@@ -1,0 +1,101 @@
+// The token endpoint's authorization_code grant (RFC 6749 section 4.1.3, OpenID4VCI section 6.1,
+// HAIP 1.0 section 4): the wallet authenticates with its attestation, proves the PKCE verifier,
+// names the redirect_uri of its pushed request, and binds the token to its DPoP key with a proof
+// carrying the server's nonce. The offer's decider takes the decision; a code sent again is
+// refused and revokes the token it was redeemed for.
+import type { Context } from 'koa';
+import { randomUUID } from 'node:crypto';
+import { isLeft } from 'fp-ts/lib/Either.js';
+import { offer, offerStream, type Command, type DomainError, type OfferEvent } from '../../streams/offer.js';
+import { logRef } from '../../streams/kernel.js';
+import { handleCommand } from '../eventstore/handle.js';
+import type { FormFields } from '../http/body.js';
+import { requestIdOf } from '../log.js';
+import { newOfferSecret, parseOfferSecret } from './codes.js';
+import { endpointUrl, PATHS, type IssuanceContext } from './context.js';
+import { verifyDpopProof } from './dpop.js';
+import { currentDpopNonce, isFreshDpopNonce } from './dpopNonce.js';
+import { single } from './form.js';
+import { invalidGrant, invalidRequest, OAuthError } from './oauthError.js';
+import { challengeOf } from './pkce.js';
+import { answerToken } from './tokenAnswer.js';
+import { requireAttestedWallet } from './walletAttestation.js';
+
+
+const refusal = (error: DomainError): OAuthError => {
+  switch (error._tag) {
+    case 'OfferEnded':
+      return invalidGrant('The offer has ended; ask for a new one.');
+    case 'OfferHasExpired':
+      return invalidGrant('The authorization code has expired with its offer.');
+    case 'RedirectUriMismatch':
+      return invalidGrant('redirect_uri is not the one of the authorization request.');
+    case 'CodeVerifierMismatch':
+      return invalidGrant('code_verifier does not match the code_challenge.');
+    case 'ClientMismatch':
+      return invalidGrant('The code was issued to another client.');
+    default:
+      return invalidGrant('The authorization code is unknown or expired.');
+  }
+};
+
+/** `use_dpop_nonce` (RFC 9449 section 8): the wallet retries with the nonce in `DPoP-Nonce`. */
+const useDpopNonce = (nonce: string, description: string) => new OAuthError(400, 'use_dpop_nonce', description, { 'DPoP-Nonce': nonce });
+
+export const authorizationCodeGrant = async (issuance: IssuanceContext, http: Context, fields: FormFields): Promise<void> => {
+  const code = single(fields, 'code');
+  if (code === undefined) throw invalidRequest('code is required.');
+  const verifier = single(fields, 'code_verifier');
+  if (verifier === undefined) throw invalidRequest('code_verifier is required (PKCE).');
+  const redirectUri = single(fields, 'redirect_uri');
+  if (redirectUri === undefined) throw invalidRequest('redirect_uri is required.');
+  const codeChallenge = challengeOf(verifier);
+  if (codeChallenge === undefined) throw invalidRequest('code_verifier must be 43-128 characters of [A-Za-z0-9-._~].');
+
+  const now = issuance.now();
+  const wallet = await requireAttestedWallet(issuance, http.headers, single(fields, 'client_id'), now);
+  const dpop = await verifyDpopProof(issuance.store, {
+    proof: http.headers['dpop'],
+    htm: 'POST',
+    htu: endpointUrl(issuance.config.publicUrl, PATHS.token),
+    now,
+    maxAgeSeconds: issuance.config.proofMaxAgeSeconds,
+    acceptsNonce: (nonce) => isFreshDpopNonce(issuance.secrets, nonce, now),
+  });
+  if (!dpop.ok) {
+    if (dpop.useNonce) throw useDpopNonce(currentDpopNonce(issuance.secrets, now), dpop.reason);
+    throw dpop.missing ? invalidRequest(dpop.reason) : new OAuthError(400, 'invalid_dpop_proof', dpop.reason);
+  }
+
+  const parsed = parseOfferSecret(code);
+  if (parsed === undefined) throw invalidGrant('The authorization code is unknown or expired.');
+  const access = newOfferSecret(parsed.offerId);
+  const redeem: Command = {
+    type: 'RedeemAuthorizationCode',
+    data: {
+      offerId: parsed.offerId,
+      codeHash: parsed.hash,
+      codeChallenge,
+      redirectUri,
+      clientId: wallet.clientId,
+      accessTokenHash: access.hash,
+      dpopJkt: dpop.jkt,
+      at: now.toISOString(),
+    },
+  };
+  const metadata = { actor: 'wallet', requestId: requestIdOf(http) };
+  const result = await handleCommand(issuance.store, offer, offerStream(parsed.offerId), redeem, { commandId: randomUUID(), metadata, retries: 1 });
+  if (isLeft(result)) throw 'offerId' in result.left ? refusal(result.left) : invalidGrant('The authorization code was used concurrently; it can be redeemed once.');
+  const redeemed = result.right.events.find((e): e is Extract<OfferEvent, { type: 'AuthorizationCodeRedeemed' }> => e.type === 'AuthorizationCodeRedeemed');
+  if (redeemed === undefined) {
+    issuance.log.warn('authorization code replayed: its access token is revoked', { offerRef: logRef(parsed.offerId) });
+    throw invalidGrant('The authorization code was already used.');
+  }
+  issuance.log.info('authorization code redeemed', { offerRef: logRef(parsed.offerId) });
+  const state = result.right.state;
+  const askedDetails = state.status !== 'none' && state.authorizationCode?.authorization?.request.authorizationDetails === true;
+  const configurationId = state.status === 'none' ? '' : state.credentialConfigurationId;
+  // One credential per offer: its identifier is the configuration's id (OpenID4VCI section 6.2).
+  const details = askedDetails ? { authorization_details: [{ type: 'openid_credential', credential_configuration_id: configurationId, credential_identifiers: [configurationId] }] } : {};
+  answerToken(http, issuance.secrets, now, { accessToken: access.token, expiresAt: redeemed.data.expiresAt }, details);
+};

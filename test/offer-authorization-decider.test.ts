@@ -1,0 +1,122 @@
+// The offer decider's authorization code flow in given / when / then form: a pushed request,
+// the authorization started with its request_uri, completed or denied by the integrator, and the
+// code redeemed once, with the PKCE challenge, redirect_uri and client of the pushed request.
+import test from 'ava';
+import { left, right } from 'fp-ts/lib/Either.js';
+import { decide, evolve, initialState, type Command, type OfferEvent } from '../streams/offer.js';
+import { givenWhen, stateAfter } from './support/decider.js';
+
+const ID = 'offer-1';
+const TENANT = 'tenant-1';
+const T0 = '2026-05-01T10:00:00.000Z';
+const T1 = '2026-05-01T10:00:30.000Z';
+const T2 = '2026-05-01T10:01:00.000Z';
+const T3 = '2026-05-01T10:01:30.000Z';
+const EXPIRES = '2026-05-01T10:05:00.000Z';
+const claims = { alg: 'A256GCM' as const, iv: 'iv', ciphertext: 'ct', tag: 'tag' };
+const otherClaims = { ...claims, ciphertext: 'other' };
+const h = (text: string) => Buffer.from(text).toString('base64url');
+const wallet = { clientId: 'wallet-1', walletProvider: 'https://provider.example', walletProviderCertificate: 'CN=Provider', walletName: 'Wallet', keyThumbprint: 'jkt-instance' };
+
+const scenario = givenWhen({ decide, evolve, initialState });
+const stateOf = stateAfter({ evolve, initialState });
+
+const created = (withClaims = true): OfferEvent => ({
+  type: 'OfferCreated',
+  data: { offerId: ID, tenantId: TENANT, credentialConfigurationId: 'pid', claims: withClaims ? claims : null, txCode: null, createdAt: T0, expiresAt: EXPIRES, authorizationCode: { authenticationUrl: 'https://login.example' } },
+});
+const preAuthorized: OfferEvent = { type: 'OfferCreated', data: { offerId: ID, tenantId: TENANT, credentialConfigurationId: 'pid', claims, txCode: null, createdAt: T0, expiresAt: EXPIRES } };
+const pushedData = {
+  requestUriHash: h('request uri'), wallet, redirectUri: 'https://wallet.example/cb', codeChallenge: h('challenge'), state: 's', credentialConfigurationIds: ['pid'], authorizationDetails: false, expiresAt: '2026-05-01T10:01:00.000Z',
+};
+const push = (over: Partial<typeof pushedData> = {}): Command => ({ type: 'PushAuthorizationRequest', data: { offerId: ID, ...pushedData, ...over, at: T0 } });
+const pushed: OfferEvent = { type: 'AuthorizationRequestPushed', data: { ...pushedData, pushedAt: T0 } };
+const startData = { offerId: ID, requestUriHash: h('request uri'), clientId: 'wallet-1', authorizationIdHash: h('authorization id'), expiresAt: '2026-05-01T10:04:00.000Z', at: T1 };
+const start = (over: Partial<typeof startData> = {}): Command => ({ type: 'StartAuthorization', data: { ...startData, ...over } });
+const started: OfferEvent = { type: 'AuthorizationStarted', data: { requestUriHash: h('request uri'), authorizationIdHash: h('authorization id'), startedAt: T1, expiresAt: '2026-05-01T10:04:00.000Z' } };
+const completeData = { offerId: ID, authorizationIdHash: h('authorization id'), claims: null, claimsDiffer: false, codeHash: h('code'), codeExpiresAt: '2026-05-01T10:03:00.000Z', at: T2 };
+const complete = (over: Partial<Extract<Command, { type: 'CompleteAuthorization' }>['data']> = {}): Command => ({ type: 'CompleteAuthorization', data: { ...completeData, ...over } });
+const completed = (given: typeof claims | null = null): OfferEvent => ({
+  type: 'AuthorizationCompleted',
+  data: { authorizationIdHash: h('authorization id'), codeHash: h('code'), claims: given, completedAt: T2, codeExpiresAt: '2026-05-01T10:03:00.000Z' },
+});
+const redeemData = { offerId: ID, codeHash: h('code'), codeChallenge: h('challenge'), redirectUri: 'https://wallet.example/cb', clientId: 'wallet-1', accessTokenHash: h('token'), dpopJkt: 'jkt-dpop', at: T3 };
+const redeem = (over: Partial<typeof redeemData> = {}): Command => ({ type: 'RedeemAuthorizationCode', data: { ...redeemData, ...over } });
+const redeemed: OfferEvent = { type: 'AuthorizationCodeRedeemed', data: { accessTokenHash: h('token'), dpopJkt: 'jkt-dpop', clientId: 'wallet-1', redeemedAt: T3, expiresAt: EXPIRES } };
+const flow = [created(), pushed, started, completed()];
+
+test('given an authorization-code offer, when a wallet pushes a request for its configuration, then AuthorizationRequestPushed with the wallet', (t) => {
+  t.deepEqual(scenario([created()], push()), right([pushed]));
+});
+
+test('a pushed request is refused for a pre-authorized offer, another configuration, or an offer already authorized', (t) => {
+  t.deepEqual(scenario([preAuthorized], push()), left({ _tag: 'NotAuthorizationCodeOffer', offerId: ID }));
+  t.deepEqual(scenario([created()], push({ credentialConfigurationIds: ['membership'] })), left({ _tag: 'CredentialConfigurationNotOffered', offerId: ID }));
+  t.deepEqual(scenario(flow, push()), left({ _tag: 'AlreadyAuthorized', offerId: ID }));
+});
+
+test('given a pushed request, when its request_uri is used by its client, then AuthorizationStarted; used twice, late, unknown or by another client, refused', (t) => {
+  t.deepEqual(scenario([created(), pushed], start()), right([started]));
+  t.deepEqual(scenario([created(), pushed, started], start()), left({ _tag: 'RequestUriUnknown', offerId: ID }));
+  t.deepEqual(scenario([created(), pushed], start({ at: '2026-05-01T10:01:00.000Z' })), left({ _tag: 'RequestUriUnknown', offerId: ID }));
+  t.deepEqual(scenario([created(), pushed], start({ requestUriHash: h('another') })), left({ _tag: 'RequestUriUnknown', offerId: ID }));
+  t.deepEqual(scenario([created(), pushed], start({ clientId: 'wallet-2' })), left({ _tag: 'ClientMismatch', offerId: ID }));
+});
+
+test('given a started authorization, when the integrator completes it, then AuthorizationCompleted with the code\'s hash', (t) => {
+  t.deepEqual(scenario([created(), pushed, started], complete()), right([completed()]));
+  t.deepEqual(scenario([created(), pushed, started], complete({ authorizationIdHash: h('another') })), left({ _tag: 'AuthorizationUnknown', offerId: ID }));
+  t.deepEqual(scenario([created(), pushed, started], complete({ at: '2026-05-01T10:04:30.000Z' })), left({ _tag: 'AuthorizationUnknown', offerId: ID }));
+  t.deepEqual(scenario(flow, complete()), left({ _tag: 'AuthorizationEnded', offerId: ID }));
+});
+
+test('claims: required at completion when the offer has none, recorded then; refused when they differ from the offer\'s', (t) => {
+  t.deepEqual(scenario([created(false), pushed, started], complete()), left({ _tag: 'ClaimsRequired', offerId: ID }));
+  t.deepEqual(scenario([created(false), pushed, started], complete({ claims: otherClaims })), right([completed(otherClaims)]));
+  t.like(stateOf([created(false), pushed, started, completed(otherClaims)]), { claims: otherClaims });
+  t.deepEqual(scenario([created(), pushed, started], complete({ claims: otherClaims, claimsDiffer: true })), left({ _tag: 'ClaimsDiffer', offerId: ID }));
+  t.deepEqual(scenario([created(), pushed, started], complete({ claims: claims, claimsDiffer: false })), right([completed()]));
+});
+
+test('given a started authorization, when the integrator denies it, then AuthorizationDenied and the offer FAILED with access_denied', (t) => {
+  const deny: Command = { type: 'DenyAuthorization', data: { offerId: ID, authorizationIdHash: h('authorization id'), error: 'access_denied', at: T2 } };
+  t.deepEqual(
+    scenario([created(), pushed, started], deny),
+    right([
+      { type: 'AuthorizationDenied', data: { authorizationIdHash: h('authorization id'), error: 'access_denied', deniedAt: T2 } },
+      { type: 'OfferFailed', data: { offerId: ID, tenantId: TENANT, errorDetails: 'access_denied', failedAt: T2 } },
+    ]),
+  );
+});
+
+test('given a completed authorization, when its code is redeemed with the verifier, redirect_uri and client of the request, then AuthorizationCodeRedeemed', (t) => {
+  t.deepEqual(scenario(flow, redeem()), right([redeemed]));
+  t.like(stateOf([...flow, redeemed]), { token: { accessTokenHash: h('token'), dpopJkt: 'jkt-dpop' } });
+});
+
+test('a code is refused with a wrong verifier, another redirect_uri, another client, an unknown code or after its expiry', (t) => {
+  t.deepEqual(scenario(flow, redeem({ codeChallenge: h('other') })), left({ _tag: 'CodeVerifierMismatch', offerId: ID }));
+  t.deepEqual(scenario(flow, redeem({ redirectUri: 'https://evil.example/cb' })), left({ _tag: 'RedirectUriMismatch', offerId: ID }));
+  t.deepEqual(scenario(flow, redeem({ clientId: 'wallet-2' })), left({ _tag: 'ClientMismatch', offerId: ID }));
+  t.deepEqual(scenario(flow, redeem({ codeHash: h('other') })), left({ _tag: 'AuthorizationCodeUnknown', offerId: ID }));
+  t.deepEqual(scenario(flow, redeem({ at: '2026-05-01T10:03:00.000Z' })), left({ _tag: 'AuthorizationCodeUnknown', offerId: ID }));
+  t.deepEqual(scenario([created(), pushed, started], redeem()), left({ _tag: 'AuthorizationCodeUnknown', offerId: ID }));
+});
+
+test('a code redeemed twice: the second is refused and revokes the token, so the credential endpoint refuses it', (t) => {
+  const replayed: OfferEvent = { type: 'AuthorizationCodeReplayed', data: { replayedAt: T3 } };
+  t.deepEqual(scenario([...flow, redeemed], redeem()), right([replayed]));
+  t.deepEqual(scenario([...flow, redeemed, replayed], redeem()), right([]), 'once revoked, a third use records nothing more');
+  const issue: Command = { type: 'IssueCredential', data: { offerId: ID, accessTokenHash: h('token'), at: T3 } };
+  t.deepEqual(scenario([...flow, redeemed, replayed], issue), left({ _tag: 'AccessTokenUnknown', offerId: ID }));
+});
+
+test('an authorization-code offer has no pre-authorized code to redeem', (t) => {
+  const preAuth: Command = { type: 'RedeemPreAuthorizedCode', data: { offerId: ID, txCodeHash: undefined, accessTokenHash: h('token'), dpopJkt: 'jkt', maxTxCodeAttempts: 3, at: T1 } };
+  t.deepEqual(scenario([created()], preAuth), left({ _tag: 'OfferNotFound', offerId: ID }));
+});
+
+test('every step is refused once the offer has expired', (t) => {
+  t.deepEqual(scenario([created()], { ...push(), data: { ...push().data, at: EXPIRES } } as Command), left({ _tag: 'OfferHasExpired', offerId: ID }));
+  t.deepEqual(scenario(flow, redeem({ at: EXPIRES })), left({ _tag: 'OfferHasExpired', offerId: ID }));
+});
