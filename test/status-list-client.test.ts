@@ -8,7 +8,10 @@ import { deflateSync } from 'node:zlib';
 import { decode as cborDecode, encode as cborEncode, Tag } from 'cbor2';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { createStatusListClient, type StatusListClientOptions } from '../src/verification/status/statusListClient.js';
-import { statusAt } from '../src/statusList/statusList.js';
+import { CWT_CLAIM, decompressList, statusAt } from '../src/statusList/statusList.js';
+import { decodeCbor } from '../src/mdoc/cbor.js';
+import { HEADER_TYP, parseCoseSign1 } from '../src/mdoc/cose.js';
+import { verifyStatusListCwt } from '../src/verification/status/statusListToken.js';
 import { createCrlChecker } from '../src/trust/crl.js';
 import { createTrustVerifier } from '../src/trust/issuerTrust.js';
 import { createTestIssuer, type TestIssuer } from './support/credentials.js';
@@ -198,4 +201,31 @@ test('a CWT signed by a chain the trust rules refuse fails like a JWT from it', 
     body: signStatusListCwt({ privateKey: KeyObject.from(expired.leaf.keys.privateKey), x5c: expired.x5c }, { sub: server.url('/expired-chain'), lst: packLst(2, 16), bits: 2 }),
   });
   t.regex(leftOf(await clientWith().get(server.url('/expired-chain'), new Date(), 'cwt')), /^signing certificate: /);
+});
+
+// draft-ietf-oauth-status-list, section 5.2: the non-normative Status List Token in CWT format, in
+// hex. It is signed with a key named by `kid` only (no x5chain, no key given), so it cannot verify
+// here: our verifier refuses it, and its payload decodes with our CBOR and COSE code to the list
+// the draft's JWT example carries (statuses 1 0 0 1 1 1 0 1, 1 1 0 0 0 1 0 1).
+const DRAFT_CWT_EXAMPLE =
+  'd2845820a2012610781a6170706c69636174696f6e2f7374617475736c6973742b637774a1044231325850a502782168747470733a2f2f6578616d706c652e636f6d2f' +
+  '7374617475736c697374732f31061a648c5bea041a8898dfea19fffe19a8c019fffda2646269747301636c73744a78dadbb918000217015d584093fa4d01032b18c35e2fe1' +
+  '101b77fd6cc9440022caa4694450c4e4e9feab4e99d1fa6d9772ce2bf3a12e0323ded7c982c5e101a5e67f0cbc1e2b6f57ce99c279';
+
+test('the draft\'s CWT example: refused (kid only, no x5chain); its payload decodes to the draft\'s list', (t) => {
+  const bytes = new Uint8Array(Buffer.from(DRAFT_CWT_EXAMPLE, 'hex'));
+  t.is(
+    leftOf(verifyStatusListCwt(bytes, { uri: 'https://example.com/statuslists/1', now: new Date('2023-06-17T00:00:00Z'), maxBytes: 1024 })),
+    'is not verifiable: CWT x5chain header missing or not one or more DER certificates',
+  );
+  const sign1 = rightOf(parseCoseSign1(rightOf(decodeCbor(bytes)), 'CWT'));
+  t.is(sign1.protectedHeader.get(HEADER_TYP), 'application/statuslist+cwt');
+  const claims = rightOf(decodeCbor(sign1.payload!)) as Map<number, unknown>;
+  t.is(claims.get(CWT_CLAIM.sub), 'https://example.com/statuslists/1');
+  t.is(claims.get(CWT_CLAIM.iat), 1686920170);
+  t.is(claims.get(CWT_CLAIM.exp), 2291720170);
+  t.is(claims.get(CWT_CLAIM.ttl), 43200);
+  const statusList = claims.get(CWT_CLAIM.statusList) as Map<string, unknown>;
+  const list = rightOf(decompressList(statusList.get('lst') as Uint8Array, statusList.get('bits'), 1024));
+  t.deepEqual(Array.from({ length: 16 }, (_, idx) => statusAt(list, idx)), [1, 0, 0, 1, 1, 1, 0, 1, 1, 1, 0, 0, 0, 1, 0, 1]);
 });
