@@ -2,7 +2,7 @@
 // environment, a first deployment). Production access and issuer certificates should come from a
 // real CA; these files have the same layout, so swapping them later changes nothing else.
 import type { Command } from 'commander';
-import { generateChain, writeChainFiles, x509HashClientId } from '../src/crypto/certificates.js';
+import { DEFAULT_CERTIFICATE_COUNTRY, generateChain, writeChainFiles, x509HashClientId } from '../src/crypto/certificates.js';
 import { action, DONE, FAILED } from './action.js';
 import { JSON_OPTION, printRecord, type JsonOption } from './output.js';
 
@@ -16,8 +16,8 @@ export interface GeneratedFiles {
 }
 
 /** Writes the four files into `dir`; undefined when one of them already exists (nothing is overwritten). */
-export const generateCertificateFiles = async (dir: string, commonName: string): Promise<GeneratedFiles | undefined> => {
-  const chain = await generateChain(commonName, [{ type: 'dns', value: commonName }]);
+export const generateCertificateFiles = async (dir: string, commonName: string, country?: string): Promise<GeneratedFiles | undefined> => {
+  const chain = await generateChain(commonName, [{ type: 'dns', value: commonName }], country);
   try {
     await writeChainFiles(dir, chain, { includeCaKey: true });
   } catch (err) {
@@ -41,10 +41,11 @@ export const registerCertificates = (program: Command): void => {
     .description("writes a CA (ca.pem, ca-key.pem) and a leaf signed by it (certificate.pem, key.pem), each mode 0600; exit 1 if a file exists")
     .requiredOption('--out <dir>', 'the directory to write into (created if missing)')
     .option('--cn <name>', "the leaf's CN and DNS subjectAltName", 'localhost')
+    .option('--country <code>', 'the countryName (C) of both certificates, ISO 3166-1 alpha-2 (ISO 18013-5 wants one for mdoc signers)', DEFAULT_CERTIFICATE_COUNTRY)
     .option(...JSON_OPTION)
     .action(
-      action(async (options: JsonOption & { out: string; cn: string }) => {
-        const generated = await generateCertificateFiles(options.out, options.cn);
+      action(async (options: JsonOption & { out: string; cn: string; country: string }) => {
+        const generated = await generateCertificateFiles(options.out, options.cn, options.country);
         if (!generated) {
           process.stderr.write(`certificates generate: a file already exists in ${options.out}; choose an empty --out\n`);
           return FAILED;

@@ -21,7 +21,6 @@ import {
   Verifier,
 } from '@owf/mdoc';
 import { createCertificateAuthority, createLeafCertificate, type CertifiedKey } from '../src/crypto/certificates.js';
-import { x509 } from '../src/crypto/x509.js';
 import { fullDate } from '../src/mdoc/claims.js';
 import { verifyDeviceResponse, type DeviceResponseExpectations } from '../src/mdoc/deviceResponse.js';
 import { buildIssuerSigned, type IssuerSignedInput } from '../src/mdoc/issuerSigned.js';
@@ -44,8 +43,9 @@ let handover: OpenID4VPHandoverInfo;
 const portrait = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10]);
 
 test.before(async () => {
-  ca = await withCountry(await createCertificateAuthority({ commonName: 'Test IACA' }));
-  signer = await withCountry(await createLeafCertificate(ca, { commonName: 'Test Document Signer', subjectAltNames: [{ type: 'url', value: 'https://issuer.example' }] }), ca);
+  // ISO/IEC 18013-5 (Annex B) wants countryName in the IACA and document signer names, and the independent library checks it.
+  ca = await createCertificateAuthority({ commonName: 'Test IACA', country: 'DE' });
+  signer = await createLeafCertificate(ca, { commonName: 'Test Document Signer', country: 'DE', subjectAltNames: [{ type: 'url', value: 'https://issuer.example' }] });
   device = await newWalletKey();
   devicePrivateJwk = await exportJWK(device.privateKey);
   const encryptionKey = await newWalletKey();
@@ -56,24 +56,6 @@ test.before(async () => {
     responseUri: 'https://verifier.example/oidc4vp/abc/response',
   };
 });
-
-// ISO/IEC 18013-5 (Annex B) wants countryName in the IACA and document signer names, and the
-// independent library checks it: the same certificate again, with C=DE before the CN.
-const withCountry = async (certified: CertifiedKey, issuer?: CertifiedKey): Promise<CertifiedKey> => {
-  const { certificate, keys } = certified;
-  const reissued = await x509.X509CertificateGenerator.create({
-    serialNumber: certificate.serialNumber,
-    subject: `C=DE, ${certificate.subject}`,
-    issuer: issuer ? issuer.certificate.subject : `C=DE, ${certificate.subject}`,
-    notBefore: certificate.notBefore,
-    notAfter: certificate.notAfter,
-    publicKey: keys.publicKey,
-    signingKey: (issuer ?? certified).keys.privateKey,
-    signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' },
-    extensions: certificate.extensions,
-  });
-  return { certificate: reissued, keys };
-};
 
 const der = (certified: CertifiedKey): Uint8Array => new Uint8Array(certified.certificate.rawData);
 

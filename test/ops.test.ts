@@ -1,6 +1,7 @@
 // The ops tool: tenants and keys, auditor replay, projection rebuild, usage errors.
 import test from 'ava';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { X509Certificate } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually } from './support/bounded.js';
@@ -249,5 +250,15 @@ test('certificates generate writes its files without a store, and never over exi
 
     const readable = await ops(dir, 'certificates', 'generate', '--out', join(dir, 'other'));
     t.deepEqual(readable.stdout.split('\n').map((l) => l.split(/ +/)[0]), ['dir', 'files', 'client_id', 'trust_anchor', '']);
+
+    // Both certificates name a country (C), DE unless --country says otherwise (ISO 18013-5 wants one for mdoc signers).
+    const subjectOf = async (file: string) => new X509Certificate(await readFile(file)).subject.split('\n');
+    t.deepEqual(await subjectOf(join(out, 'certificate.pem')), ['C=DE', 'CN=connector.example']);
+    t.deepEqual(await subjectOf(join(out, 'ca.pem')), ['C=DE', 'CN=connector.example CA']);
+    t.is((await ops(dir, 'certificates', 'generate', '--out', join(dir, 'fr'), '--country', 'FR')).code, 0);
+    t.deepEqual(await subjectOf(join(dir, 'fr', 'certificate.pem')), ['C=FR', 'CN=localhost']);
+    const bad = await ops(dir, 'certificates', 'generate', '--out', join(dir, 'bad'), '--country', 'Germany');
+    t.not(bad.code, 0);
+    t.regex(bad.stderr, /country "Germany" is not an ISO 3166-1 alpha-2 code/);
   });
 });

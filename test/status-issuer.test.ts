@@ -2,7 +2,7 @@
 // entry, the integrator revokes, suspends and reinstates through the management API, each change
 // is a callback of its own, and the Status List Token served under PUBLIC_URL shows it at once.
 // Refusals are problems that change nothing.
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +12,7 @@ import { createApiKey, createTenant } from '../src/tenancy/commands.js';
 import { credentialStatusStream } from '../streams/credentialStatus.js';
 import { startReceiver, TEST_WEBHOOK_SECRET, type Receiver } from './support/receiver.js';
 import { startTestService, type TestService } from './support/service.js';
-import { jwtHeader, jwtPayload, statusInToken } from './support/statusLists.js';
+import { jwtHeader, jwtPayload, readLst, readStatusListCwt, statusInToken } from './support/statusLists.js';
 import { IssuanceWallet } from './support/wallet/issuance.js';
 import { createOffer, verifyIssuedCredential, waitForOffer } from './support/wallet/issuanceChecks.js';
 
@@ -80,6 +80,18 @@ const served = async (uri: string, headers: Record<string, string> = {}): Promis
   if (!uri.startsWith(`${service.config.publicUrl}/`)) throw new Error(`${uri} is not under PUBLIC_URL`);
   return service.wallet(uri.slice(service.config.publicUrl.length), { headers });
 };
+/** The headers every served token has, checked; its ETag. */
+const servedHeaders = (t: ExecutionContext, response: Response, mediaType: string): string => {
+  t.is(response.status, 200);
+  t.is(response.headers.get('content-type'), mediaType);
+  t.is(response.headers.get('vary'), 'Accept');
+  t.is(response.headers.get('cache-control'), 'max-age=30');
+  t.is(response.headers.get('access-control-allow-origin'), '*');
+  const etag = response.headers.get('etag') ?? '';
+  t.regex(etag, /^"[A-Za-z0-9_-]{43}"$/);
+  return etag;
+};
+
 const servedStatus = async (reference: Issued['reference']): Promise<number> => statusInToken(await (await served(reference.uri)).text(), reference.idx);
 
 const statusEvents = async (offerId: string): Promise<string[]> => {
@@ -110,12 +122,7 @@ test('an issued credential carries a random Status List entry under PUBLIC_URL; 
 test.serial('the served Status List Token: typ, x5c of the credential, sub = uri, iat, exp, ttl, 2 bits, its media type, CORS and ETag', async (t) => {
   const issued = await issue();
   const response = await served(issued.reference.uri, { Accept: 'application/statuslist+jwt' });
-  t.is(response.status, 200);
-  t.is(response.headers.get('content-type'), 'application/statuslist+jwt');
-  t.is(response.headers.get('cache-control'), 'max-age=30');
-  t.is(response.headers.get('access-control-allow-origin'), '*');
-  const etag = response.headers.get('etag');
-  t.regex(etag ?? '', /^"[A-Za-z0-9_-]{43}"$/);
+  const etag = servedHeaders(t, response, 'application/statuslist+jwt');
   const jwt = await response.text();
   const header = jwtHeader(jwt);
   t.is(header['typ'], 'statuslist+jwt');
@@ -128,13 +135,52 @@ test.serial('the served Status List Token: typ, x5c of the credential, sub = uri
   t.is(payload['exp'], (payload['iat'] as number) + 86_400);
   t.like(payload['status_list'], { bits: 2 });
 
-  const again = await served(issued.reference.uri, { 'If-None-Match': etag! });
+  const again = await served(issued.reference.uri, { 'If-None-Match': etag });
   t.is(again.status, 304);
   t.is(again.headers.get('etag'), etag);
   t.is(await again.text(), '');
   t.is((await served(`${service.config.publicUrl}/status-lists/999`)).status, 404);
   t.is((await served(`${service.config.publicUrl}/status-lists/01`)).status, 404);
   t.is((await served(`${service.config.publicUrl}/status-lists/x`)).status, 404);
+});
+
+test.serial('the CWT form, for Accept: application/statuslist+cwt: typ, ES256, x5chain of the credential, sub, iat, exp, ttl, 2 bits as bytes; its own ETag; JWT otherwise', async (t) => {
+  const issued = await issue();
+  const response = await served(issued.reference.uri, { Accept: 'application/statuslist+cwt' });
+  const etag = servedHeaders(t, response, 'application/statuslist+cwt');
+  // Read by cbor2 and node:crypto alone, as an independent verifier would.
+  const cwt = readStatusListCwt(new Uint8Array(await response.arrayBuffer()));
+  t.true(cwt.signatureValid);
+  t.is(cwt.protectedHeader.get(1), -7);
+  t.is(cwt.protectedHeader.get(16), 'application/statuslist+cwt');
+  t.deepEqual(cwt.x5chain.map((der) => Buffer.from(der).toString('base64')), jwtHeader(issued.credential.split('~')[0]!)['x5c']);
+  t.is(cwt.claims.get(2), issued.reference.uri);
+  t.is(cwt.claims.get(65534), 30);
+  t.is(cwt.claims.get(4), (cwt.claims.get(6) as number) + 86_400);
+  const statusList = cwt.claims.get(65533) as Map<string, unknown>;
+  t.is(statusList.get('bits'), 2);
+  const lst = statusList.get('lst') as Uint8Array;
+  t.true(lst instanceof Uint8Array);
+  t.is(readLst(Buffer.from(lst).toString('base64url'), 2, issued.reference.idx), 0);
+
+  // Conditional requests per representation: the CWT's tag matches the CWT only.
+  const again = await served(issued.reference.uri, { Accept: 'application/statuslist+cwt', 'If-None-Match': etag });
+  t.is(again.status, 304);
+  const jwt = await served(issued.reference.uri, { 'If-None-Match': etag });
+  t.is(jwt.status, 200);
+  t.is(jwt.headers.get('content-type'), 'application/statuslist+jwt');
+  t.not(jwt.headers.get('etag'), etag);
+  // JWT is the default: no Accept, one naming neither, or the JWT preferred.
+  for (const accept of ['text/html', '*/*', 'application/statuslist+jwt, application/statuslist+cwt;q=0.9']) {
+    t.is((await served(issued.reference.uri, { Accept: accept })).headers.get('content-type'), 'application/statuslist+jwt', accept);
+  }
+  t.is((await served(issued.reference.uri, { Accept: 'application/statuslist+cwt, application/statuslist+jwt;q=0.9' })).headers.get('content-type'), 'application/statuslist+cwt');
+
+  // A revocation shows in the very next CWT too.
+  t.is((await setStatus(issued.offerId, { status: 'revoked' })).status, 200);
+  const revoked = readStatusListCwt(new Uint8Array(await (await served(issued.reference.uri, { Accept: 'application/statuslist+cwt' })).arrayBuffer()));
+  const revokedLst = (revoked.claims.get(65533) as Map<string, unknown>).get('lst') as Uint8Array;
+  t.is(readLst(Buffer.from(revokedLst).toString('base64url'), 2, issued.reference.idx), 1);
 });
 
 test('revoke: 200 with the new status, the served list says INVALID at once, an independent verifier refuses it, a REVOKED callback', async (t) => {

@@ -131,7 +131,7 @@ test('another issuer\'s credential with its status list: VALID is FULFILLED; INV
     const valid = await f.present(await f.credential('/lists/1', 0));
     t.is(valid['status'], 'FULFILLED');
     t.like(credentialOf(valid), { supportRevocation: true });
-    t.is(f.server.accept('/lists/1'), 'application/statuslist+jwt');
+    t.is(f.server.accept('/lists/1'), 'application/statuslist+jwt, application/statuslist+cwt;q=0.9');
     const outcomes = [];
     for (const idx of [1, 2, 3, 64]) outcomes.push(await f.present(await f.credential('/lists/1', idx)));
     t.true(outcomes.every((o) => o['status'] === 'VERIFICATION_FAILED'));

@@ -71,18 +71,20 @@ const presentation = (options: { idx?: number; disclose?: [string, string][]; no
 const crl = createCrlChecker({ timeoutMs: 1000 });
 const noAnchoring: TrustVerifier = createTrustVerifier({ verifyTrustAnchor: false, anchors: [], crl });
 
-/** A status list client serving one list, signed (as the checker requires) by the document signer itself. */
-const statusChecker = (revoked: readonly number[]): CredentialStatusChecker => {
+/** A status list client serving one list, signed (as the checker requires) by the document signer itself; `asked` gets the form asked for first. */
+const statusChecker = (revoked: readonly number[], asked: unknown[] = []): CredentialStatusChecker => {
   const client: StatusListClient = {
-    get: async () =>
-      right({
+    get: async (_uri, _now, preferred) => {
+      asked.push(preferred);
+      return right({
         chain: [signer.certificate],
         list: buildStatusList(1, 64, revoked.map((idx) => [idx, 1] as const)),
         exp: undefined,
         ttl: undefined,
         signer: { chain: [signer.certificate], trust: { supportTrustAnchor: false } },
         until: Date.now() + DAY,
-      }),
+      });
+    },
   };
   return createCredentialStatusChecker({ client, policy: 'enforce' });
 };
@@ -133,9 +135,11 @@ test('trusted_authorities (aki) the document signer chain does not meet is a fai
   t.is(failure.reason, "issuer chain has none of the AuthorityKeyIdentifiers in the query's trusted_authorities");
 });
 
-test('the MSO status list reference is checked: VALID passes with supportRevocation, revoked fails', async (t) => {
-  const valid = rightOf(await verifyMsoMdocPresentation(presentation({ idx: 7 }), requirements, context, noAnchoring, statusChecker([3])));
+test('the MSO status list reference is checked: VALID passes with supportRevocation, revoked fails; the CWT form is asked for first', async (t) => {
+  const asked: unknown[] = [];
+  const valid = rightOf(await verifyMsoMdocPresentation(presentation({ idx: 7 }), requirements, context, noAnchoring, statusChecker([3], asked)));
   t.true(valid.credential.supportRevocation);
+  t.deepEqual(asked, ['cwt']);
   const revoked = leftOf(await verifyMsoMdocPresentation(presentation({ idx: 3 }), requirements, context, noAnchoring, statusChecker([3])));
   t.is(revoked.reason, 'credential is revoked: its status list says INVALID');
 });

@@ -68,6 +68,8 @@ export const describeSubjectAltName = (n: SubjectAltName): string => `${n.type =
 export interface CertificateOptions {
   /** The subject common name. */
   readonly commonName: string;
+  /** The subject countryName (C), an ISO 3166-1 alpha-2 code, before the CN. */
+  readonly country?: string;
   readonly notBefore?: Date;
   readonly notAfter?: Date;
   /** An http(s) URL put in the CRL Distribution Points extension. */
@@ -81,7 +83,14 @@ export interface CertificateOptions {
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-const distinguishedName = (commonName: string): string => `CN=${commonName.replace(/([,+"\\<>;=])/g, '\\$1')}`;
+const COUNTRY = /^[A-Z]{2}$/;
+
+const distinguishedName = (options: CertificateOptions): string => {
+  const cn = `CN=${options.commonName.replace(/([,+"\\<>;=])/g, '\\$1')}`;
+  if (options.country === undefined) return cn;
+  if (!COUNTRY.test(options.country)) throw new Error(`country ${JSON.stringify(options.country)} is not an ISO 3166-1 alpha-2 code (two capital letters)`);
+  return `C=${options.country}, ${cn}`;
+};
 
 // 16 random bytes with the top bit cleared: a positive INTEGER, unique without a registry.
 const randomSerial = (): string => {
@@ -110,8 +119,8 @@ const issue = async (
   const notBefore = options.notBefore ?? new Date(Date.now() - 60_000);
   return x509.X509CertificateGenerator.create({
     serialNumber: randomSerial(),
-    subject: distinguishedName(options.commonName),
-    issuer: issuer ? issuer.certificate.subject : distinguishedName(options.commonName),
+    subject: distinguishedName(options),
+    issuer: issuer ? issuer.certificate.subject : distinguishedName(options),
     notBefore,
     notAfter: options.notAfter ?? new Date(notBefore.getTime() + 365 * DAY_MS),
     publicKey: subjectKeys.publicKey,
@@ -349,11 +358,24 @@ export interface GeneratedChain {
   readonly leaf: CertifiedKey;
 }
 
-/** A CA valid ten years and a leaf valid one year, for development and for `ops certificates generate`. */
-export const generateChain = async (commonName: string, subjectAltNames: readonly SubjectAltName[] = []): Promise<GeneratedChain> => {
+/**
+ * The country (C) of generated chains unless told otherwise: ISO/IEC 18013-5 (Annex B) wants one in
+ * the IACA and document signer names, and mdoc verifiers refuse a document signer without it.
+ */
+export const DEFAULT_CERTIFICATE_COUNTRY = 'DE';
+
+/**
+ * A CA valid ten years and a leaf valid one year, both naming `country` (C), for development and
+ * for `ops certificates generate`.
+ */
+export const generateChain = async (
+  commonName: string,
+  subjectAltNames: readonly SubjectAltName[] = [],
+  country: string = DEFAULT_CERTIFICATE_COUNTRY,
+): Promise<GeneratedChain> => {
   const notBefore = new Date(Date.now() - 60_000);
-  const ca = await createCertificateAuthority({ commonName: `${commonName} CA`, notBefore, notAfter: new Date(notBefore.getTime() + 3650 * DAY_MS), pathLength: 0 });
-  const leaf = await createLeafCertificate(ca, { commonName, notBefore, subjectAltNames });
+  const ca = await createCertificateAuthority({ commonName: `${commonName} CA`, country, notBefore, notAfter: new Date(notBefore.getTime() + 3650 * DAY_MS), pathLength: 0 });
+  const leaf = await createLeafCertificate(ca, { commonName, country, notBefore, subjectAltNames });
   return { ca, leaf };
 };
 

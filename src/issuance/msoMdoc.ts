@@ -47,6 +47,12 @@ const elementValue = (value: Json, type: MdocValueType | undefined): unknown => 
 const asCbor = (value: Json): unknown =>
   Array.isArray(value) ? value.map(asCbor) : isObject(value) ? new Map(Object.entries(value).map(([k, v]) => [k, asCbor(v)])) : value;
 
+/** The Issuer Signing Certificate key as COSE signs with it: the key and the chain as `x5chain` DER. */
+export const coseSignerOf = (key: IssuerSigningKey): { readonly privateKey: KeyObject; readonly x5chain: Uint8Array[] } => ({
+  privateKey: KeyObject.from(key.privateKey),
+  x5chain: key.x5c.map((der) => new Uint8Array(Buffer.from(der, 'base64'))),
+});
+
 export const signMsoMdoc = (key: IssuerSigningKey, credential: MdocToSign): string => {
   const nameSpaces = new Map<string, Map<string, unknown>>();
   for (const claim of credential.configuration.claims) {
@@ -64,7 +70,7 @@ export const signMsoMdoc = (key: IssuerSigningKey, credential: MdocToSign): stri
     validFrom: credential.now,
     validUntil: new Date(credential.now.getTime() + credential.validitySeconds * 1000),
     ...(credential.status ? { status: { status_list: { idx: credential.status.idx, uri: credential.status.uri } } } : {}),
-    signer: { privateKey: KeyObject.from(key.privateKey), x5chain: key.x5c.map((der) => new Uint8Array(Buffer.from(der, 'base64'))) },
+    signer: coseSignerOf(key),
     now: credential.now,
   });
   return Buffer.from(issued).toString('base64url');

@@ -5,12 +5,15 @@ import { createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import type { Either } from 'fp-ts/lib/Either.js';
 import { isLeft, left, right } from 'fp-ts/lib/Either.js';
 import type { JWK } from 'jose';
+import { x509 } from '../crypto/x509.js';
 import { decodeCbor, encodeCbor, isBytes, isMap, Tag } from './cbor.js';
 
 export const COSE_ALG_ES256 = -7;
 const HEADER_ALG = 1;
 const HEADER_X5CHAIN = 33;
-const COSE_SIGN1_TAG = 18;
+/** `typ` (RFC 9596): the media type of the whole COSE object, protected. */
+export const HEADER_TYP = 16;
+export const COSE_SIGN1_TAG = 18;
 
 export interface CoseSign1 {
   readonly protectedBytes: Uint8Array;
@@ -47,6 +50,41 @@ export const x5chainOf = (sign1: CoseSign1): Either<string, Uint8Array[]> => {
   return left('x5chain header missing or not one or more DER certificates');
 };
 
+// Parsing a certificate costs more than verifying a signature, and the same signers come back
+// with every presentation; parsed certificates are immutable, so they are kept.
+const PARSED_LIMIT = 256;
+const parsed = new Map<string, x509.X509Certificate>();
+
+const certificateOf = (der: Uint8Array): x509.X509Certificate => {
+  const key = Buffer.from(der).toString('base64');
+  const known = parsed.get(key);
+  if (known) return known;
+  const certificate = new x509.X509Certificate(der);
+  if (parsed.size >= PARSED_LIMIT) parsed.delete(parsed.keys().next().value ?? '');
+  parsed.set(key, certificate);
+  return certificate;
+};
+
+/** The `x5chain` as certificates, leaf first; `name` names the COSE_Sign1 in the reason. */
+export const x5chainCertificates = (sign1: CoseSign1, name: string): Either<string, x509.X509Certificate[]> => {
+  const ders = x5chainOf(sign1);
+  if (isLeft(ders)) return left(`${name} ${ders.left}`);
+  try {
+    return right(ders.right.map(certificateOf));
+  } catch {
+    return left(`${name} x5chain holds something that is not a DER X.509 certificate`);
+  }
+};
+
+/** Whether the attached payload's signature verifies with the certificate's key. */
+export const verifyByCertificate = (sign1: CoseSign1, certificate: x509.X509Certificate): boolean => {
+  try {
+    return verifyCoseSign1(sign1, publicKeyOf(new Uint8Array(certificate.publicKey.rawData)));
+  } catch {
+    return false;
+  }
+};
+
 const sigStructure = (protectedBytes: Uint8Array, payload: Uint8Array): Uint8Array =>
   encodeCbor(['Signature1', protectedBytes, new Uint8Array(0), payload]);
 
@@ -63,15 +101,15 @@ export const verifyCoseSign1 = (sign1: CoseSign1, key: KeyObject, detached?: Uin
 
 /**
  * A COSE_Sign1 array `[protected, unprotected, payload, signature]` signed with ES256; `detached`
- * leaves the payload out (null) while signing over it.
+ * leaves the payload out (null) while signing over it; `protectedHeader` adds parameters after `alg`.
  */
 export const signCoseSign1 = (
   payload: Uint8Array,
   privateKey: KeyObject,
   unprotectedHeader: Map<number, unknown> = new Map(),
-  options: { readonly detached?: boolean } = {},
+  options: { readonly detached?: boolean; readonly protectedHeader?: Map<number, unknown> } = {},
 ): unknown[] => {
-  const protectedBytes = encodeCbor(new Map([[HEADER_ALG, COSE_ALG_ES256]]));
+  const protectedBytes = encodeCbor(new Map<number, unknown>([[HEADER_ALG, COSE_ALG_ES256], ...(options.protectedHeader ?? [])]));
   const signature = sign('sha256', sigStructure(protectedBytes, payload), { key: privateKey, dsaEncoding: 'ieee-p1363' });
   return [protectedBytes, unprotectedHeader, options.detached ? null : payload, signature];
 };

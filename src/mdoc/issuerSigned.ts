@@ -10,7 +10,7 @@ import type { JWK } from 'jose';
 import { x509 } from '../crypto/x509.js';
 import { dataItem, dataItemBytes, decodeCbor, embeddedBytes, encodeCbor, isBytes, isMap, Tag } from './cbor.js';
 import { cborToJson, tdate } from './claims.js';
-import { jwkToCoseKey, parseCoseSign1, publicKeyOf, signCoseSign1, verifyCoseSign1, x5chainHeader, x5chainOf, type CoseSign1 } from './cose.js';
+import { jwkToCoseKey, parseCoseSign1, signCoseSign1, verifyByCertificate, x5chainCertificates, x5chainHeader, type CoseSign1 } from './cose.js';
 import { DIGEST_ALGORITHMS, parseMobileSecurityObject, type MobileSecurityObject } from './mobileSecurityObject.js';
 
 export interface IssuerSigned {
@@ -49,39 +49,6 @@ export const parseIssuerSigned = (value: unknown): Either<string, IssuerSigned> 
 export const decodeIssuerSigned = (bytes: Uint8Array): Either<string, IssuerSigned> => {
   const decoded = decodeCbor(bytes);
   return isLeft(decoded) ? left(`IssuerSigned ${decoded.left}`) : parseIssuerSigned(decoded.right);
-};
-
-// Parsing a certificate costs more than verifying a signature, and the same document signers come
-// back with every presentation; parsed certificates are immutable, so they are kept.
-const PARSED_LIMIT = 256;
-const parsed = new Map<string, x509.X509Certificate>();
-
-const certificateOf = (der: Uint8Array): x509.X509Certificate => {
-  const key = Buffer.from(der).toString('base64');
-  const known = parsed.get(key);
-  if (known) return known;
-  const certificate = new x509.X509Certificate(der);
-  if (parsed.size >= PARSED_LIMIT) parsed.delete(parsed.keys().next().value ?? '');
-  parsed.set(key, certificate);
-  return certificate;
-};
-
-const parseChain = (issuerAuth: CoseSign1): Either<string, x509.X509Certificate[]> => {
-  const ders = x5chainOf(issuerAuth);
-  if (isLeft(ders)) return left(`issuerAuth ${ders.left}`);
-  try {
-    return right(ders.right.map(certificateOf));
-  } catch {
-    return left('issuerAuth x5chain holds something that is not a DER X.509 certificate');
-  }
-};
-
-const verifyIssuerAuth = (issuerAuth: CoseSign1, leaf: x509.X509Certificate): boolean => {
-  try {
-    return verifyCoseSign1(issuerAuth, publicKeyOf(new Uint8Array(leaf.publicKey.rawData)));
-  } catch {
-    return false;
-  }
 };
 
 const decodeMso = (issuerAuth: CoseSign1): Either<string, MobileSecurityObject> => {
@@ -153,10 +120,10 @@ const verifiedClaims = (issuerSigned: IssuerSigned, mso: MobileSecurityObject): 
  * judged by the caller), the MSO, its docType, its validity at `now`, and every returned element's digest.
  */
 export const verifyIssuerSigned = (issuerSigned: IssuerSigned, expected: { readonly docType: string; readonly now: Date }): Either<string, VerifiedIssuerSigned> => {
-  const chain = parseChain(issuerSigned.issuerAuth);
+  const chain = x5chainCertificates(issuerSigned.issuerAuth, 'issuerAuth');
   if (isLeft(chain)) return chain;
   const [leaf] = chain.right;
-  if (!leaf || !verifyIssuerAuth(issuerSigned.issuerAuth, leaf)) return left('issuerAuth signature does not verify with the x5chain leaf certificate key');
+  if (!leaf || !verifyByCertificate(issuerSigned.issuerAuth, leaf)) return left('issuerAuth signature does not verify with the x5chain leaf certificate key');
   const mso = decodeMso(issuerSigned.issuerAuth);
   if (isLeft(mso)) return mso;
   if (mso.right.docType !== expected.docType) return left(`MSO docType ${mso.right.docType} is not ${expected.docType}`);

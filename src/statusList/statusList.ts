@@ -9,6 +9,10 @@ import { left, right, type Either } from 'fp-ts/lib/Either.js';
 /** The Status List Token's JWT `typ` and media type (section 5.1), which issuer and verifier both name. */
 export const STATUS_LIST_TYP = 'statuslist+jwt';
 export const STATUS_LIST_MEDIA_TYPE = 'application/statuslist+jwt';
+/** The CWT form's media type (section 5.2), also its COSE `typ` (16) header. */
+export const STATUS_LIST_CWT_MEDIA_TYPE = 'application/statuslist+cwt';
+/** The CWT claim keys the Status List Token uses (RFC 8392, 4; the draft's section 5.2: `status_list`, `ttl`). */
+export const CWT_CLAIM = { sub: 2, exp: 4, nbf: 5, iat: 6, statusList: 65533, ttl: 65534 } as const;
 
 export type Bits = 1 | 2 | 4 | 8;
 
@@ -45,19 +49,26 @@ export const buildStatusList = (bits: Bits, size: number, statuses: Iterable<rea
   return { bits, bytes };
 };
 
-/** `lst`: the byte array at the highest compression level (the draft recommends it), base64url. */
-export const encodeLst = (list: StatusList): string =>
-  deflateSync(list.bytes, { level: constants.Z_BEST_COMPRESSION }).toString('base64url');
+/** The byte array at the highest compression level (the draft recommends it): the CWT's `lst`. */
+export const compressList = (list: StatusList): Buffer => deflateSync(list.bytes, { level: constants.Z_BEST_COMPRESSION });
+
+/** The JWT's `lst`: the compressed array, base64url. */
+export const encodeLst = (list: StatusList): string => compressList(list).toString('base64url');
 
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 
-/** Reads `lst` back; `maxBytes` bounds the uncompressed array. Left is why it is not a status list. */
+/** Reads a JWT's `lst` back; `maxBytes` bounds the uncompressed array. Left is why it is not a status list. */
 export const decodeLst = (lst: unknown, bits: unknown, maxBytes: number): Either<string, StatusList> => {
-  if (!isBits(bits)) return left('status_list.bits is not 1, 2, 4 or 8');
   if (typeof lst !== 'string' || lst === '' || !BASE64URL.test(lst)) return left('status_list.lst is not base64url');
+  return decompressList(Buffer.from(lst, 'base64url'), bits, maxBytes);
+};
+
+/** Reads a CWT's `lst` (the compressed bytes) back, bounded as `decodeLst`. */
+export const decompressList = (compressed: Uint8Array, bits: unknown, maxBytes: number): Either<string, StatusList> => {
+  if (!isBits(bits)) return left('status_list.bits is not 1, 2, 4 or 8');
   let bytes: Buffer;
   try {
-    bytes = inflateSync(Buffer.from(lst, 'base64url'), { maxOutputLength: maxBytes });
+    bytes = inflateSync(compressed, { maxOutputLength: maxBytes });
   } catch (err) {
     return left(
       (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE'

@@ -87,7 +87,7 @@ export const verifyMsoMdocPresentation = async (
   if (isLeft(requested)) return fail(requested.left);
 
   // Status last, as for SD-JWT VCs: no list is fetched for a credential that fails anyway.
-  const statusFields = await status.check(mso.status === undefined ? {} : { status: mso.status }, trusted.right, context.now);
+  const statusFields = await status.check(mso.status === undefined ? {} : { status: mso.status }, trusted.right, context.now, 'cwt');
   if (isLeft(statusFields)) return statusFields;
 
   const [signer] = chain;

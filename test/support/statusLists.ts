@@ -5,6 +5,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { deflateSync, inflateSync } from 'node:zlib';
+import { sign, verify, X509Certificate, type KeyObject } from 'node:crypto';
+import { decode as cborDecode, encode as cborEncode, Tag } from 'cbor2';
 import { SignJWT, type CryptoKey } from 'jose';
 
 /** `lst` for `size` statuses of `bits` bits, all 0 but `set`. */
@@ -69,7 +71,7 @@ export const signStatusList = (signer: StatusListSigner, o: StatusListTokenOptio
 };
 
 export type ServedAnswer =
-  | { readonly status: number; readonly body: string; readonly contentType?: string }
+  | { readonly status: number; readonly body: string | Uint8Array; readonly contentType?: string }
   | { readonly redirect: string; readonly status?: number }
   | 'hang';
 
@@ -112,5 +114,56 @@ export const startStatusListServer = async (): Promise<StatusListServer> => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
+  };
+};
+
+// The CWT form (section 5.2), written from the draft with cbor2 and node:crypto only (no code of
+// src/mdoc): COSE_Sign1 (tag 18) with `alg` (1) -7 and `typ` (16) protected, `x5chain` (33)
+// unprotected; claims sub 2, iat 6, exp 4, ttl 65534, status_list 65533 {bits, lst: bytes}.
+
+export interface StatusListCwtOptions extends Omit<StatusListTokenOptions, 'typ'> {
+  /** The `typ` header; `null` leaves it out. */
+  readonly typ?: string | null;
+}
+
+const sigStructure = (protectedBytes: Uint8Array, payload: Uint8Array): Uint8Array => cborEncode(['Signature1', protectedBytes, new Uint8Array(0), payload]);
+
+/** The CWT's claims map (integer keys) as the draft names them. */
+export const cwtClaims = (o: Omit<StatusListCwtOptions, 'typ'>): Map<number, unknown> => {
+  const now = Math.floor(Date.now() / 1000);
+  const claims = new Map<number, unknown>([[2, o.sub]]);
+  const optional = (key: number, value: number | null | undefined, fallback: number) => {
+    if (value !== null) claims.set(key, value ?? fallback);
+  };
+  optional(6, o.iat, now);
+  optional(4, o.exp, now + 3600);
+  optional(65534, o.ttl, 300);
+  claims.set(65533, new Map<string, unknown>([['bits', o.bits ?? 1], ['lst', new Uint8Array(Buffer.from(o.lst, 'base64url'))]]));
+  return claims;
+};
+
+/** A Status List Token in CWT form signed ES256 by `signer`, its chain (base64 DER) in `x5chain`. */
+export const signStatusListCwt = (signer: { readonly privateKey: KeyObject; readonly x5c: readonly string[] }, o: StatusListCwtOptions, payload?: Uint8Array): Uint8Array => {
+  const header = new Map<number, unknown>([[1, -7]]);
+  if (o.typ !== null) header.set(16, o.typ ?? 'application/statuslist+cwt');
+  const protectedBytes = cborEncode(header);
+  const body = payload ?? cborEncode(cwtClaims(o));
+  const signature = sign('sha256', sigStructure(protectedBytes, body), { key: signer.privateKey, dsaEncoding: 'ieee-p1363' });
+  const x5chain = signer.x5c.map((der) => new Uint8Array(Buffer.from(der, 'base64')));
+  return cborEncode(new Tag(18, [protectedBytes, new Map([[33, x5chain.length === 1 ? x5chain[0] : x5chain]]), body, new Uint8Array(signature)]));
+};
+
+/** A CWT decoded and its signature checked by its x5chain leaf, as an independent verifier would. */
+export const readStatusListCwt = (bytes: Uint8Array): { protectedHeader: Map<unknown, unknown>; x5chain: Uint8Array[]; claims: Map<unknown, unknown>; signatureValid: boolean } => {
+  const tagged = cborDecode(bytes, { preferMap: true }) as Tag;
+  const [protectedBytes, unprotectedHeader, payload, signature] = tagged.contents as [Uint8Array, Map<number, unknown>, Uint8Array, Uint8Array];
+  const chain = unprotectedHeader.get(33);
+  const x5chain = chain instanceof Uint8Array ? [chain] : (chain as Uint8Array[]);
+  const key = new X509Certificate(x5chain[0]!).publicKey;
+  return {
+    protectedHeader: cborDecode(protectedBytes, { preferMap: true }) as Map<unknown, unknown>,
+    x5chain,
+    claims: cborDecode(payload, { preferMap: true }) as Map<unknown, unknown>,
+    signatureValid: verify('sha256', sigStructure(protectedBytes, payload), { key, dsaEncoding: 'ieee-p1363' }, signature),
   };
 };

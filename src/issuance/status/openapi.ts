@@ -65,13 +65,21 @@ export const statusArea: Area = {
       get: operation({
         operationId: 'getStatusListToken',
         summary: 'A Status List Token',
-        description: 'Signed with the Issuer Signing Certificate (`x5c`), `typ: statuslist+jwt`, 2 bits per status, with `ttl` and `exp`.',
+        description:
+          'Signed with the Issuer Signing Certificate, 2 bits per status, with `ttl` and `exp`, in the form `Accept` asks for (`Vary: Accept`): ' +
+          'the JWT (`application/statuslist+jwt`, `typ: statuslist+jwt`, chain in `x5c`) by default, also for an `Accept` naming neither form or preferring the JWT; ' +
+          'the CWT (`application/statuslist+cwt`: a COSE_Sign1 with `typ` (16) `application/statuslist+cwt` and ES256 protected, the chain in `x5chain`; ' +
+          'claims `sub` 2, `iat` 6, `exp` 4, `ttl` 65534, `status_list` 65533 `{bits, lst}` with `lst` the compressed bytes) when `Accept` prefers it. ' +
+          'Each form has its own `ETag`.',
         tags: ['credential status'],
         security: noAuthentication,
         parameters: [ref.parameter('IfNoneMatch')],
         responses: {
           '200': managementAnswers.answer('The token.', {
-            content: { 'application/statuslist+jwt': { schema: string('A compact JWS.', { pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$' }) } },
+            content: {
+              'application/statuslist+jwt': { schema: string('A compact JWS.', { pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$' }) },
+              'application/statuslist+cwt': { schema: string('A CWT: a tagged COSE_Sign1 (CBOR).', { contentMediaType: 'application/cbor' }) },
+            },
             headers: { ETag: ref.header('ETag') },
           }),
           '304': managementAnswers.answer('If-None-Match names the current token: no body.', { headers: { ETag: ref.header('ETag') } }),

@@ -17,6 +17,7 @@ import { isRecord } from '../../../streams/kernel.js';
 import { createStatusListClient, type FetchedStatusList, type StatusListClient, type StatusListClientOptions } from './statusListClient.js';
 import { STATUS } from '../../../streams/statusType.js';
 import { statusAt } from '../../statusList/statusList.js';
+import type { StatusListForm } from './fetchStatusList.js';
 
 export type StatusFailurePolicy = 'enforce' | 'evaluate';
 
@@ -26,8 +27,11 @@ export type StatusFields =
   | { readonly supportRevocation: true; readonly statusCheck?: 'valid' | 'unavailable' };
 
 export interface CredentialStatusChecker {
-  /** `payload`: the credential's verified payload; `issuer`: its chain as trust judged it. */
-  check(payload: Record<string, unknown>, issuer: TrustedChain, now: Date): Promise<Either<VerificationFailure, StatusFields>>;
+  /**
+   * `payload`: the credential's verified payload; `issuer`: its chain as trust judged it;
+   * `preferred`: the list's form to ask for first (the credential's own: CWT for an mdoc).
+   */
+  check(payload: Record<string, unknown>, issuer: TrustedChain, now: Date, preferred?: StatusListForm): Promise<Either<VerificationFailure, StatusFields>>;
 }
 
 const fail = (reason: string): Either<VerificationFailure, never> => left({ reason, trustEnforcement: false });
@@ -54,7 +58,7 @@ export const createCredentialStatusChecker = (options: { readonly client: Status
   const unavailable = (reason: string): Either<VerificationFailure, StatusFields> =>
     evaluate ? right({ supportRevocation: true, statusCheck: 'unavailable' }) : fail(`credential status unknown: ${reason}`);
   return {
-    async check(payload, issuer, now) {
+    async check(payload, issuer, now, preferred) {
       const status = payload['status'];
       if (status === undefined) return right({ supportRevocation: false });
       if (!isRecord(status)) return fail('credential status claim is not an object');
@@ -65,7 +69,7 @@ export const createCredentialStatusChecker = (options: { readonly client: Status
         return fail('credential status.status_list is not {idx: a non-negative integer, uri: a string}');
       }
       const { idx, uri } = reference as { idx: number; uri: string };
-      const list = await options.client.get(uri, now);
+      const list = await options.client.get(uri, now, preferred);
       if (isLeft(list)) return unavailable(`status list ${uri} ${list.left}`);
       if (!signedForIssuer(list.right, issuer)) return unavailable(`status list ${uri} is not signed by the credential's issuer or a certificate of its trust`);
       const value = statusAt(list.right.list, idx);

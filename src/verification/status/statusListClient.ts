@@ -1,5 +1,6 @@
 // The verifier's Status List Tokens: fetched (src/verification/status/fetchStatusList.ts), verified
-// (statusListToken.ts), their signer's chain judged by the same trust rules as credentials, and
+// (statusListToken.ts; a CWT when the answer's Content-Type says application/statuslist+cwt, else a
+// JWT), their signer's chain judged by the same trust rules as credentials, and
 // kept by `uri` so a busy verifier does not fetch per presentation. A token is relied on until its
 // `ttl` has run out (counted from the fetch) or its `exp` passes, whichever is first, and never
 // longer than STATUS_LIST_CACHE_MAX_SECONDS; however many presentations need a list, one fetch
@@ -7,8 +8,9 @@
 // least recently used going first. A failure is not kept: the next presentation tries again.
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import type { TrustedChain, TrustVerifier } from '../../trust/issuerTrust.js';
-import { fetchStatusListToken, type FetchOptions } from './fetchStatusList.js';
-import { verifyStatusListToken, type VerifiedStatusListToken } from './statusListToken.js';
+import { STATUS_LIST_CWT_MEDIA_TYPE } from '../../statusList/statusList.js';
+import { fetchStatusListToken, type FetchedToken, type FetchOptions, type StatusListForm } from './fetchStatusList.js';
+import { verifyStatusListCwt, verifyStatusListToken, type TokenExpectations, type VerifiedStatusListToken } from './statusListToken.js';
 
 export interface FetchedStatusList extends VerifiedStatusListToken {
   /** The signer's chain as the trust verifier judged it (valid; anchored and not revoked, when anchoring is on). */
@@ -27,14 +29,23 @@ export interface StatusListClientOptions {
 }
 
 export interface StatusListClient {
-  /** The Status List Token at `uri`, verified and current at `now`, or why there is none. */
-  get(uri: string, now: Date): Promise<Either<string, FetchedStatusList>>;
+  /**
+   * The Status List Token at `uri`, verified and current at `now`, or why there is none; `preferred`
+   * is the form asked for first (either is accepted, and the one held serves both).
+   */
+  get(uri: string, now: Date, preferred?: StatusListForm): Promise<Either<string, FetchedStatusList>>;
 }
 
 interface Held {
   readonly token: FetchedStatusList;
   readonly bytes: number;
 }
+
+/** The answer read as the form its Content-Type names; anything but the CWT's is read as a JWT. */
+const verifyFetched = async (fetched: FetchedToken, expected: TokenExpectations): Promise<Either<string, VerifiedStatusListToken>> =>
+  fetched.mediaType === STATUS_LIST_CWT_MEDIA_TYPE
+    ? verifyStatusListCwt(fetched.body, expected)
+    : verifyStatusListToken(Buffer.from(fetched.body).toString('utf8'), expected);
 
 export const createStatusListClient = (options: StatusListClientOptions): StatusListClient => {
   // Insertion order is recency: a hit moves its entry to the end.
@@ -49,9 +60,9 @@ export const createStatusListClient = (options: StatusListClientOptions): Status
     heldBytes -= entry.bytes;
   };
 
-  const keep = (uri: string, token: FetchedStatusList, jwtLength: number): void => {
+  const keep = (uri: string, token: FetchedStatusList, tokenLength: number): void => {
     forget(uri);
-    const bytes = token.list.bytes.length + jwtLength;
+    const bytes = token.list.bytes.length + tokenLength;
     if (bytes > options.cacheMaxBytes) return;
     for (const [oldest] of held) {
       if (heldBytes + bytes <= options.cacheMaxBytes) break;
@@ -61,16 +72,16 @@ export const createStatusListClient = (options: StatusListClientOptions): Status
     heldBytes += bytes;
   };
 
-  const load = async (uri: string, now: Date): Promise<Either<string, FetchedStatusList>> => {
-    const loaded = await fetchAndVerify(uri, now);
+  const load = async (uri: string, now: Date, preferred: StatusListForm): Promise<Either<string, FetchedStatusList>> => {
+    const loaded = await fetchAndVerify(uri, now, preferred);
     options.onFetch?.(isLeft(loaded) ? 'rejected' : 'accepted');
     return loaded;
   };
 
-  const fetchAndVerify = async (uri: string, now: Date): Promise<Either<string, FetchedStatusList>> => {
-    const jwt = await fetchStatusListToken(uri, options.fetch);
-    if (isLeft(jwt)) return jwt;
-    const verified = await verifyStatusListToken(jwt.right, { uri, now, maxBytes: options.fetch.maxBytes });
+  const fetchAndVerify = async (uri: string, now: Date, preferred: StatusListForm): Promise<Either<string, FetchedStatusList>> => {
+    const fetched = await fetchStatusListToken(uri, options.fetch, preferred);
+    if (isLeft(fetched)) return fetched;
+    const verified = await verifyFetched(fetched.right, { uri, now, maxBytes: options.fetch.maxBytes });
     if (isLeft(verified)) return verified;
     const signer = await options.trust.verify(verified.right.chain, now);
     if (isLeft(signer)) return left(`signing certificate: ${signer.left.reason}`);
@@ -79,12 +90,12 @@ export const createStatusListClient = (options: StatusListClientOptions): Status
     const lifetime = Math.min(verified.right.ttl ?? Infinity, options.cacheMaxSeconds) * 1000;
     const until = Math.min(fetchedAt + lifetime, verified.right.exp?.getTime() ?? Infinity);
     const token = { ...verified.right, signer: signer.right, until };
-    keep(uri, token, jwt.right.length);
+    keep(uri, token, fetched.right.body.length);
     return right(token);
   };
 
   return {
-    get(uri, now) {
+    get(uri, now, preferred = 'jwt') {
       const entry = held.get(uri);
       if (entry && now.getTime() < entry.token.until) {
         held.delete(uri);
@@ -93,7 +104,7 @@ export const createStatusListClient = (options: StatusListClientOptions): Status
       }
       const inFlight = pending.get(uri);
       if (inFlight) return inFlight;
-      const started = load(uri, now).finally(() => pending.delete(uri));
+      const started = load(uri, now, preferred).finally(() => pending.delete(uri));
       pending.set(uri, started);
       return started;
     },
