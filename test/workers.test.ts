@@ -7,9 +7,10 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually } from './support/bounded.js';
-import { bootstrapDeliveryId, quickCallbackEnv } from './support/callbackService.js';
+import { bootstrapDeliveryId, deliveryState, ended, eventuallyDelivery, quickCallbackEnv } from './support/callbackService.js';
 import { createHolder, createTestIssuer, sd } from './support/credentials.js';
 import { startMain, type RunningService } from './support/processes.js';
+import { openStore } from './support/readmodels.js';
 import { startReceiver, type Receiver } from './support/receiver.js';
 import { BOOTSTRAP_KEY } from './support/service.js';
 import { PID_VCT, pidQuery } from './support/wallet/connector.js';
@@ -39,7 +40,7 @@ const isRunning = (pid: number): boolean => {
   }
 };
 
-const withWorkers = async (body: (service: RunningService, receiver: Receiver) => Promise<void>): Promise<void> => {
+const withWorkers = async (body: (service: RunningService, receiver: Receiver, dataDir: string) => Promise<void>): Promise<void> => {
   const dataDir = await mkdtemp(join(tmpdir(), 'workers-'));
   const receiver = await startReceiver();
   const service = await startMain({
@@ -53,7 +54,7 @@ const withWorkers = async (body: (service: RunningService, receiver: Receiver) =
   });
   service.exited.catch(() => undefined);
   try {
-    await body(service, receiver);
+    await body(service, receiver, dataDir);
   } finally {
     if (service.child.exitCode === null) {
       service.child.kill('SIGKILL');
@@ -83,8 +84,13 @@ const onNewConnection = (url: string, init: { method?: string; body?: unknown } 
 const management = (service: RunningService, path: string, init: RequestInit = {}): Promise<Response> =>
   fetch(`${service.managementUrl}${path}`, { ...init, headers: { Authorization: `Bearer ${BOOTSTRAP_KEY}`, 'Content-Type': 'application/json' } });
 
-test('with WORKERS=2, verification and issuance flows complete end to end and each callback arrives exactly once', async (t) => {
-  await withWorkers(async (service, receiver) => {
+// Delivery is at least once: an attempt the receiver answered too late for the sender (a one-second
+// timeout here, easily missed on a loaded machine) is recorded as failed and the same request is
+// sent again under the same webhook-id, for the receiver to deduplicate. "Once" is therefore what
+// the store says: each callback recorded once and delivered once, every arrival of its id one of
+// the attempts recorded for it, with the same body; and no id arrives that no flow asked for.
+test('with WORKERS=2, verification and issuance flows complete end to end and each callback is delivered exactly once', async (t) => {
+  await withWorkers(async (service, receiver, dataDir) => {
     const endpoints = { publicUrl: 'http://localhost:8080', listenUrl: service.publicUrl };
     const issuer = await createTestIssuer();
     const holder = await createHolder();
@@ -113,11 +119,24 @@ test('with WORKERS=2, verification and issuance flows complete end to end and ea
     ];
     const ids = () => receiver.received.map((r) => r.headers['webhook-id'] as string);
     t.true(await receiver.until(() => expected.every((id) => ids().includes(id))), 'every callback arrives');
+    const store = await openStore(dataDir);
+    try {
+      // Each delivery ended (no retry still due), then, stopped, the service can send nothing more.
+      for (const id of expected) t.is((await eventuallyDelivery(store, id, ended)).status, 'delivered', id);
+      service.child.kill('SIGTERM');
+      t.is(await service.exited, 0);
 
-    // Stopped, the service can send nothing more: what arrived is all that ever will.
-    service.child.kill('SIGTERM');
-    t.is(await service.exited, 0);
-    t.deepEqual([...ids()].sort(), [...expected].sort());
+      t.deepEqual([...new Set(ids())].sort(), [...expected].sort(), 'no callback arrives that no flow asked for');
+      for (const id of expected) {
+        const arrivals = receiver.received.filter((r) => r.headers['webhook-id'] === id);
+        const recorded = await deliveryState(store, id);
+        const attempts = recorded.status === 'delivered' ? recorded.attempts : 0;
+        t.true(arrivals.length <= attempts, `${id}: ${arrivals.length} arrivals, ${attempts} attempts recorded`);
+        t.is(new Set(arrivals.map((r) => r.body)).size, 1, `${id}: a retry sends the same request`);
+      }
+    } finally {
+      await store.close();
+    }
   });
 });
 
