@@ -12,15 +12,13 @@ import { handleCommand } from '../eventstore/handle.js';
 import type { FormFields } from '../http/body.js';
 import { requestIdOf } from '../log.js';
 import { newOfferSecret, parseOfferSecret } from './codes.js';
-import { endpointUrl, PATHS, type IssuanceContext } from './context.js';
-import { verifyDpopProof } from './dpop.js';
-import { currentDpopNonce, isFreshDpopNonce } from './dpopNonce.js';
+import type { IssuanceContext } from './context.js';
+import { isFreshDpopNonce } from './dpopNonce.js';
 import { single } from './form.js';
-import { invalidGrant, invalidRequest, OAuthError } from './oauthError.js';
+import { invalidGrant, invalidRequest, type OAuthError } from './oauthError.js';
 import { challengeOf } from './pkce.js';
-import { answerToken } from './tokenAnswer.js';
+import { answerToken, tokenRequestDpopProof } from './tokenAnswer.js';
 import { requireAttestedWallet } from './walletAttestation.js';
-
 
 const refusal = (error: DomainError): OAuthError => {
   switch (error._tag) {
@@ -39,8 +37,6 @@ const refusal = (error: DomainError): OAuthError => {
   }
 };
 
-/** `use_dpop_nonce` (RFC 9449 section 8): the wallet retries with the nonce in `DPoP-Nonce`. */
-const useDpopNonce = (nonce: string, description: string) => new OAuthError(400, 'use_dpop_nonce', description, { 'DPoP-Nonce': nonce });
 
 export const authorizationCodeGrant = async (issuance: IssuanceContext, http: Context, fields: FormFields): Promise<void> => {
   const code = single(fields, 'code');
@@ -54,18 +50,7 @@ export const authorizationCodeGrant = async (issuance: IssuanceContext, http: Co
 
   const now = issuance.now();
   const wallet = await requireAttestedWallet(issuance, http.headers, single(fields, 'client_id'), now);
-  const dpop = await verifyDpopProof(issuance.store, {
-    proof: http.headers['dpop'],
-    htm: 'POST',
-    htu: endpointUrl(issuance.config.publicUrl, PATHS.token),
-    now,
-    maxAgeSeconds: issuance.config.proofMaxAgeSeconds,
-    acceptsNonce: (nonce) => isFreshDpopNonce(issuance.secrets, nonce, now),
-  });
-  if (!dpop.ok) {
-    if (dpop.useNonce) throw useDpopNonce(currentDpopNonce(issuance.secrets, now), dpop.reason);
-    throw dpop.missing ? invalidRequest(dpop.reason) : new OAuthError(400, 'invalid_dpop_proof', dpop.reason);
-  }
+  const dpop = await tokenRequestDpopProof(issuance, http, now, (nonce) => isFreshDpopNonce(issuance.secrets, nonce, now));
 
   const parsed = parseOfferSecret(code);
   if (parsed === undefined) throw invalidGrant('The authorization code is unknown or expired.');

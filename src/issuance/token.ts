@@ -13,14 +13,12 @@ import { requestIdOf } from '../log.js';
 import { logRef } from '../../streams/kernel.js';
 import { newOfferSecret, offerOfPreAuthorizedCode, txCodeHash } from './codes.js';
 import { authorizationCodeGrant } from './authorizationCodeGrant.js';
-import { AUTHORIZATION_CODE_GRANT, endpointUrl, PATHS, PRE_AUTHORIZED_CODE_GRANT, type IssuanceContext } from './context.js';
+import { AUTHORIZATION_CODE_GRANT, PRE_AUTHORIZED_CODE_GRANT, type IssuanceContext } from './context.js';
 import { CLIENT_ATTESTATION_HEADER, requireAttestedWallet } from './walletAttestation.js';
-import { verifyDpopProof } from './dpop.js';
 import { FORM_LIMIT, single } from './form.js';
 import { invalidGrant, invalidRequest, OAuthError } from './oauthError.js';
 import { purgeClaims } from './offerEnd.js';
-import { answerToken } from './tokenAnswer.js';
-
+import { answerToken, tokenRequestDpopProof } from './tokenAnswer.js';
 
 /** The wallet's answer for each refusal of a token request. */
 const refusal = (error: DomainError): OAuthError => {
@@ -60,15 +58,7 @@ export const tokenEndpoint = (issuance: IssuanceContext) => async (http: Context
   // Wallets of the pre-authorized flow authenticate when WALLET_ATTESTATION says so, or when they choose to.
   const attested = issuance.config.walletAttestation === 'required' || http.headers[CLIENT_ATTESTATION_HEADER] !== undefined;
   if (attested) await requireAttestedWallet(issuance, http.headers, single(fields, 'client_id'), now);
-  const dpop = await verifyDpopProof(issuance.store, {
-    proof: http.headers['dpop'],
-    htm: 'POST',
-    htu: endpointUrl(issuance.config.publicUrl, PATHS.token),
-    now,
-    maxAgeSeconds: issuance.config.proofMaxAgeSeconds,
-  });
-  // Bearer tokens are not issued: a request without a proof is malformed, one with a bad proof is refused.
-  if (!dpop.ok) throw dpop.missing ? invalidRequest(dpop.reason) : new OAuthError(400, 'invalid_dpop_proof', dpop.reason);
+  const dpop = await tokenRequestDpopProof(issuance, http, now);
 
   const offerId = offerOfPreAuthorizedCode(issuance.secrets, code);
   if (offerId === undefined) throw invalidGrant('The pre-authorized code is unknown.');

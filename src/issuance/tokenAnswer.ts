@@ -1,9 +1,36 @@
-// The token endpoint's answer, whichever grant (RFC 6749 section 5.1, RFC 9449 sections 5 and 8):
-// never cached, a DPoP-bound access token that lasts as long as its offer, and the DPoP nonce the
-// wallet's next proof carries.
+// What the token endpoint does alike for either grant (RFC 6749 section 5.1, RFC 9449 sections 5
+// and 8): the request's DPoP proof, and the answer: never cached, a DPoP-bound access token that
+// lasts as long as its offer, and the DPoP nonce the wallet's next proof carries.
 import type { Context } from 'koa';
+import { endpointUrl, PATHS, type IssuanceContext } from './context.js';
+import { verifyDpopProof, type DpopCheck } from './dpop.js';
 import { currentDpopNonce } from './dpopNonce.js';
+import { invalidRequest, OAuthError } from './oauthError.js';
 import type { IssuanceSecrets } from './secrets.js';
+
+/**
+ * The token request's DPoP proof. Bearer tokens are not issued: a request without a proof is
+ * malformed, one with a bad proof refused, and one without the nonce `acceptsNonce` wants is told
+ * the current one (`use_dpop_nonce`) to try again with.
+ */
+export const tokenRequestDpopProof = async (
+  issuance: Pick<IssuanceContext, 'store' | 'config' | 'secrets'>,
+  http: Context,
+  now: Date,
+  acceptsNonce?: DpopCheck['acceptsNonce'],
+) => {
+  const dpop = await verifyDpopProof(issuance.store, {
+    proof: http.headers['dpop'],
+    htm: 'POST',
+    htu: endpointUrl(issuance.config.publicUrl, PATHS.token),
+    now,
+    maxAgeSeconds: issuance.config.proofMaxAgeSeconds,
+    ...(acceptsNonce === undefined ? {} : { acceptsNonce }),
+  });
+  if (dpop.ok) return dpop;
+  if (dpop.useNonce) throw new OAuthError(400, 'use_dpop_nonce', dpop.reason, { 'DPoP-Nonce': currentDpopNonce(issuance.secrets, now) });
+  throw dpop.missing ? invalidRequest(dpop.reason) : new OAuthError(400, 'invalid_dpop_proof', dpop.reason);
+};
 
 export const answerToken = (
   http: Context,
