@@ -15,6 +15,7 @@ import { Sealed } from './dataKey.js';
 import { readingEmbeddedCallback, type EmbeddedCallback } from './embeddedCallback.js';
 import { eventCodec, type Decider } from './event.js';
 import {
+  AttestedWallet,
   AuthorizationCodeGrant,
   AuthorizationCodeRedeemed,
   AuthorizationCodeReplayed,
@@ -66,15 +67,20 @@ export const OfferCreated = eventCodec(
 export const TxCodeRejected = eventCodec('TxCodeRejected', t.type({ attempt: t.number, rejectedAt: t.string }));
 export const PreAuthorizedCodeRedeemed = eventCodec(
   'PreAuthorizedCodeRedeemed',
-  t.type({
-    /** SHA-256 of the access token's secret part; the token itself is never recorded. */
-    accessTokenHash: t.string,
-    /** RFC 7638 thumbprint of the DPoP key the access token is bound to. */
-    dpopJkt: t.string,
-    redeemedAt: t.string,
-    /** When the access token stops being accepted: the offer's own expiry. */
-    expiresAt: t.string,
-  }),
+  t.intersection([
+    t.type({
+      /** SHA-256 of the access token's secret part; the token itself is never recorded. */
+      accessTokenHash: t.string,
+      /** RFC 7638 thumbprint of the DPoP key the access token is bound to. */
+      dpopJkt: t.string,
+      redeemedAt: t.string,
+      /** When the access token stops being accepted: the offer's own expiry. */
+      expiresAt: t.string,
+    }),
+    // The wallet its attestation authenticated, when it sent one (WALLET_ATTESTATION); absent
+    // without one, and in every redemption recorded before it was kept.
+    t.partial({ wallet: AttestedWallet }),
+  ]),
 );
 /** Ends recorded before callbacks were translated name the offer and tenant only in their callback. */
 const embedded = (callback: EmbeddedCallback) => ({ offerId: callback.eventId, tenantId: callback.tenantId });
@@ -127,6 +133,8 @@ export type Command =
         readonly txCodeHash: string | undefined;
         readonly accessTokenHash: string;
         readonly dpopJkt: string;
+        /** The wallet its attestation authenticated; undefined when it sent none. */
+        readonly wallet: AttestedWallet | undefined;
         /** Wrong transaction codes allowed before the offer fails. */
         readonly maxTxCodeAttempts: number;
         readonly at: string;
@@ -332,7 +340,12 @@ const redeem = (state: Open, c: Extract<Command, { type: 'RedeemPreAuthorizedCod
   if (state.txCode !== null && c.txCodeHash === undefined) return left({ _tag: 'TxCodeRequired', offerId });
   if (state.txCode === null || sameHash(state.txCode.hash, c.txCodeHash!)) {
     // The access token lives as long as the offer: past that, the offer expires and the token with it.
-    return right([{ type: 'PreAuthorizedCodeRedeemed', data: { accessTokenHash: c.accessTokenHash, dpopJkt: c.dpopJkt, redeemedAt: c.at, expiresAt: state.expiresAt } }]);
+    return right([
+      {
+        type: 'PreAuthorizedCodeRedeemed',
+        data: { accessTokenHash: c.accessTokenHash, dpopJkt: c.dpopJkt, ...(c.wallet === undefined ? {} : { wallet: c.wallet }), redeemedAt: c.at, expiresAt: state.expiresAt },
+      },
+    ]);
   }
   const attempt = state.txCodeFailures + 1;
   const rejected: OfferEvent = { type: 'TxCodeRejected', data: { attempt, rejectedAt: c.at } };

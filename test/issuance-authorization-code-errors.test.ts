@@ -153,6 +153,21 @@ test('a token request without the current DPoP nonce is use_dpop_nonce with a DP
   t.truthy(token.headers.get('dpop-nonce'));
 });
 
+test('a wallet told use_dpop_nonce retries with the same attestation PoP and the nonce, and gets its token; the PoP is then spent', async (t) => {
+  const w = await newWallet();
+  const { code } = await codeFor(w);
+  const attestation = await attestationHeaders(w);
+  const fields = { grant_type: 'authorization_code', code, code_verifier: w.verifier, redirect_uri: REDIRECT_URI, client_id: w.clientId };
+  const first = await form('/oidc4vci/token', fields, { ...attestation, DPoP: await dpopProof(w.dpop, { htm: 'POST', htu: tokenUrl() }) });
+  t.like(first, { status: 400, body: { error: 'use_dpop_nonce' } });
+  const nonce = first.headers.get('dpop-nonce')!;
+  const retry = await form('/oidc4vci/token', fields, { ...attestation, DPoP: await dpopProof(w.dpop, { htm: 'POST', htu: tokenUrl(), nonce }) });
+  t.is(retry.status, 200, JSON.stringify(retry.body));
+  const replayed = await form('/oidc4vci/token', fields, { ...attestation, DPoP: await dpopProof(w.dpop, { htm: 'POST', htu: tokenUrl(), nonce }) });
+  t.like(replayed, { status: 401, body: { error: 'invalid_client' } });
+  t.regex(replayed.body['error_description'] as string, /already used/);
+});
+
 test('a token request with a wrong code_verifier or another redirect_uri is invalid_grant', async (t) => {
   const w = await newWallet();
   const { code } = await codeFor(w);

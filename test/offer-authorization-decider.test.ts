@@ -112,7 +112,7 @@ test('a code redeemed twice: the second is refused and revokes the token, so the
 });
 
 test('an authorization-code offer has no pre-authorized code to redeem', (t) => {
-  const preAuth: Command = { type: 'RedeemPreAuthorizedCode', data: { offerId: ID, txCodeHash: undefined, accessTokenHash: h('token'), dpopJkt: 'jkt', maxTxCodeAttempts: 3, at: T1 } };
+  const preAuth: Command = { type: 'RedeemPreAuthorizedCode', data: { offerId: ID, txCodeHash: undefined, accessTokenHash: h('token'), dpopJkt: 'jkt', wallet: undefined, maxTxCodeAttempts: 3, at: T1 } };
   t.deepEqual(scenario([created()], preAuth), left({ _tag: 'OfferNotFound', offerId: ID }));
 });
 

@@ -4,7 +4,7 @@
 // credential request.
 import test from 'ava';
 import { left, right } from 'fp-ts/lib/Either.js';
-import { decide, evolve, initialState, type Command, type OfferEvent } from '../streams/offer.js';
+import { decide, evolve, initialState, type AttestedWallet, type Command, type OfferEvent } from '../streams/offer.js';
 import { givenWhen, stateAfter } from './support/decider.js';
 
 const ID = 'offer-1';
@@ -35,9 +35,9 @@ const created = (withTxCode = false): OfferEvent => ({
     createdAt: T0, expiresAt: EXPIRES,
   },
 });
-const redeem = (txCodeHash: string | undefined, at = T1): Command => ({
+const redeem = (txCodeHash: string | undefined, at = T1, wallet?: AttestedWallet): Command => ({
   type: 'RedeemPreAuthorizedCode',
-  data: { offerId: ID, txCodeHash, accessTokenHash: TOKEN_HASH, dpopJkt: 'jkt', maxTxCodeAttempts: 3, at },
+  data: { offerId: ID, txCodeHash, accessTokenHash: TOKEN_HASH, dpopJkt: 'jkt', wallet, maxTxCodeAttempts: 3, at },
 });
 const redeemed = (at = T1): OfferEvent => ({ type: 'PreAuthorizedCodeRedeemed', data: { accessTokenHash: TOKEN_HASH, dpopJkt: 'jkt', redeemedAt: at, expiresAt: EXPIRES } });
 const rejected = (attempt: number, at = T1): OfferEvent => ({ type: 'TxCodeRejected', data: { attempt, rejectedAt: at } });
@@ -64,6 +64,12 @@ test('given an open offer, when its code is redeemed before it expires, then Pre
   t.deepEqual(scenario([created()], redeem(undefined)), right([redeemed()]));
   t.deepEqual(scenario([created(true)], redeem(TX_HASH)), right([redeemed()]));
   t.deepEqual(scenario([created(true), rejected(1)], redeem(TX_HASH, T2)), right([redeemed(T2)]));
+});
+
+test('given an open offer, when a wallet that sent its attestation redeems the code, then PreAuthorizedCodeRedeemed records which wallet (no secret)', (t) => {
+  const wallet: AttestedWallet = { clientId: 'wallet-1', walletProvider: 'https://wallet-provider.example', walletProviderCertificate: 'CN=Test Wallet Provider', walletName: 'Wallet', keyThumbprint: 'thumb' };
+  t.deepEqual(scenario([created()], redeem(undefined, T1, wallet)), right([{ type: 'PreAuthorizedCodeRedeemed', data: { accessTokenHash: TOKEN_HASH, dpopJkt: 'jkt', wallet, redeemedAt: T1, expiresAt: EXPIRES } }]));
+  t.deepEqual(scenario([created()], redeem(undefined)), right([redeemed()]), 'without an attestation, no wallet field');
 });
 
 test('given an offer, when its code is redeemed unknown, ended, expired or a second time, then refused', (t) => {

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { x5cOf } from '../src/crypto/certificates.js';
 import { trustAnchorCertificates } from '../src/trust/trustAnchors.js';
+import { walletProviderTrust } from '../src/trust/walletProviderTrust.js';
 import { authenticateWallet, type WalletAttestationCheck } from '../src/issuance/walletAttestation.js';
 import type { EventStore } from '../src/eventstore/port.js';
 import { newWalletKey, thumbprint, type WalletKey } from '../wallet/keys.js';
@@ -34,7 +35,7 @@ const check = async (store: EventStore, attestation: string | undefined, pop: st
     pop,
     clientId: CLIENT,
     issuer: ISSUER,
-    trustAnchors: trustAnchorCertificates([provider.anchor, expiredProvider.anchor]),
+    walletProviders: walletProviderTrust(trustAnchorCertificates([provider.anchor, expiredProvider.anchor]), undefined),
     now: new Date(),
     maxAgeSeconds: 60,
     ...more,

@@ -1,5 +1,6 @@
 // The token endpoint's authorization_code grant (RFC 6749 section 4.1.3, OpenID4VCI section 6.1,
-// HAIP 1.0 section 4): the wallet authenticates with its attestation, proves the PKCE verifier,
+// HAIP 1.0 section 4): the wallet authenticates with its attestation (its PoP spent after the DPoP
+// proof and nonce are checked), proves the PKCE verifier,
 // names the redirect_uri of its pushed request, and binds the token to its DPoP key with a proof
 // carrying the server's nonce. The offer's decider takes the decision; a code sent again is
 // refused and revokes the token it was redeemed for.
@@ -18,7 +19,7 @@ import { single } from './form.js';
 import { invalidGrant, invalidRequest, type OAuthError } from './oauthError.js';
 import { challengeOf } from './pkce.js';
 import { answerToken, tokenRequestDpopProof } from './tokenAnswer.js';
-import { requireAttestedWallet } from './walletAttestation.js';
+import { checkAttestedWallet } from './walletAttestation.js';
 
 const refusal = (error: DomainError): OAuthError => {
   switch (error._tag) {
@@ -49,8 +50,10 @@ export const authorizationCodeGrant = async (issuance: IssuanceContext, http: Co
   if (codeChallenge === undefined) throw invalidRequest('code_verifier must be 43-128 characters of [A-Za-z0-9-._~].');
 
   const now = issuance.now();
-  const wallet = await requireAttestedWallet(issuance, http.headers, single(fields, 'client_id'), now);
+  // The attestation's PoP is spent only once the DPoP proof carries the current nonce: the wallet's retry after use_dpop_nonce sends the same PoP.
+  const { wallet, spend } = await checkAttestedWallet(issuance, http.headers, single(fields, 'client_id'), now);
   const dpop = await tokenRequestDpopProof(issuance, http, now, (nonce) => isFreshDpopNonce(issuance.secrets, nonce, now));
+  await spend();
 
   const parsed = parseOfferSecret(code);
   if (parsed === undefined) throw invalidGrant('The authorization code is unknown or expired.');

@@ -1,9 +1,9 @@
 // What every issuance step needs, built once by the feature.
 import type { Config } from '../config/config.js';
-import type { x509 } from '../crypto/x509.js';
 import type { DataKeys } from '../crypto/dataKeys.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
+import type { WalletProviderTrust } from '../trust/walletProviderTrust.js';
 import type { ReadModels } from '../readside/readModels.js';
 import type { StatusAllocator } from './status/allocation.js';
 import type { CredentialConfiguration } from './configurations.js';
@@ -20,8 +20,8 @@ export interface IssuanceContext {
   readonly configurations: ReadonlyMap<string, CredentialConfiguration>;
   readonly signingKey: IssuerSigningKey;
   readonly statusAllocator: StatusAllocator;
-  /** WALLET_PROVIDER_TRUST_ANCHORS, parsed: where wallet attestations must chain to. */
-  readonly walletProviderAnchors: readonly x509.X509Certificate[];
+  /** Where wallet attestations must chain to: WALLET_PROVIDER_TRUST_ANCHORS and the wallet providers lists. */
+  readonly walletProviders: WalletProviderTrust;
   readonly now: () => Date;
 }
 

@@ -14,7 +14,7 @@ import { logRef } from '../../streams/kernel.js';
 import { newOfferSecret, offerOfPreAuthorizedCode, txCodeHash } from './codes.js';
 import { authorizationCodeGrant } from './authorizationCodeGrant.js';
 import { AUTHORIZATION_CODE_GRANT, PRE_AUTHORIZED_CODE_GRANT, type IssuanceContext } from './context.js';
-import { CLIENT_ATTESTATION_HEADER, requireAttestedWallet } from './walletAttestation.js';
+import { checkAttestedWallet, CLIENT_ATTESTATION_HEADER } from './walletAttestation.js';
 import { FORM_LIMIT, single } from './form.js';
 import { invalidGrant, invalidRequest, OAuthError } from './oauthError.js';
 import { purgeClaims } from './offerEnd.js';
@@ -56,9 +56,11 @@ export const tokenEndpoint = (issuance: IssuanceContext) => async (http: Context
 
   const now = issuance.now();
   // Wallets of the pre-authorized flow authenticate when WALLET_ATTESTATION says so, or when they choose to.
+  // Its PoP is spent after the DPoP proof is checked, as in the authorization code grant.
   const attested = issuance.config.walletAttestation === 'required' || http.headers[CLIENT_ATTESTATION_HEADER] !== undefined;
-  if (attested) await requireAttestedWallet(issuance, http.headers, single(fields, 'client_id'), now);
+  const attestation = attested ? await checkAttestedWallet(issuance, http.headers, single(fields, 'client_id'), now) : undefined;
   const dpop = await tokenRequestDpopProof(issuance, http, now);
+  await attestation?.spend();
 
   const offerId = offerOfPreAuthorizedCode(issuance.secrets, code);
   if (offerId === undefined) throw invalidGrant('The pre-authorized code is unknown.');
@@ -71,6 +73,7 @@ export const tokenEndpoint = (issuance: IssuanceContext) => async (http: Context
       txCodeHash: txCode === undefined ? undefined : txCodeHash(issuance.secrets, offerId, txCode),
       accessTokenHash: access.hash,
       dpopJkt: dpop.jkt,
+      wallet: attestation?.wallet,
       maxTxCodeAttempts: issuance.config.txCodeMaxAttempts,
       at: now.toISOString(),
     },
@@ -89,6 +92,6 @@ export const tokenEndpoint = (issuance: IssuanceContext) => async (http: Context
 
   const redeemed = events[0];
   if (redeemed?.type !== 'PreAuthorizedCodeRedeemed') throw new Error('token decision recorded neither a redemption nor a rejection');
-  issuance.log.info('pre-authorized code redeemed', { offerRef: logRef(offerId) });
+  issuance.log.info('pre-authorized code redeemed', { offerRef: logRef(offerId), ...(redeemed.data.wallet ? { walletProvider: redeemed.data.wallet.walletProvider } : {}) });
   answerToken(http, issuance.secrets, now, { accessToken: access.token, expiresAt: redeemed.data.expiresAt });
 };

@@ -2,17 +2,21 @@
 // Authentication, as OpenID4VCI 1.0 Appendix E and HAIP 1.0 profile it): the
 // `OAuth-Client-Attestation` header carries a JWT the wallet provider signed about the wallet
 // instance's key, the `OAuth-Client-Attestation-PoP` header a JWT that key signed for this issuer.
-// The attestation must chain (x5c, anchor excluded) to a trusted wallet provider; its PoP is
-// fresh, for this issuer, and used once (its jti is spent in the store, like a DPoP proof's).
-// Every failure fails closed with the reason, which the routes send as `invalid_client`.
+// The attestation must chain (x5c, anchor excluded) to a trusted wallet provider
+// (src/trust/walletProviderTrust.ts: a trusted list's WALLET_PROVIDER service in good standing, or
+// WALLET_PROVIDER_TRUST_ANCHORS); its PoP is fresh, for this issuer, and used once (its jti is
+// spent in the store, like a DPoP proof's). The checks and the spending are apart, so the token
+// endpoint can check the request's DPoP proof and nonce in between: a wallet told
+// `use_dpop_nonce` sends the same PoP again. Every failure fails closed with the reason, which
+// the routes send as `invalid_client`.
 import { createHash } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { calculateJwkThumbprint, decodeProtectedHeader, importJWK, jwtVerify, type JWK } from 'jose';
 import { clientAttestationPop, clientAttestationPopStream } from '../../streams/clientAttestationPop.js';
 import { isRecord } from '../../streams/kernel.js';
-import type { x509 } from '../crypto/x509.js';
 import type { EventStore } from '../eventstore/port.js';
-import { findTrustAnchor, parseX5c, validateChain, verificationKeyOf } from '../trust/x509Chain.js';
+import type { WalletProviderTrust } from '../trust/walletProviderTrust.js';
+import { parseX5c, validateChain, verificationKeyOf } from '../trust/x509Chain.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { IssuanceContext } from './context.js';
 import { OAuthError } from './oauthError.js';
@@ -41,7 +45,10 @@ export interface AttestedWallet {
   readonly keyThumbprint: string;
 }
 
-export type WalletAuthentication = { readonly ok: true; readonly wallet: AttestedWallet } | { readonly ok: false; readonly missing: boolean; readonly reason: string };
+type Failure = { readonly ok: false; readonly missing: boolean; readonly reason: string };
+export type WalletAuthentication = { readonly ok: true; readonly wallet: AttestedWallet } | Failure;
+/** An attestation and PoP that passed every check; the PoP's jti is not spent yet. */
+export type CheckedAttestation = { readonly ok: true; readonly wallet: AttestedWallet; readonly popId: string } | Failure;
 
 export interface WalletAttestationCheck {
   /** The two headers as received (undefined when absent). */
@@ -51,13 +58,13 @@ export interface WalletAttestationCheck {
   readonly clientId: string | undefined;
   /** The issuer identifier: the PoP's `aud`. */
   readonly issuer: string;
-  /** Certificates a wallet provider's chain must end at (WALLET_PROVIDER_TRUST_ANCHORS). */
-  readonly trustAnchors: readonly x509.X509Certificate[];
+  /** Where a wallet provider's chain must end. */
+  readonly walletProviders: WalletProviderTrust;
   readonly now: Date;
   readonly maxAgeSeconds: number;
 }
 
-const fail = (reason: string): WalletAuthentication => ({ ok: false, missing: false, reason });
+const fail = (reason: string): Failure => ({ ok: false, missing: false, reason });
 
 const oneHeader = (value: string | readonly string[] | undefined): string | undefined =>
   // Node joins repeated headers with ", "; a compact JWS never contains a comma.
@@ -65,7 +72,8 @@ const oneHeader = (value: string | readonly string[] | undefined): string | unde
 
 const isPublicEcKey = (jwk: unknown): jwk is JWK => isRecord(jwk) && jwk['kty'] === 'EC' && jwk['crv'] === 'P-256' && !('d' in jwk);
 
-export const authenticateWallet = async (store: EventStore, check: WalletAttestationCheck): Promise<WalletAuthentication> => {
+/** Every check of the attestation and its PoP but the PoP's single use. */
+export const checkWalletAttestation = async (check: WalletAttestationCheck): Promise<CheckedAttestation> => {
   if (check.attestation === undefined && check.pop === undefined) {
     return { ok: false, missing: true, reason: 'Client authentication by wallet attestation is required (OAuth-Client-Attestation and OAuth-Client-Attestation-PoP headers).' };
   }
@@ -85,8 +93,8 @@ export const authenticateWallet = async (store: EventStore, check: WalletAttesta
   if (isLeft(chain)) return fail(`The wallet attestation's ${chain.left}.`);
   const valid = await validateChain(chain.right, check.now);
   if (isLeft(valid)) return fail(`The wallet provider's certificate chain is not valid: ${valid.left}.`);
-  const anchor = await findTrustAnchor(chain.right, check.trustAnchors, check.now);
-  if (anchor === undefined) return fail('The wallet attestation is not from a trusted wallet provider.');
+  const anchor = await check.walletProviders.anchorOf(chain.right, check.now);
+  if (isLeft(anchor)) return fail(anchor.left);
   const leaf = chain.right[0]!;
 
   let claims: Record<string, unknown>;
@@ -120,31 +128,63 @@ export const authenticateWallet = async (store: EventStore, check: WalletAttesta
   if (typeof iat !== 'number' || iat > nowSeconds + SKEW_SECONDS || iat < nowSeconds - check.maxAgeSeconds) return fail('The wallet attestation PoP is not fresh: check its iat.');
   if (typeof jti !== 'string' || jti === '' || jti.length > 256) return fail('The wallet attestation PoP needs a jti.');
   const keyThumbprint = await calculateJwkThumbprint(jwk, 'sha256');
-  const popId = createHash('sha256').update(`${keyThumbprint}.${jti}`, 'utf8').digest('base64url');
-  const spent = await spendOnce(store, clientAttestationPop, clientAttestationPopStream(popId), { usedAt: check.now.toISOString(), clientId: sub });
-  if (!spent) return fail('The wallet attestation PoP was already used (jti replayed).');
   return {
     ok: true,
     wallet: { clientId: sub, walletProvider: iss, walletProviderCertificate: leaf.subject, walletName: typeof walletName === 'string' ? walletName : null, keyThumbprint },
+    popId: createHash('sha256').update(`${keyThumbprint}.${jti}`, 'utf8').digest('base64url'),
   };
 };
 
-/** The headers of a wallet request, authenticated: the wallet, or throws `401 invalid_client` with the reason. */
-export const requireAttestedWallet = async (
-  issuance: Pick<IssuanceContext, 'store' | 'config' | 'walletProviderAnchors'>,
+/** Spends a checked PoP's jti: true the first time, false for a replay. */
+export const spendAttestationPop = (store: EventStore, checked: { readonly wallet: AttestedWallet; readonly popId: string }, now: Date): Promise<boolean> =>
+  spendOnce(store, clientAttestationPop, clientAttestationPopStream(checked.popId), { usedAt: now.toISOString(), clientId: checked.wallet.clientId });
+
+const REPLAYED = 'The wallet attestation PoP was already used (jti replayed).';
+
+/** Checks the attestation and spends its PoP. */
+export const authenticateWallet = async (store: EventStore, check: WalletAttestationCheck): Promise<WalletAuthentication> => {
+  const checked = await checkWalletAttestation(check);
+  if (!checked.ok) return checked;
+  return (await spendAttestationPop(store, checked, check.now)) ? { ok: true, wallet: checked.wallet } : fail(REPLAYED);
+};
+
+type WalletRequest = Pick<IssuanceContext, 'store' | 'config' | 'walletProviders'>;
+
+const checkHeaders = (issuance: WalletRequest, headers: IncomingHttpHeaders, clientId: string | undefined, now: Date): WalletAttestationCheck => ({
+  attestation: headers[CLIENT_ATTESTATION_HEADER],
+  pop: headers[CLIENT_ATTESTATION_POP_HEADER],
+  clientId,
+  issuer: issuance.config.publicUrl,
+  walletProviders: issuance.walletProviders,
+  now,
+  maxAgeSeconds: issuance.config.proofMaxAgeSeconds,
+});
+
+const invalidClient = (reason: string): OAuthError => new OAuthError(401, 'invalid_client', reason);
+
+/** The headers of a wallet request, authenticated (the PoP spent): the wallet, or throws `401 invalid_client` with the reason. */
+export const requireAttestedWallet = async (issuance: WalletRequest, headers: IncomingHttpHeaders, clientId: string | undefined, now: Date): Promise<AttestedWallet> => {
+  const authenticated = await authenticateWallet(issuance.store, checkHeaders(issuance, headers, clientId, now));
+  if (!authenticated.ok) throw invalidClient(authenticated.reason);
+  return authenticated.wallet;
+};
+
+/**
+ * The headers of a wallet request, checked but the PoP not yet spent (throws `401 invalid_client`
+ * with the reason), and how to spend it once the rest of the request is checked.
+ */
+export const checkAttestedWallet = async (
+  issuance: WalletRequest,
   headers: IncomingHttpHeaders,
   clientId: string | undefined,
   now: Date,
-): Promise<AttestedWallet> => {
-  const authenticated = await authenticateWallet(issuance.store, {
-    attestation: headers[CLIENT_ATTESTATION_HEADER],
-    pop: headers[CLIENT_ATTESTATION_POP_HEADER],
-    clientId,
-    issuer: issuance.config.publicUrl,
-    trustAnchors: issuance.walletProviderAnchors,
-    now,
-    maxAgeSeconds: issuance.config.proofMaxAgeSeconds,
-  });
-  if (!authenticated.ok) throw new OAuthError(401, 'invalid_client', authenticated.reason);
-  return authenticated.wallet;
+): Promise<{ readonly wallet: AttestedWallet; spend(): Promise<void> }> => {
+  const checked = await checkWalletAttestation(checkHeaders(issuance, headers, clientId, now));
+  if (!checked.ok) throw invalidClient(checked.reason);
+  return {
+    wallet: checked.wallet,
+    async spend() {
+      if (!(await spendAttestationPop(issuance.store, checked, now))) throw invalidClient(REPLAYED);
+    },
+  };
 };

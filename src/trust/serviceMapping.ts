@@ -1,23 +1,32 @@
-// What a trust service's type and status mean for a presented credential: the spec's
-// `credentialCategory`, `qualifiedStatus` and `trustFailureReason`. The README's "Trusted lists"
-// section carries this table; change both together.
+// What a trust service's type and status mean: for a presented credential, the spec's
+// `credentialCategory`, `qualifiedStatus` and `trustFailureReason`; for a wallet attestation, a
+// wallet provider (TS 119 602's wallet providers list, src/trust/walletProviderTrust.ts).
+// docs/trusted-lists.md carries this table; change both together.
 import type { ListFormat, StatusMap, StatusMeaning } from '../config/trust.js';
 
 export type CredentialCategory = 'PID' | 'QEAA' | 'PUB_EAA' | 'NON_QUALIFIED_EAA';
 
+/** What a listed service vouches for: the issuers of credentials of a category, or wallet providers. */
+export type ServiceCategory = CredentialCategory | 'WALLET_PROVIDER';
+
+export const isCredentialCategory = (category: ServiceCategory): category is CredentialCategory => category !== 'WALLET_PROVIDER';
+
 export type TrustFailureReason = 'issuer_not_found' | 'issuer_withdrawn' | 'issuer_suspended' | 'trust_list_unavailable';
 
-// Services of other types (CA/QC, TSA, OCSP...) are parsed but give no category: a credential
-// matched only through them is not trusted as a PID or an attestation.
-const SERVICE_TYPES: Readonly<Record<string, CredentialCategory>> = {
+// Services of other types (CA/QC, TSA, OCSP, a LoTE's Revocation services...) are parsed but give
+// no category: a credential matched only through them is not trusted as a PID or an attestation,
+// nor a wallet attestation as a wallet provider's.
+const SERVICE_TYPES: Readonly<Record<string, ServiceCategory>> = {
   'http://uri.etsi.org/19602/SvcType/PID/Issuance': 'PID',
   'http://uri.etsi.org/TrstSvc/Svctype/EAA/Q': 'QEAA',
   'http://uri.etsi.org/TrstSvc/Svctype/EAA/Pub-EAA': 'PUB_EAA',
   'http://uri.etsi.org/19602/SvcType/PubEAA/Issuance': 'PUB_EAA',
   'http://uri.etsi.org/TrstSvc/Svctype/EAA': 'NON_QUALIFIED_EAA',
+  // TS 119 602 V1.1.1, the wallet providers list (LoTEType .../19602/LoTEType/EUWalletProvidersList).
+  'http://uri.etsi.org/19602/SvcType/WalletSolution/Issuance': 'WALLET_PROVIDER',
 };
 
-export const categoryOf = (serviceType: string): CredentialCategory | undefined =>
+export const categoryOf = (serviceType: string): ServiceCategory | undefined =>
   Object.hasOwn(SERVICE_TYPES, serviceType) ? SERVICE_TYPES[serviceType] : undefined;
 
 /** Only a qualified service type makes a qualified entry. */
@@ -32,7 +41,8 @@ const TSL_MEANINGS: Readonly<Record<string, StatusMeaning>> = {
   deprecatedatnationallevel: 'withdrawn',
   suspended: 'suspended',
 };
-// TS 119 602 lists name their statuses per list type: .../19602/PubEAAProvidersList/SvcStatus/notified.
+// TS 119 602 lists name their statuses per list type: .../19602/PubEAAProvidersList/SvcStatus/notified,
+// .../19602/WalletProvidersList/SvcStatus/withdrawn.
 const LOTE_STATUS = /^http:\/\/uri\.etsi\.org\/19602\/[A-Za-z]+\/SvcStatus\/([A-Za-z]+)$/;
 const LOTE_MEANINGS: Readonly<Record<string, StatusMeaning>> = { notified: 'trusted', withdrawn: 'withdrawn' };
 

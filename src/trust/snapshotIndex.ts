@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { x509 } from '../crypto/x509.js';
 import type { ListFormat, StatusMap, StatusMeaning } from '../config/trust.js';
-import { categoryOf, meaningOf, type CredentialCategory } from './serviceMapping.js';
+import { categoryOf, meaningOf, type ServiceCategory } from './serviceMapping.js';
 import type { TrustList, TrustService } from './trustList.js';
 
 type Certificate = x509.X509Certificate;
@@ -35,7 +35,7 @@ export interface ServiceEntry {
   readonly list: ListEntry;
   readonly service: TrustService;
   readonly certificate: Certificate;
-  readonly category: CredentialCategory | undefined;
+  readonly category: ServiceCategory | undefined;
   /** The service's statuses, current first (as in `service.statuses`). */
   readonly periods: readonly IndexedPeriod[];
 }
