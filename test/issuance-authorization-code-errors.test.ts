@@ -99,7 +99,7 @@ const currentNonce = async (w: Wallet, code: string): Promise<string> => {
   return refused.headers.get('dpop-nonce')!;
 };
 
-test('a pushed request without a wallet attestation, or with one from an untrusted provider, is invalid_client', async (t) => {
+test('a pushed request without a wallet attestation, with one from an untrusted provider, a PoP that is old, for another aud or used before, or a sub other than client_id, is invalid_client', async (t) => {
   const w = await newWallet();
   const created = await createOffer(service, { credential_configuration_id: 'pid', claims: PID_CLAIMS, grant: 'authorization_code' });
   const fields = parFields(w, await issuerStateOf(created.offer_id));
@@ -112,6 +112,17 @@ test('a pushed request without a wallet attestation, or with one from an untrust
   const staleHeaders = await attestationHeaders(w);
   const stale = await form('/oidc4vci/par', fields, { ...staleHeaders, 'OAuth-Client-Attestation-PoP': await attestationPop(w.instance, { clientId: w.clientId, audience: service.config.publicUrl, iat: Math.floor(Date.now() / 1000) - 3600 }) });
   t.like(stale, { status: 401, body: { error: 'invalid_client' } });
+  const elsewhere = await form('/oidc4vci/par', fields, { ...(await attestationHeaders(w)), 'OAuth-Client-Attestation-PoP': await attestationPop(w.instance, { clientId: w.clientId, audience: 'https://another-issuer.example' }) });
+  t.like(elsewhere, { status: 401, body: { error: 'invalid_client' } });
+  t.regex(elsewhere.body['error_description'] as string, /aud must be/);
+  const otherClient = await form('/oidc4vci/par', { ...fields, client_id: 'another-client' }, await attestationHeaders(w));
+  t.like(otherClient, { status: 401, body: { error: 'invalid_client' } });
+  t.regex(otherClient.body['error_description'] as string, /sub is not the client_id/);
+  const spentHeaders = await attestationHeaders(w);
+  t.is((await form('/oidc4vci/par', fields, spentHeaders)).status, 201);
+  const replayed = await form('/oidc4vci/par', fields, spentHeaders);
+  t.like(replayed, { status: 401, body: { error: 'invalid_client' } });
+  t.regex(replayed.body['error_description'] as string, /already used/);
 });
 
 test('a pushed request with PKCE plain, without issuer_state or with an unknown one is invalid_request', async (t) => {
