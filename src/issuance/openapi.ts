@@ -310,7 +310,7 @@ export const issuanceArea: Area = {
             ['invalid_request', 'unsupported_grant_type', 'invalid_grant', 'invalid_dpop_proof', 'use_dpop_nonce'],
             { 'DPoP-Nonce': ref.header('DpopNonce') },
           ),
-          '401': oauthError('The wallet attestation is missing or refused (untrusted, expired or withdrawn provider, `sub` not the client, a PoP with another `aud`, an old `iat` or a used `jti`).', ['invalid_client']),
+          '401': oauthError('The wallet attestation is missing or refused (untrusted, expired, withdrawn or suspended provider, a wallet providers list past its staleness window, `sub` not the client, a PoP with another `aud`, an old `iat` or a used `jti`).', ['invalid_client']),
           '413': oauthError('The form is over 16 KiB.', ['invalid_request']),
           '415': oauthError('The body is not a form.', ['invalid_request']),
           ...serverError,

@@ -121,7 +121,7 @@ export const authorizationCodeArea: Area = {
             'invalid_scope',
             'invalid_authorization_details',
           ]),
-          '401': oauthError('The wallet attestation is missing or refused.', ['invalid_client']),
+          '401': oauthError('The wallet attestation is missing or refused (untrusted, expired, withdrawn or suspended provider, a wallet providers list past its staleness window, `sub` not the client, a PoP with another `aud`, an old `iat` or a used `jti`); the description says which.', ['invalid_client']),
           '413': oauthError('The form is over 16 KiB.', ['invalid_request']),
           '415': oauthError('The body is not a form.', ['invalid_request']),
           '500': oauthError('The answer could not be made.', ['server_error']),
