@@ -1,8 +1,8 @@
 // Wallet providers from a TS 119 602 List of Trusted Entities (src/trust/walletProviderTrust.ts):
 // a wallet providers list, signed for real by a pinned list signer and served on loopback, is the
 // connector's only source of trusted wallet providers (no WALLET_PROVIDER_TRUST_ANCHORS). A listed
-// provider's wallet goes through PAR and the token endpoint; a withdrawn, a suspended and an
-// unlisted provider's wallets, and an expired attestation, are refused with invalid_client and the
+// provider's wallet goes through PAR and the token endpoint; a withdrawn, a suspended, an
+// unlisted and an expired provider's wallets, and an expired attestation, are refused with invalid_client and the
 // reason, appending nothing. A pre-authorized redemption with an attestation records the wallet.
 // Then the rules on their own: a stale list cannot vouch (fail closed), a list's withdrawal wins
 // over an anchor, and a wallet provider's service vouches for no credential issuer.
@@ -36,16 +36,18 @@ const DAY = 86_400_000;
 
 let lists: CrlServer;
 let service: TestService;
-const providers = {} as Record<'listed' | 'withdrawn' | 'suspended' | 'unlisted', WalletProvider>;
+const providers = {} as Record<'listed' | 'withdrawn' | 'suspended' | 'unlisted' | 'expired', WalletProvider>;
 
 const rootOf = (provider: WalletProvider): x509.X509Certificate => new x509.X509Certificate(Buffer.from(provider.anchor, 'base64'));
 
 test.before(async () => {
-  [providers.listed, providers.withdrawn, providers.suspended, providers.unlisted] = await Promise.all([
+  [providers.listed, providers.withdrawn, providers.suspended, providers.unlisted, providers.expired] = await Promise.all([
     createWalletProvider({ name: 'Listed Wallet Provider' }),
     createWalletProvider({ name: 'Withdrawn Wallet Provider' }),
     createWalletProvider({ name: 'Suspended Wallet Provider' }),
     createWalletProvider({ name: 'Unlisted Wallet Provider' }),
+    // Listed, but the certificate that signs its attestations has expired.
+    createWalletProvider({ name: 'Expired Wallet Provider', notAfter: new Date(Date.now() - 60_000) }),
   ]);
   const signer = await createListSigner('Test Wallet Providers LoTE Signer');
   const entity = (name: string, provider: WalletProvider, status: string) => ({
@@ -56,7 +58,7 @@ test.before(async () => {
     loteJson({
       sequenceNumber: 1,
       listType: WALLET_PROVIDERS_LIST,
-      entities: [entity('Listed Wallet Provider', providers.listed, NOTIFIED), entity('Withdrawn Wallet Provider', providers.withdrawn, WITHDRAWN), entity('Suspended Wallet Provider', providers.suspended, SUSPENDED)],
+      entities: [entity('Listed Wallet Provider', providers.listed, NOTIFIED), entity('Withdrawn Wallet Provider', providers.withdrawn, WITHDRAWN), entity('Suspended Wallet Provider', providers.suspended, SUSPENDED), entity('Expired Wallet Provider', providers.expired, NOTIFIED)],
     }),
     signer,
   );
@@ -129,11 +131,12 @@ test('a wallet of a provider the wallet providers list names goes through PAR an
   t.like(pushed?.data, { wallet: { clientId: w.clientId, walletProviderCertificate: providers.listed.certificate.subject, keyThumbprint: await thumbprint(w.instance.publicJwk) } });
 });
 
-test('a withdrawn, a suspended and an unlisted provider, and an expired attestation of a listed one, are invalid_client with the reason; nothing is appended', async (t) => {
+test('a withdrawn, a suspended, an unlisted and an expired provider, and an expired attestation of a listed one, are invalid_client with the reason; nothing is appended', async (t) => {
   const refusals: [WalletProvider, number | undefined, RegExp][] = [
     [providers.withdrawn, undefined, /wallet provider is withdrawn: service "Withdrawn Wallet Provider wallet solution"/],
     [providers.suspended, undefined, /wallet provider is suspended/],
     [providers.unlisted, undefined, /not from a trusted wallet provider/],
+    [providers.expired, undefined, /certificate chain is not valid: .*expired/],
     [providers.listed, Math.floor(Date.now() / 1000) - 60, /has expired/],
   ];
   for (const [provider, exp, reason] of refusals) {
