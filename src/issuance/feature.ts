@@ -8,7 +8,7 @@ import type { Logger } from '../log.js';
 import type { Feature, ServiceContext } from '../featureContract.js';
 import type { Periodic } from '../periodic.js';
 import { trustAnchorCertificates } from '../trust/trustAnchors.js';
-import { walletProviderListsFromConfig } from '../trust/trustResolution.js';
+import { trustListsOf } from '../trust/trustResolution.js';
 import { walletProviderTrust } from '../trust/walletProviderTrust.js';
 import { createStatusAllocator } from './status/allocation.js';
 import { credentialStatusRouter } from './status/credentialStatusRoutes.js';
@@ -76,14 +76,14 @@ export const issuanceFeature = async (service: ServiceContext): Promise<Feature>
   });
   if (config.issuerCertificateFile !== undefined) warnUnlessLeafNamesIssuer(identity, config.publicUrl, service.log);
   const { metrics } = service;
-  // Wallet providers are listed in Lists of Trusted Entities: this feature holds its own copy of those (lotl mode).
-  const walletProviderLists = await walletProviderListsFromConfig(config, service.store, service.log, (source, outcome) => metrics.trustLists.fetches.inc({ source, outcome }));
+  // Wallet providers listed in trusted lists (lotl mode): the service's one copy, which the verification feature reads too.
+  const trustLists = await trustListsOf(config, service.store, service.log, (source, outcome) => metrics.trustLists.fetches.inc({ source, outcome }));
   const issuance: IssuanceContext = {
     ...service,
     secrets: issuanceSecrets(service.kek),
     configurations: new Map(configurations.map((c) => [c.id, c])),
     signingKey: identity,
-    walletProviders: walletProviderTrust(trustAnchorCertificates(config.walletProviderTrustAnchors), walletProviderLists?.lists),
+    walletProviders: walletProviderTrust(trustAnchorCertificates(config.walletProviderTrustAnchors), trustLists?.lists),
     statusAllocator: createStatusAllocator({ store: service.store, db: service.runner.db, publicUrl: config.publicUrl, listSize: config.statusListSize }),
     now: () => new Date(),
   };
@@ -108,10 +108,10 @@ export const issuanceFeature = async (service: ServiceContext): Promise<Feature>
     start: () => {
       expiry = startOfferExpiry(issuance);
     },
-    // Each serving process holds its own copy of the wallet providers lists.
-    startServing: () => walletProviderLists?.start(),
+    // Each serving process holds its own copy of the trusted lists (started by whichever feature comes first).
+    startServing: () => trustLists?.start(),
     stop: async () => {
-      await Promise.all([expiry?.stop(), walletProviderLists?.stop()]);
+      await Promise.all([expiry?.stop(), trustLists?.stop()]);
     },
   };
 };

@@ -4,8 +4,7 @@
 // X509_TRUST_STORE_REFRESH_INTERVAL and when a list reaches its NextUpdate). With every source on
 // record the first refresh runs once the service listens, so slow publishers cannot hold up a
 // restart; with nothing recorded there is nothing to serve yet, and the service waits for it.
-// The issuance feature holds its own copy of the Lists of Trusted Entities (`lote` sources), where
-// wallet providers are listed (walletProviderListsFromConfig), kept the same way.
+// The issuance feature reads the same copy for wallet providers (trustListsOf).
 import type { Config } from '../config/config.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
@@ -94,28 +93,25 @@ const refreshSchedule = (lists: TrustListStore, intervalMs: number, log: Logger,
   };
 };
 
-/** Loads the lists from the record, and fetches them now unless every one is on record. */
-const loadedLists = async (lists: TrustListStore): Promise<boolean> => {
-  await lists.load();
-  const refreshAtStart = lists.holdsEverySource();
-  if (!refreshAtStart) await lists.refresh(new Date());
-  return refreshAtStart;
-};
-
-/** Trusted lists held by a feature, and their refresh schedule. */
+/** Trusted lists held by a service, and their refresh schedule. */
 export interface HeldLists {
   readonly lists: TrustListStore;
-  /** Starts the refresh schedule. */
+  /** Starts the refresh schedule; once started, a call does nothing. */
   start(): void;
   stop(): Promise<void>;
 }
 
-const held = (lists: TrustListStore, refreshAtStart: boolean, intervalMs: number, log: Logger): HeldLists => {
+/** Loads the lists from the record, fetches them now unless every one is on record, and schedules the refreshes. */
+const holdLists = async (config: Config, store: EventStore, log: Logger, onFetch?: TrustListStoreOptions['onFetch']): Promise<HeldLists> => {
+  const lists = await trustListStoreFromConfig(config, store, log, 'service', new Date(), onFetch);
+  await lists.load();
+  const refreshAtStart = lists.holdsEverySource();
+  if (!refreshAtStart) await lists.refresh(new Date());
   let schedule: { stop(): Promise<void> } | undefined;
   return {
     lists,
     start() {
-      schedule = refreshSchedule(lists, intervalMs, log, refreshAtStart);
+      schedule ??= refreshSchedule(lists, config.x509TrustStoreRefreshIntervalMs, log, refreshAtStart);
     },
     async stop() {
       await schedule?.stop();
@@ -123,20 +119,20 @@ const held = (lists: TrustListStore, refreshAtStart: boolean, intervalMs: number
   };
 };
 
-/**
- * The Lists of Trusted Entities of X509_TRUST_LIST_SOURCES (lotl mode), where TS 119 602 lists
- * wallet providers; undefined in static mode or without a `lote` source.
- */
-export const walletProviderListsFromConfig = async (
-  config: TrustConfig & Pick<Config, 'x509TrustResolutionMode' | 'x509TrustStoreRefreshIntervalMs'>,
-  store: EventStore,
-  log: Logger,
-  onFetch?: TrustListStoreOptions['onFetch'],
-): Promise<HeldLists | undefined> => {
-  const sources = (config.x509TrustListSources ?? []).filter((source) => source.format === 'lote');
-  if (config.x509TrustResolutionMode !== 'lotl' || sources.length === 0) return undefined;
-  const lists = await trustListStoreFromConfig({ ...config, x509TrustListSources: sources }, store, log, 'service', new Date(), onFetch);
-  return held(lists, await loadedLists(lists), config.x509TrustStoreRefreshIntervalMs, log);
+// One copy of the trusted lists per service, whichever feature asks first: the verification
+// feature resolves credential issuers with it, the issuance feature wallet providers. A service's
+// features share its event store, which names the copy.
+const heldByStore = new WeakMap<EventStore, Promise<HeldLists>>();
+
+/** The trusted lists of X509_TRUST_LIST_SOURCES this service holds (lotl mode); undefined in static mode. */
+export const trustListsOf = (config: Config, store: EventStore, log: Logger, onFetch?: TrustListStoreOptions['onFetch']): Promise<HeldLists> | undefined => {
+  if (config.x509TrustResolutionMode === 'static') return undefined;
+  let held = heldByStore.get(store);
+  if (held === undefined) {
+    held = holdLists(config, store, log, onFetch);
+    heldByStore.set(store, held);
+  }
+  return held;
 };
 
 export const trustResolutionFromConfig = async (
@@ -145,11 +141,11 @@ export const trustResolutionFromConfig = async (
   log: Logger,
   onFetch?: TrustListStoreOptions['onFetch'],
 ): Promise<TrustResolution> => {
-  if (config.x509TrustResolutionMode === 'static') {
+  const held = await trustListsOf(config, store, log, onFetch);
+  if (held === undefined) {
     return { verifier: trustVerifierFromConfig(config), trustListUrls: () => undefined, start() {}, async stop() {} };
   }
-  const lists = await trustListStoreFromConfig(config, store, log, 'service', new Date(), onFetch);
-  const kept = held(lists, await loadedLists(lists), config.x509TrustStoreRefreshIntervalMs, log);
+  const { lists } = held;
   const verifier = createLotlTrustVerifier({
     lists,
     staticAnchors: config.x509VerifyTrustAnchor ? trustAnchorCertificates(config.x509TrustAnchors) : undefined,
@@ -158,5 +154,5 @@ export const trustResolutionFromConfig = async (
     pidVcts: new Set(config.x509PidVctValues.split(',').map((v) => v.trim())),
     pidDoctypes: new Set(config.x509PidDoctypeValues.split(',').map((v) => v.trim())),
   });
-  return { verifier, trustListUrls: () => lists.knownUrls(), start: () => kept.start(), stop: () => kept.stop() };
+  return { verifier, trustListUrls: () => lists.knownUrls(), start: () => held.start(), stop: () => held.stop() };
 };
