@@ -26,6 +26,7 @@ import type { DcApiAnswer } from '../wallet/dcApi.js';
 import { WalletFile } from '../wallet/store.js';
 import { createTestIssuer, sd, type TestIssuer } from './support/credentials.js';
 import { owfMdocContext } from './support/owfMdoc.js';
+import { runScript, walletScript } from './support/processes.js';
 
 const ORIGIN = 'https://shop.example';
 const PID_VCT = 'urn:eudi:pid:1';
@@ -240,4 +241,21 @@ test('no protocol the wallet answers, an unencrypted response mode, or a query t
   const unknown = { ...pidQuery, meta: { vct_values: ['urn:other:1'] } };
   await t.throwsAsync(answer({ protocol: 'openid4vp-v1-unsigned', data: parameters('n', [unknown]) }), { message: 'cannot answer this request: no credential answers query "pid"' });
   await t.throwsAsync(answer({ protocol: 'openid4vp-v1-unsigned', data: parameters('n', [pidQuery]) }, 'https://shop.example/checkout'), { message: /is not an origin/ });
+});
+
+test('the command line: `dc-api --json` prints {origin, protocol, data} on stdout, the steps on stderr; a refusal exits 1 with the reason', async (t) => {
+  const request = JSON.stringify(await signedRequest('nonce-cli', [pidQuery]));
+  const run = await runScript(walletScript, ['--wallet', walletFile, 'dc-api', '--origin', ORIGIN, '--trust-anchors', anchorsFile, '--json', request], {}, { timeoutMs: 60_000 });
+  t.is(run.code, 0, run.stderr);
+  const printed = JSON.parse(run.stdout) as DcApiAnswer;
+  t.is(printed.origin, ORIGIN);
+  t.is(printed.protocol, 'openid4vp-v1-signed');
+  t.truthy((await opened(printed.data.response)).vp_token['pid']);
+  t.regex(run.stderr, /request object verified: ES256 by the x5c leaf/);
+  const plain = await runScript(walletScript, ['--wallet', walletFile, 'dc-api', '--origin', ORIGIN, request], {}, { timeoutMs: 60_000 });
+  t.deepEqual(Object.keys(JSON.parse(plain.stdout) as object), ['response'], 'without --json, the data alone');
+  const refused = await runScript(walletScript, ['--wallet', walletFile, 'dc-api', '--origin', 'https://evil.example', request], {}, { timeoutMs: 60_000 });
+  t.is(refused.code, 1);
+  t.is(refused.stdout, '');
+  t.regex(refused.stderr, /wallet: invalid_request: the origin https:\/\/evil\.example is not among the request's expected_origins/);
 });
