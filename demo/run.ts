@@ -6,7 +6,8 @@
 // also issues with the authorization code flow, a tiny login page (loginPage.ts) standing in for
 // the integrator's. A connector already
 // ready at --connector is used (with --api-key or BOOTSTRAP_API_KEY); otherwise the demo starts
-// one (connector.ts) and removes it, and everything it made, at the end.
+// one (connector.ts) and removes it, and everything it made, at the end. With --dc-api-page it
+// serves the integrator's Digital Credentials API page instead (dcApiPage.ts) until interrupted.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
