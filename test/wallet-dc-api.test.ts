@@ -259,3 +259,20 @@ test('the command line: `dc-api --json` prints {origin, protocol, data} on stdou
   t.is(refused.stdout, '');
   t.regex(refused.stderr, /wallet: invalid_request: the origin https:\/\/evil\.example is not among the request's expected_origins/);
 });
+
+test('Annex C: an encryptionInfo that is not ["dcapi", {nonce, recipientPublicKey}], or a DeviceRequest for a docType the wallet lacks, is refused', async (t) => {
+  const recipient = await annexCSuite().kem.generateKeyPair();
+  const jwk = await crypto.subtle.exportKey('jwk', recipient.publicKey);
+  const coseKey = new Map<number, unknown>([[1, 2], [-1, 1], [-2, new Uint8Array(Buffer.from(jwk.x!, 'base64url'))], [-3, new Uint8Array(Buffer.from(jwk.y!, 'base64url'))]]);
+  const info = (label: string) => Buffer.from(cbor([label, new Map<string, unknown>([['nonce', new Uint8Array(16)], ['recipientPublicKey', coseKey]])])).toString('base64url');
+  const request = (docType: string, encryptionInfo: string) => ({
+    protocol: 'org-iso-mdoc',
+    data: {
+      deviceRequest: Buffer.from(DeviceRequest.create({ docRequests: [DocRequest.create({ itemsRequest: ItemsRequest.create({ docType, namespaces: { [NS]: { given_name: false } } }) })] }).encode()).toString('base64url'),
+      encryptionInfo,
+    },
+  });
+  await t.throwsAsync(answer(request(MDL, info('not-dcapi'))), { message: 'org-iso-mdoc: encryptionInfo is not ["dcapi", {nonce, recipientPublicKey}]' });
+  await t.throwsAsync(answer(request('org.example.other', info('dcapi'))), { message: 'cannot answer this DeviceRequest: no credential answers query "docRequest 1"' });
+  t.is((await answer(request(MDL, info('dcapi')))).protocol, 'org-iso-mdoc', 'the same request, well formed, for what the wallet holds');
+});
