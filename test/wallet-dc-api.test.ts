@@ -22,7 +22,7 @@ import { fullDate } from '../src/mdoc/claims.js';
 import { buildIssuerSigned } from '../src/mdoc/issuerSigned.js';
 import { annexCSuite } from '../wallet/annexC.js';
 import { answerDcApi } from '../wallet/commands.js';
-import type { DcApiAnswer } from '../wallet/dcApi.js';
+import { answerDcApiRequest, type DcApiAnswer, type DcApiBend } from '../wallet/dcApi.js';
 import { WalletFile } from '../wallet/store.js';
 import { createTestIssuer, sd, type TestIssuer } from './support/credentials.js';
 import { owfMdocContext } from './support/owfMdoc.js';
@@ -166,26 +166,36 @@ test("an mdoc over OpenID4VP: the DeviceResponse verifies with @owf/mdoc against
   await t.throwsAsync(Verifier.verifyDeviceResponse({ deviceResponse, sessionTranscript: await transcript(ORIGIN, 'another-nonce'), trustedCertificates }, owfMdocContext));
 });
 
-test('Annex C (org-iso-mdoc): the DeviceRequest answered with a DeviceResponse HPKE-sealed to recipientPublicKey, info the dcapi SessionTranscript', async (t) => {
-  const suite = annexCSuite();
-  const recipient = await suite.kem.generateKeyPair();
+/** An Annex C request (`org-iso-mdoc`) for `elements` of `docType`, the DeviceRequest built by @owf/mdoc; `label` replaces EncryptionInfo's "dcapi". */
+const annexCRequest = async (docType: string, elements: string[], label = 'dcapi') => {
+  const recipient = await annexCSuite().kem.generateKeyPair();
   const jwk = await crypto.subtle.exportKey('jwk', recipient.publicKey);
   const coseKey = new Map<number, unknown>([[1, 2], [-1, 1], [-2, new Uint8Array(Buffer.from(jwk.x!, 'base64url'))], [-3, new Uint8Array(Buffer.from(jwk.y!, 'base64url'))]]);
-  const encryptionInfo = Buffer.from(cbor(['dcapi', new Map<string, unknown>([['nonce', new Uint8Array(sha256('annex-c-nonce'))], ['recipientPublicKey', coseKey]])])).toString('base64url');
-  const deviceRequest = DeviceRequest.create({
-    docRequests: [DocRequest.create({ itemsRequest: ItemsRequest.create({ docType: MDL, namespaces: { [NS]: { given_name: false, age_over_18: false } } }) })],
-  });
-  const request = [
-    await signedRequest('nonce-not-chosen', [mdlQuery]),
-    { protocol: 'org-iso-mdoc', data: { deviceRequest: Buffer.from(deviceRequest.encode()).toString('base64url'), encryptionInfo } },
-  ];
+  const encryptionInfo = Buffer.from(cbor([label, new Map<string, unknown>([['nonce', new Uint8Array(sha256('annex-c-nonce'))], ['recipientPublicKey', coseKey]])])).toString('base64url');
+  const namespaces = { [NS]: Object.fromEntries(elements.map((element) => [element, false])) };
+  const deviceRequest = DeviceRequest.create({ docRequests: [DocRequest.create({ itemsRequest: ItemsRequest.create({ docType, namespaces }) })] });
+  return { recipient, encryptionInfo, request: { protocol: 'org-iso-mdoc', data: { deviceRequest: Buffer.from(deviceRequest.encode()).toString('base64url'), encryptionInfo } } };
+};
+
+/** The dcapi SessionTranscript's CBOR, built here with cbor2. */
+const annexCTranscript = (encryptionInfo: string, origin: string): Uint8Array => cbor([null, null, ['dcapi', new Uint8Array(sha256(cbor([encryptionInfo, origin])))]]);
+
+/** Opens an Annex C answer's `["dcapi", {enc, cipherText}]` with @hpke/core's recipient side. */
+const openAnnexC = (response: string, recipient: { privateKey: CryptoKey; publicKey: CryptoKey }, info: Uint8Array): Promise<ArrayBuffer> => {
+  const [, sealed] = fromCbor(Buffer.from(response, 'base64url')) as [string, { enc: Uint8Array; cipherText: Uint8Array }];
+  return annexCSuite().open({ recipientKey: recipient, enc: sealed.enc, info }, sealed.cipherText);
+};
+
+test('Annex C (org-iso-mdoc): the DeviceRequest answered with a DeviceResponse HPKE-sealed to recipientPublicKey, info the dcapi SessionTranscript', async (t) => {
+  const { recipient, encryptionInfo, request: annexC } = await annexCRequest(MDL, ['given_name', 'age_over_18']);
+  const request = [await signedRequest('nonce-not-chosen', [mdlQuery]), annexC];
   const result = await answer(request.reverse());
   t.is(result.protocol, 'org-iso-mdoc', 'the first protocol in the page order');
   const [label, sealed] = fromCbor(Buffer.from(result.data.response, 'base64url')) as [string, { enc: Uint8Array; cipherText: Uint8Array }];
   t.is(label, 'dcapi');
   t.deepEqual(Object.keys(sealed), ['enc', 'cipherText']);
-  const transcript = (origin: string) => cbor([null, null, ['dcapi', new Uint8Array(sha256(cbor([encryptionInfo, origin])))]]);
-  const open = (origin: string) => suite.open({ recipientKey: recipient, enc: sealed.enc, info: transcript(origin) }, sealed.cipherText);
+  const transcript = (origin: string) => annexCTranscript(encryptionInfo, origin);
+  const open = (origin: string) => openAnnexC(result.data.response, recipient, transcript(origin));
   await t.throwsAsync(open('https://other.example'), undefined, 'sealed with the origin in its info');
   const plaintext = new Uint8Array(await open(ORIGIN));
   // @owf/mdoc 0.6 knows no "dcapi" handover: it checks the issuer side and the disclosed elements;
@@ -261,18 +271,41 @@ test('the command line: `dc-api --json` prints {origin, protocol, data} on stdou
 });
 
 test('Annex C: an encryptionInfo that is not ["dcapi", {nonce, recipientPublicKey}], or a DeviceRequest for a docType the wallet lacks, is refused', async (t) => {
-  const recipient = await annexCSuite().kem.generateKeyPair();
-  const jwk = await crypto.subtle.exportKey('jwk', recipient.publicKey);
-  const coseKey = new Map<number, unknown>([[1, 2], [-1, 1], [-2, new Uint8Array(Buffer.from(jwk.x!, 'base64url'))], [-3, new Uint8Array(Buffer.from(jwk.y!, 'base64url'))]]);
-  const info = (label: string) => Buffer.from(cbor([label, new Map<string, unknown>([['nonce', new Uint8Array(16)], ['recipientPublicKey', coseKey]])])).toString('base64url');
-  const request = (docType: string, encryptionInfo: string) => ({
-    protocol: 'org-iso-mdoc',
-    data: {
-      deviceRequest: Buffer.from(DeviceRequest.create({ docRequests: [DocRequest.create({ itemsRequest: ItemsRequest.create({ docType, namespaces: { [NS]: { given_name: false } } }) })] }).encode()).toString('base64url'),
-      encryptionInfo,
-    },
-  });
-  await t.throwsAsync(answer(request(MDL, info('not-dcapi'))), { message: 'org-iso-mdoc: encryptionInfo is not ["dcapi", {nonce, recipientPublicKey}]' });
-  await t.throwsAsync(answer(request('org.example.other', info('dcapi'))), { message: 'cannot answer this DeviceRequest: no credential answers query "docRequest 1"' });
-  t.is((await answer(request(MDL, info('dcapi')))).protocol, 'org-iso-mdoc', 'the same request, well formed, for what the wallet holds');
+  await t.throwsAsync(answer((await annexCRequest(MDL, ['given_name'], 'not-dcapi')).request), { message: 'org-iso-mdoc: encryptionInfo is not ["dcapi", {nonce, recipientPublicKey}]' });
+  await t.throwsAsync(answer((await annexCRequest('org.example.other', ['given_name'])).request), { message: 'cannot answer this DeviceRequest: no credential answers query "docRequest 1"' });
+  t.is((await answer((await annexCRequest(MDL, ['given_name'])).request)).protocol, 'org-iso-mdoc', 'the same request, well formed, for what the wallet holds');
+});
+
+test("the bends the connector's negative tests use each break what they name, and only that", async (t) => {
+  const wallet = await WalletFile.open(walletFile);
+  const bent = (request: unknown, bend: DcApiBend) => answerDcApiRequest(request, { origin: ORIGIN, holderKey: wallet.holderKey, credentials: wallet.credentials, bend });
+  const clientId = x509HashClientId(accessCertificate.certificate);
+  const sdJwt = (await opened((await bent(await signedRequest('nonce-bend', [pidQuery]), { audience: clientId })).data.response)).vp_token['pid']![0]!;
+  t.is((await (await sdJwtLibrary()).verify(sdJwt, { keyBindingNonce: 'nonce-bend' })).kb?.payload.aud, clientId);
+
+  const thumbprint = Buffer.from(await calculateJwkThumbprint(encryption.publicJwk, 'sha256'), 'base64url');
+  const mdocVerifies = async (bend: DcApiBend, origin: string, nonce: string) => {
+    const encoded = (await opened((await bent(await signedRequest('nonce-bend', [mdlQuery]), bend)).data.response)).vp_token['mdl']![0]!;
+    const sessionTranscript = await SessionTranscript.forOid4VpDcApi({ origin, nonce, jwkThumbprint: thumbprint }, owfMdocContext);
+    const deviceResponse = DeviceResponse.fromEncodedForOid4Vp(encoded);
+    return Verifier.verifyDeviceResponse({ deviceResponse, sessionTranscript, trustedCertificates: [new Uint8Array(mdocCa.certificate.rawData)] }, owfMdocContext).then(() => true, () => false);
+  };
+  t.true(await mdocVerifies({ handoverOrigin: 'https://other.example' }, 'https://other.example', 'nonce-bend'));
+  t.false(await mdocVerifies({ handoverOrigin: 'https://other.example' }, ORIGIN, 'nonce-bend'));
+  t.true(await mdocVerifies({ handoverNonce: 'other-nonce' }, ORIGIN, 'other-nonce'));
+
+  const other = await generateKeyPair('ECDH-ES', { crv: 'P-256' });
+  const elsewhere = await bent(await signedRequest('nonce-bend', [pidQuery]), { encryptTo: { ...(await exportJWK(other.publicKey)), alg: 'ECDH-ES' } });
+  await t.throwsAsync(compactDecrypt(elsewhere.data.response, encryption.privateKey));
+  await t.notThrowsAsync(compactDecrypt(elsewhere.data.response, other.privateKey));
+
+  const { recipient, encryptionInfo, request } = await annexCRequest(MDL, ['given_name']);
+  const otherOrigin = await bent(request, { handoverOrigin: 'https://other.example' });
+  await t.throwsAsync(openAnnexC(otherOrigin.data.response, recipient, annexCTranscript(encryptionInfo, ORIGIN)));
+  await t.notThrowsAsync(openAnnexC(otherOrigin.data.response, recipient, annexCTranscript(encryptionInfo, 'https://other.example')));
+  const otherRecipient = await annexCSuite().kem.generateKeyPair();
+  const otherJwk = await crypto.subtle.exportKey('jwk', otherRecipient.publicKey);
+  const sealedElsewhere = await bent(request, { encryptTo: { kty: 'EC', crv: 'P-256', x: otherJwk.x!, y: otherJwk.y! } });
+  await t.throwsAsync(openAnnexC(sealedElsewhere.data.response, recipient, annexCTranscript(encryptionInfo, ORIGIN)));
+  await t.notThrowsAsync(openAnnexC(sealedElsewhere.data.response, otherRecipient, annexCTranscript(encryptionInfo, ORIGIN)));
 });

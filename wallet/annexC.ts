@@ -69,14 +69,15 @@ export const answerAnnexC = async (data: unknown, wallet: DcApiWallet): Promise<
   const { held, heldMdocs } = heldOf(wallet.credentials);
   const { mdocs, missing } = select({ credentialQueries: queries }, held, { keys: { privateKey: wallet.holderKey.privateKey } }, heldMdocs);
   if (missing.length > 0) throw new Error(`cannot answer this DeviceRequest: ${missing.join('; ')}`);
-  const transcript = annexCSessionTranscript(fields['encryptionInfo'] as string, wallet.origin);
+  const transcript = annexCSessionTranscript(fields['encryptionInfo'] as string, wallet.bend?.handoverOrigin ?? wallet.origin);
   const documents = queries.map((query) => {
     const { mdoc, disclose } = mdocs[query.id]!;
     say(`${query.id}: an mdoc ${mdoc.doctype}, disclosing ${disclose.map(([ns, element]) => `${ns}/${element}`).join(', ')}; device-signed over the dcapi SessionTranscript (encryptionInfo, origin)`);
     return mdocDocument(readIssuerSigned(mdoc.credential), { docType: mdoc.doctype, disclose, deviceKey: wallet.holderKey.privateKey }, transcript);
   });
   const suite = annexCSuite();
-  const recipientPublicKey = await suite.kem.importKey('jwk', { kty: 'EC', crv: 'P-256', x: recipient.x!, y: recipient.y! }, true);
+  const to = wallet.bend?.encryptTo ?? recipient;
+  const recipientPublicKey = await suite.kem.importKey('jwk', { kty: 'EC', crv: 'P-256', x: to.x!, y: to.y! }, true);
   const sealed = await suite.seal({ recipientPublicKey, info: encodeCbor(transcript) }, deviceResponseBytes(documents));
   say('DeviceResponse sealed to recipientPublicKey: HPKE base mode, DHKEM(P-256, HKDF-SHA256), HKDF-SHA256, AES-128-GCM, info the SessionTranscript');
   const encryptedResponse = ['dcapi', new Map<string, Uint8Array>([['enc', new Uint8Array(sealed.enc)], ['cipherText', new Uint8Array(sealed.ct)]])];

@@ -51,6 +51,19 @@ export interface DcApiWallet {
   readonly trustAnchors?: readonly x509.X509Certificate[];
   readonly now?: Date;
   readonly say?: (line: string) => void;
+  /** Changes to the honest answer, for the connector's negative tests: each names what it breaks. */
+  readonly bend?: DcApiBend;
+}
+
+export interface DcApiBend {
+  /** The KB-JWT's `aud` instead of `origin:<origin>` (the client_id, another origin). */
+  readonly audience?: string;
+  /** The origin the mdoc's handover (or Annex C's SessionTranscript) names instead of the page's. */
+  readonly handoverOrigin?: string;
+  /** The nonce the mdoc's OpenID4VPDCAPIHandover names instead of the request's. */
+  readonly handoverNonce?: string;
+  /** Encrypt the answer to this public key (a JWK) instead of the request's. */
+  readonly encryptTo?: JWK;
 }
 
 /** The protocols this wallet answers. */
@@ -177,19 +190,20 @@ const answerOpenID4VP = async (protocol: 'openid4vp-v1-signed' | 'openid4vp-v1-u
   const { held, heldMdocs } = heldOf(wallet.credentials);
   const { holdings, mdocs, missing } = select(request, held, { keys: { privateKey: wallet.holderKey.privateKey } }, heldMdocs);
   if (missing.length > 0) throw new Error(`cannot answer this request: ${missing.join('; ')}`);
-  const audience = `origin:${wallet.origin}`;
+  const bend = wallet.bend ?? {};
+  const audience = bend.audience ?? `origin:${wallet.origin}`;
   for (const [id, holding] of Object.entries(holdings)) {
     const query = request.credentialQueries.find((q) => q.id === id)!;
     say(`query "${id}": ${String(claimsOf(holding.credential)['vct'])}, disclosing ${disclosedFor(query, holding.credential).join(', ')}; KB-JWT aud ${audience}, the request's nonce`);
   }
   const vpToken: Record<string, string[]> = await buildVpToken(request, holdings, audience);
-  const transcript = openID4VPDCAPISessionTranscript(wallet.origin, request.nonce, await jwkThumbprintBytes(request.encryptionKey));
+  const transcript = openID4VPDCAPISessionTranscript(bend.handoverOrigin ?? wallet.origin, bend.handoverNonce ?? request.nonce, await jwkThumbprintBytes(request.encryptionKey));
   for (const [id, { mdoc, disclose }] of Object.entries(mdocs)) {
     say(`query "${id}": an mdoc ${mdoc.doctype}, disclosing ${disclose.map(([ns, element]) => `${ns}/${element}`).join(', ')}; device-signed over the OpenID4VPDCAPIHandover (origin, nonce, key thumbprint)`);
     const document = mdocDocument(readIssuerSigned(mdoc.credential), { docType: mdoc.doctype, disclose, deviceKey: wallet.holderKey.privateKey }, transcript);
     vpToken[id] = [Buffer.from(deviceResponseBytes([document])).toString('base64url')];
   }
-  const response = await encryptResponse(request, { vp_token: vpToken }, { enc: request.enc });
+  const response = await encryptResponse(request, { vp_token: vpToken }, { enc: request.enc, ...(bend.encryptTo === undefined ? {} : { key: bend.encryptTo }) });
   say(`response encrypted to the request's key (ECDH-ES, ${request.enc}): dc_api.jwt`);
   return { response };
 };
