@@ -250,7 +250,9 @@ test('no protocol the wallet answers, an unencrypted response mode, or a query t
   await t.throwsAsync(answer({ protocol: 'openid4vp-v1-unsigned', data: { ...parameters('n', [pidQuery]), response_mode: 'dc_api' } }), { message: /only encrypted responses \(dc_api\.jwt\)/ });
   const unknown = { ...pidQuery, meta: { vct_values: ['urn:other:1'] } };
   await t.throwsAsync(answer({ protocol: 'openid4vp-v1-unsigned', data: parameters('n', [unknown]) }), { message: 'cannot answer this request: no credential answers query "pid"' });
-  await t.throwsAsync(answer({ protocol: 'openid4vp-v1-unsigned', data: parameters('n', [pidQuery]) }, 'https://shop.example/checkout'), { message: /is not an origin/ });
+  for (const notAnOrigin of ['https://shop.example/checkout', 'shop.example']) {
+    await t.throwsAsync(answer({ protocol: 'openid4vp-v1-unsigned', data: parameters('n', [pidQuery]) }, notAnOrigin), { message: `${notAnOrigin} is not an origin (scheme://host[:port], no path)` });
+  }
 });
 
 test('the command line: `dc-api --json` prints {origin, protocol, data} on stdout, the steps on stderr; a refusal exits 1 with the reason', async (t) => {

@@ -210,7 +210,7 @@ const answerOpenID4VP = async (protocol: 'openid4vp-v1-signed' | 'openid4vp-v1-u
 
 /** What the browser returns to the page for `requests` (one `{protocol, data}` or an array): the chosen protocol and its answer. */
 export const answerDcApiRequest = async (requests: unknown, wallet: DcApiWallet): Promise<DcApiAnswer> => {
-  const origin = new URL(wallet.origin).origin;
+  const origin = URL.canParse(wallet.origin) ? new URL(wallet.origin).origin : undefined;
   if (origin !== wallet.origin) throw new Error(`${wallet.origin} is not an origin (scheme://host[:port], no path)`);
   const { protocol, data } = chooseRequest(requests);
   wallet.say?.(`the browser hands the wallet a ${protocol} request from ${origin}`);
