@@ -6,7 +6,8 @@
 // also issues with the authorization code flow, a tiny login page (loginPage.ts) standing in for
 // the integrator's. A connector already
 // ready at --connector is used (with --api-key or BOOTSTRAP_API_KEY); otherwise the demo starts
-// one (connector.ts) and removes it, and everything it made, at the end.
+// one (connector.ts) and removes it, and everything it made, at the end. With --dc-api-page it
+// serves the integrator's Digital Credentials API page instead (dcApiPage.ts) until interrupted.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,7 @@ import { Command } from 'commander';
 import { acceptOffer, presentCredentials } from '../wallet/commands.js';
 import { showJson } from '../wallet/show.js';
 import { DEFAULT_MANAGEMENT_URL, notReadyReason, runningConnector, startOwnConnector, type Connector } from './connector.js';
+import { startDcApiPage, type DcApiPage } from './dcApiPage.js';
 import { startLoginPage, type LoginPage } from './loginPage.js';
 import { heading, qrCode, say } from './print.js';
 import { localWalletProvider } from '../wallet/walletProvider.js';
@@ -25,8 +27,12 @@ const options = new Command()
   .description('Runs an issuance and a presentation end to end against a connector, with the wallet simulator.')
   .option('--connector <url>', 'management API of a running connector to use; without a ready one there, the demo starts its own', DEFAULT_MANAGEMENT_URL)
   .option('--api-key <key>', 'API key for a running connector (default: BOOTSTRAP_API_KEY)')
+  .option(
+    '--dc-api-page [origin]',
+    "instead of the flows, serve the Digital Credentials API page (demo/dc-api/) and its backend until interrupted; origin: the https origin the browser shows it under (a proxy in front of the printed address), the session's expected_origins",
+  )
   .parse()
-  .opts<{ connector: string; apiKey?: string }>();
+  .opts<{ connector: string; apiKey?: string; dcApiPage?: string | true }>();
 
 const PID_CLAIMS = {
   given_name: 'Erika',
@@ -109,11 +115,13 @@ const directory = await mkdtemp(join(tmpdir(), 'connector-demo-'));
 let connector: Connector | undefined;
 let cleaned: Promise<void> | undefined;
 let loginPage: LoginPage | undefined;
+let dcApiPage: DcApiPage | undefined;
 const providerFile = join(directory, 'wallet-provider.json');
 const cleanup = (): Promise<void> =>
   (cleaned ??= (async () => {
     await connector?.close();
     await loginPage?.close();
+    await dcApiPage?.close();
     await rm(directory, { recursive: true, force: true });
   })());
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -139,6 +147,15 @@ try {
   for (const line of connector.description) say(line);
   const receiver = connector.receiver;
   const walletFile = join(directory, 'wallet.json');
+
+  if (options.dcApiPage !== undefined) {
+    heading('The Digital Credentials API page: the integrator\'s page and its backend (demo/dc-api/, demo/dcApiPage.ts)');
+    dcApiPage = await startDcApiPage({ dcqlQuery: PID_QUERY, ...(options.dcApiPage === true ? {} : { origin: options.dcApiPage }) });
+    dcApiPage.connect(connector.managementUrl, connector.apiKey);
+    say(`serving ${dcApiPage.url}; open it in a browser with a wallet (the Digital Credentials API needs https: put it behind --dc-api-page's origin). Ctrl-C stops it.`);
+    // Until interrupted: the signal handlers above clean up.
+    await new Promise<never>(() => undefined);
+  }
 
   heading('Issuance: the integrator offers a PID (built-in configuration "pid") with a transaction code');
   const offer = await create(connector, '/offers', { credential_configuration_id: 'pid', claims: PID_CLAIMS, tx_code: { input_mode: 'numeric', length: 4 } });

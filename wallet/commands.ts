@@ -1,8 +1,11 @@
 // What the wallet does for a person: accept a credential offer into its file, and present what it
-// holds to a presentation request. The command line (cli.ts) and the demo (demo/) both run these,
+// holds to a presentation request (by openid4vp:// URI, or over the Digital Credentials API). The command line (cli.ts) and the demo (demo/) both run these,
 // with `say` printing each step.
 import { randomBytes } from 'node:crypto';
-import { select } from './dcql.js';
+import { readFile } from 'node:fs/promises';
+import { certificatesFromPem } from '../src/crypto/certificates.js';
+import { answerDcApiRequest, type DcApiAnswer } from './dcApi.js';
+import { heldOf, select } from './dcql.js';
 import type { Fetch } from './http.js';
 import { AuthorizationCodeWallet } from './authorizationCode.js';
 import { fetchCredentialOffer, IssuanceWallet, PRE_AUTHORIZED, type CredentialOffer } from './issuance.js';
@@ -118,8 +121,7 @@ export const presentCredentials = async (requestUri: string, options: WalletComm
   say(`request object verified: ES256 signature by the x5c leaf (${showSubject(x5cLeaf(request.header).subject)}), client_id is the x509_hash of that leaf`);
   say(`request object header:\n${showJson(request.header)}`);
   say(`request object claims:\n${showJson(request.payload)}`);
-  const held = wallet.credentials.flatMap((c) => (c.format === 'mso_mdoc' ? [] : [holdCredential(c.credential)]));
-  const heldMdocs = wallet.credentials.flatMap((c) => (c.format === 'mso_mdoc' ? [{ credential: c.credential, doctype: c.doctype }] : []));
+  const { held, heldMdocs } = heldOf(wallet.credentials);
   const { holdings, mdocs, missing } = select(request, held, { keys: { privateKey: wallet.holderKey.privateKey } }, heldMdocs);
   if (missing.length > 0) throw new Error(`cannot answer this request: ${missing.join('; ')}`);
   for (const [id, holding] of Object.entries(holdings)) {
@@ -137,4 +139,26 @@ export const presentCredentials = async (requestUri: string, options: WalletComm
   if (posted.status !== 200) throw new Error(`the response endpoint answered ${posted.status}: ${JSON.stringify(posted.body)}`);
   say(`response sent (direct_post.jwt, encrypted to the request's key): ${posted.status} ${JSON.stringify(posted.body)}`);
   return posted;
+};
+
+/**
+ * Answers a Digital Credentials API request (`dc_api_request`: one `{protocol, data}` or an array)
+ * as the browser and the wallet would for a page at `origin`: the answer is what the page forwards
+ * to its backend. Nothing is answered when the request does not verify, the origin is not one it
+ * expects, or the wallet has nothing to answer with.
+ */
+export const answerDcApi = async (
+  requests: unknown,
+  options: Omit<WalletCommandOptions, 'fetch'> & { readonly origin: string; readonly trustAnchorsFile?: string },
+): Promise<DcApiAnswer> => {
+  const wallet = await WalletFile.open(options.file);
+  if (wallet.credentials.length === 0) throw new Error(`${options.file} holds no credentials: accept an offer first`);
+  const trustAnchors = options.trustAnchorsFile === undefined ? undefined : certificatesFromPem(await readFile(options.trustAnchorsFile, 'utf8'));
+  return answerDcApiRequest(requests, {
+    origin: options.origin,
+    holderKey: wallet.holderKey,
+    credentials: wallet.credentials,
+    say: options.say,
+    ...(trustAnchors === undefined ? {} : { trustAnchors }),
+  });
 };

@@ -5,7 +5,8 @@
 // What is disclosed is then exactly what the query asks for (presentation.ts).
 import type { AuthorizationRequest, ClaimsQuery, CredentialQuery, Holding } from './presentation.js';
 import { elementsOf, readIssuerSigned } from './mdoc.js';
-import { claimsOf, type HeldCredential, type Holder } from './sdJwt.js';
+import { claimsOf, holdCredential, type HeldCredential, type Holder } from './sdJwt.js';
+import type { StoredCredential } from './store.js';
 
 /** The values at `path` in `claims`; `null` takes every element of an array. */
 const valuesAt = (claims: unknown, path: ClaimsQuery['path']): unknown[] =>
@@ -42,6 +43,12 @@ const mdocAnswer = (query: CredentialQuery, mdoc: HeldMdoc): (readonly [string, 
   return asked.every(([ns, element]) => held.some(([n, e]) => n === ns && e === element)) ? asked : undefined;
 };
 
+/** The wallet file's credentials as the selection takes them: SD-JWT VCs taken apart, mdocs by docType. */
+export const heldOf = (credentials: readonly StoredCredential[]): { held: HeldCredential[]; heldMdocs: HeldMdoc[] } => ({
+  held: credentials.flatMap((c) => (c.format === 'mso_mdoc' ? [] : [holdCredential(c.credential)])),
+  heldMdocs: credentials.flatMap((c) => (c.format === 'mso_mdoc' ? [{ credential: c.credential, doctype: c.doctype }] : [])),
+});
+
 export interface Selection {
   /** What to present, by credential query id. */
   readonly holdings: Readonly<Record<string, Holding>>;
@@ -52,7 +59,12 @@ export interface Selection {
 }
 
 /** The presentation the wallet can make for `request` from `held` (oldest first), all bound to `holder`. */
-export const select = (request: AuthorizationRequest, held: readonly HeldCredential[], holder: Holder, heldMdocs: readonly HeldMdoc[] = []): Selection => {
+export const select = (
+  request: Pick<AuthorizationRequest, 'credentialQueries' | 'credentialSets'>,
+  held: readonly HeldCredential[],
+  holder: Holder,
+  heldMdocs: readonly HeldMdoc[] = [],
+): Selection => {
   const holdings: Record<string, Holding> = {};
   const mdocs: Record<string, { mdoc: HeldMdoc; disclose: (readonly [string, string])[] }> = {};
   for (const query of request.credentialQueries) {

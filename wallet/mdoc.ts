@@ -1,6 +1,7 @@
 // The holder's side of an mdoc (ISO/IEC 18013-5) over OpenID4VP 1.0: a DeviceResponse holding
 // the issued IssuerSigned with only the chosen elements (each IssuerSignedItemBytes passed on as
-// the issuer signed it) and a device signature over the request's SessionTranscript. Tests bend
+// the issuer signed it) and a device signature over the request's SessionTranscript (the redirect
+// flow's here; the Digital Credentials API's handovers in dcApi.ts and annexC.ts). Tests bend
 // the response through explicit options only (PresentMdocOptions), so each negative case says what it breaks.
 import { KeyObject } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
@@ -44,7 +45,7 @@ export const elementsOf = (issuerSigned: IssuerSigned): [string, string][] =>
     }),
   );
 
-const selected = (issuerSigned: IssuerSigned, options: PresentMdocOptions): Map<string, Tag[]> => {
+const selected = (issuerSigned: IssuerSigned, options: Omit<PresentMdocOptions, 'handover'>): Map<string, Tag[]> => {
   const nameSpaces = new Map<string, Tag[]>();
   for (const [namespace, items] of issuerSigned.nameSpaces) {
     const chosen = items.filter((item) => {
@@ -57,13 +58,13 @@ const selected = (issuerSigned: IssuerSigned, options: PresentMdocOptions): Map<
   return nameSpaces;
 };
 
-/** A base64url DeviceResponse (the vp_token entry for an `mso_mdoc` credential query). */
-export const presentMdoc = (issuerSigned: IssuerSigned, options: PresentMdocOptions): string => {
+/** One Document of a DeviceResponse: the chosen elements and a device signature over `transcript` (a SessionTranscript). */
+export const mdocDocument = (issuerSigned: IssuerSigned, options: Omit<PresentMdocOptions, 'handover'>, transcript: unknown): Map<string, unknown> => {
   const deviceNameSpacesBytes = dataItem(new Map());
-  const deviceAuthentication = encodeCbor(dataItem(['DeviceAuthentication', sessionTranscript(options.handover), options.docType, deviceNameSpacesBytes]));
+  const deviceAuthentication = encodeCbor(dataItem(['DeviceAuthentication', transcript, options.docType, deviceNameSpacesBytes]));
   const deviceSignature = signCoseSign1(deviceAuthentication, KeyObject.from(options.deviceKey), new Map(), { detached: true });
   const { issuerAuth } = issuerSigned;
-  const document = new Map<string, unknown>([
+  return new Map<string, unknown>([
     ['docType', options.documentDocType ?? options.docType],
     ['issuerSigned', new Map<string, unknown>([
       ['nameSpaces', selected(issuerSigned, options)],
@@ -71,12 +72,20 @@ export const presentMdoc = (issuerSigned: IssuerSigned, options: PresentMdocOpti
     ])],
     ['deviceSigned', new Map<string, unknown>([['nameSpaces', deviceNameSpacesBytes], ['deviceAuth', new Map([['deviceSignature', deviceSignature]])]])],
   ]);
-  const response = new Map<string, unknown>([
+};
+
+/** The DeviceResponse CBOR holding `documents`. */
+export const deviceResponseBytes = (documents: readonly Map<string, unknown>[], status = 0): Uint8Array =>
+  encodeCbor(new Map<string, unknown>([
     ['version', '1.0'],
-    ['documents', Array.from({ length: options.copies ?? 1 }, () => document)],
-    ['status', options.status ?? 0],
-  ]);
-  return Buffer.from(encodeCbor(response)).toString('base64url');
+    ['documents', documents],
+    ['status', status],
+  ]));
+
+/** A base64url DeviceResponse (the vp_token entry for an `mso_mdoc` credential query), device-signed over the redirect flow's SessionTranscript. */
+export const presentMdoc = (issuerSigned: IssuerSigned, options: PresentMdocOptions): string => {
+  const document = mdocDocument(issuerSigned, options, sessionTranscript(options.handover));
+  return Buffer.from(deviceResponseBytes(Array.from({ length: options.copies ?? 1 }, () => document), options.status)).toString('base64url');
 };
 
 /**

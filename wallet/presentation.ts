@@ -147,10 +147,14 @@ export const disclosedFor = (query: CredentialQuery, credential: HeldCredential)
   ...new Set(query.claims.flatMap((c) => disclosuresFor(credential, c.path))),
 ];
 
-/** The `vp_token`: for each credential query the wallet holds something for, one presentation. */
+/**
+ * The `vp_token`: for each credential query the wallet holds something for, one presentation.
+ * Key bindings name `audience`: the client_id, or over the Digital Credentials API the origin (dcApi.ts).
+ */
 export const buildVpToken = async (
-  request: AuthorizationRequest,
+  request: Pick<AuthorizationRequest, 'clientId' | 'nonce' | 'transactionData' | 'credentialQueries'>,
   holdings: Readonly<Record<string, Holding>>,
+  audience: string = request.clientId,
 ): Promise<Record<string, string[]>> => {
   const vpToken: Record<string, string[]> = {};
   for (const [id, holding] of Object.entries(holdings)) {
@@ -168,7 +172,7 @@ export const buildVpToken = async (
           ? {
               keyBinding: {
                 holder: holding.holder,
-                aud: request.clientId,
+                aud: audience,
                 nonce: request.nonce,
                 ...(transactionData.length > 0 ? { transactionData } : {}),
                 ...holding.keyBinding,
@@ -189,8 +193,8 @@ export interface EncryptOptions {
   readonly kid?: string | null;
 }
 
-/** The direct_post.jwt response: the authorization response parameters as an ECDH-ES JWE. */
-export const encryptResponse = async (request: AuthorizationRequest, parameters: Record<string, unknown>, options: EncryptOptions = {}): Promise<string> => {
+/** The direct_post.jwt (or dc_api.jwt) response: the authorization response parameters as an ECDH-ES JWE. */
+export const encryptResponse = async (request: Pick<AuthorizationRequest, 'encryptionKey'>, parameters: Record<string, unknown>, options: EncryptOptions = {}): Promise<string> => {
   const key = options.key ?? request.encryptionKey;
   const kid = options.kid === undefined ? request.encryptionKey.kid : options.kid;
   return new CompactEncrypt(new TextEncoder().encode(JSON.stringify(parameters)))
