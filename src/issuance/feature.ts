@@ -8,7 +8,7 @@ import type { Logger } from '../log.js';
 import type { Feature, ServiceContext } from '../featureContract.js';
 import type { Periodic } from '../periodic.js';
 import { trustAnchorCertificates } from '../trust/trustAnchors.js';
-import { trustListsOf } from '../trust/trustResolution.js';
+import type { HeldLists } from '../trust/trustResolution.js';
 import { walletProviderTrust } from '../trust/walletProviderTrust.js';
 import { createStatusAllocator } from './status/allocation.js';
 import { credentialStatusRouter } from './status/credentialStatusRoutes.js';
@@ -59,7 +59,8 @@ const warnUnlessLeafNamesIssuer = (identity: SigningIdentity, issuer: string, lo
 };
 
 /** Loads the credential configurations and the Issuer Signing Certificate; a bad one stops the start. */
-export const issuanceFeature = async (service: ServiceContext): Promise<Feature> => {
+/** `trustLists`: the service's trusted lists (lotl mode), where wallet providers may be listed. */
+export const issuanceFeature = async (service: ServiceContext, trustLists: HeldLists | undefined): Promise<Feature> => {
   const { config } = service;
   const configurations = await loadCredentialConfigurations(config.credentialConfigurationsFile);
   const identity = await loadSigningIdentity({
@@ -75,9 +76,6 @@ export const issuanceFeature = async (service: ServiceContext): Promise<Feature>
     log: service.log,
   });
   if (config.issuerCertificateFile !== undefined) warnUnlessLeafNamesIssuer(identity, config.publicUrl, service.log);
-  const { metrics } = service;
-  // Wallet providers listed in trusted lists (lotl mode): the service's one copy, which the verification feature reads too.
-  const trustLists = await trustListsOf(config, service.store, service.log, (source, outcome) => metrics.trustLists.fetches.inc({ source, outcome }));
   const issuance: IssuanceContext = {
     ...service,
     secrets: issuanceSecrets(service.kek),
@@ -108,10 +106,8 @@ export const issuanceFeature = async (service: ServiceContext): Promise<Feature>
     start: () => {
       expiry = startOfferExpiry(issuance);
     },
-    // Each serving process holds its own copy of the trusted lists (started by whichever feature comes first).
-    startServing: () => trustLists?.start(),
     stop: async () => {
-      await Promise.all([expiry?.stop(), trustLists?.stop()]);
+      await expiry?.stop();
     },
   };
 };

@@ -4,8 +4,10 @@
 // X509_TRUST_STORE_REFRESH_INTERVAL and when a list reaches its NextUpdate). With every source on
 // record the first refresh runs once the service listens, so slow publishers cannot hold up a
 // restart; with nothing recorded there is nothing to serve yet, and the service waits for it.
-// The issuance feature reads the same copy for wallet providers (trustListsOf).
+// The assembly holds the lists once (trustListsFromConfig); the issuance feature reads the same
+// copy for wallet providers.
 import type { Config } from '../config/config.js';
+import type { Feature } from '../featureContract.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
 import { blobDirectory, directoryBlobStore } from '../blobStore.js';
@@ -19,9 +21,6 @@ export interface TrustResolution {
   readonly verifier: TrustVerifier;
   /** The trusted lists a DCQL `etsi_tl` may name; undefined in static mode. */
   readonly trustListUrls: () => ReadonlySet<string> | undefined;
-  /** Starts the refresh schedule (lotl mode). */
-  start(): void;
-  stop(): Promise<void>;
 }
 
 type TrustConfig = Pick<
@@ -101,8 +100,14 @@ export interface HeldLists {
   stop(): Promise<void>;
 }
 
-/** Loads the lists from the record, fetches them now unless every one is on record, and schedules the refreshes. */
-const holdLists = async (config: Config, store: EventStore, log: Logger, onFetch?: TrustListStoreOptions['onFetch']): Promise<HeldLists> => {
+/**
+ * The trusted lists of X509_TRUST_LIST_SOURCES (lotl mode; undefined in static mode), held once
+ * per service by the assembly: the verification feature resolves credential issuers with them, the
+ * issuance feature wallet providers. Loads them from the record, fetches them now unless every one
+ * is on record, and schedules the refreshes once started.
+ */
+export const trustListsFromConfig = async (config: Config, store: EventStore, log: Logger, onFetch?: TrustListStoreOptions['onFetch']): Promise<HeldLists | undefined> => {
+  if (config.x509TrustResolutionMode === 'static') return undefined;
   const lists = await trustListStoreFromConfig(config, store, log, 'service', new Date(), onFetch);
   await lists.load();
   const refreshAtStart = lists.holdsEverySource();
@@ -119,32 +124,15 @@ const holdLists = async (config: Config, store: EventStore, log: Logger, onFetch
   };
 };
 
-// One copy of the trusted lists per service, whichever feature asks first: the verification
-// feature resolves credential issuers with it, the issuance feature wallet providers. A service's
-// features share its event store, which names the copy.
-const heldByStore = new WeakMap<EventStore, Promise<HeldLists>>();
+/** The held lists as a feature of their own: every serving process keeps its copy current. */
+export const trustListsFeature = (held: HeldLists | undefined): Feature => ({
+  name: 'trusted-lists',
+  startServing: () => held?.start(),
+  stop: async () => held?.stop(),
+});
 
-/** The trusted lists of X509_TRUST_LIST_SOURCES this service holds (lotl mode); undefined in static mode. */
-export const trustListsOf = (config: Config, store: EventStore, log: Logger, onFetch?: TrustListStoreOptions['onFetch']): Promise<HeldLists> | undefined => {
-  if (config.x509TrustResolutionMode === 'static') return undefined;
-  let held = heldByStore.get(store);
-  if (held === undefined) {
-    held = holdLists(config, store, log, onFetch);
-    heldByStore.set(store, held);
-  }
-  return held;
-};
-
-export const trustResolutionFromConfig = async (
-  config: Config,
-  store: EventStore,
-  log: Logger,
-  onFetch?: TrustListStoreOptions['onFetch'],
-): Promise<TrustResolution> => {
-  const held = await trustListsOf(config, store, log, onFetch);
-  if (held === undefined) {
-    return { verifier: trustVerifierFromConfig(config), trustListUrls: () => undefined, start() {}, async stop() {} };
-  }
+export const trustResolutionFromConfig = (config: Config, held: HeldLists | undefined): TrustResolution => {
+  if (held === undefined) return { verifier: trustVerifierFromConfig(config), trustListUrls: () => undefined };
   const { lists } = held;
   const verifier = createLotlTrustVerifier({
     lists,
@@ -154,5 +142,5 @@ export const trustResolutionFromConfig = async (
     pidVcts: new Set(config.x509PidVctValues.split(',').map((v) => v.trim())),
     pidDoctypes: new Set(config.x509PidDoctypeValues.split(',').map((v) => v.trim())),
   });
-  return { verifier, trustListUrls: () => lists.knownUrls(), start: () => held.start(), stop: () => held.stop() };
+  return { verifier, trustListUrls: () => lists.knownUrls() };
 };

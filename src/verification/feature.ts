@@ -4,7 +4,7 @@ import { hostSubjectAltName, loadSigningIdentity, x509HashClientId } from '../cr
 import type { Feature, ServiceContext } from '../featureContract.js';
 import type { Periodic } from '../periodic.js';
 import { credentialStatusCheckerFromConfig } from './status/statusCheck.js';
-import { trustResolutionFromConfig } from '../trust/trustResolution.js';
+import { trustResolutionFromConfig, type HeldLists } from '../trust/trustResolution.js';
 import type { ExpiryBounds } from './createRequest.js';
 import { startPresentationExpiry } from './expiry.js';
 import type { Verifier } from './requestObject.js';
@@ -42,10 +42,10 @@ export const loadVerifier = async (context: ServiceContext): Promise<Verifier> =
   return { identity, clientId: x509HashClientId(leaf), publicUrl: config.publicUrl };
 };
 
-export const verificationFeature = async (context: ServiceContext): Promise<Feature> => {
+export const verificationFeature = async (context: ServiceContext, trustLists: HeldLists | undefined): Promise<Feature> => {
   const bounds = expiryBounds(context);
   const { metrics } = context;
-  const trust = await trustResolutionFromConfig(context.config, context.store, context.log, (source, outcome) => metrics.trustLists.fetches.inc({ source, outcome }));
+  const trust = trustResolutionFromConfig(context.config, trustLists);
   const status = credentialStatusCheckerFromConfig(context.config, trust.verifier, (outcome) => metrics.statusLists.fetches.inc({ outcome }));
   const verify = createPresentationVerifier(trust.verifier, status, context.log);
   const deps = {
@@ -66,10 +66,8 @@ export const verificationFeature = async (context: ServiceContext): Promise<Feat
     start() {
       expiry = startPresentationExpiry({ ...deps, readModels: context.runner.db }, context.config.presentationExpiryIntervalMs);
     },
-    // Each serving process holds its own copy of the trusted lists.
-    startServing: () => trust.start(),
     async stop() {
-      await Promise.all([expiry?.stop(), trust.stop()]);
+      await expiry?.stop();
     },
   };
 };
