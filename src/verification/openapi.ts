@@ -203,7 +203,7 @@ const walletRouteErrors = (statuses: { readonly [status: string]: string }): Ope
 });
 
 const requestObjectErrors = walletRouteErrors({
-  '400': 'flow_type missing or wrong, or the request has ended or expired (a retry is a new `POST /oidc4vp`).',
+  '400': 'flow_type missing or wrong, the request has ended or expired (a retry is a new `POST /oidc4vp`), or it was created for the Digital Credentials API.',
   '404': 'No presentation request has this state.',
 });
 
@@ -295,7 +295,7 @@ export const verificationArea = (config: Pick<Config, 'presentationExpiresInMin'
         responses: {
           '200': requestObject('The request object, with `wallet_nonce`.'),
           ...walletRouteErrors({
-            '400': 'flow_type missing or wrong, a repeated wallet_nonce, or the request has ended or expired.',
+            '400': 'flow_type missing or wrong, a repeated wallet_nonce, the request has ended or expired, or it was created for the Digital Credentials API.',
             '404': 'No presentation request has this state.',
             ...formErrors,
           }),
@@ -331,7 +331,7 @@ export const verificationArea = (config: Pick<Config, 'presentationExpiresInMin'
             content: json(object({}, { redirect_uri: string('Same-device flow with a `redirect_uri`: where to send the browser, with `response_code`.', { format: 'uri' }) })),
           }),
           ...walletRouteErrors({
-            '400': 'A form that is neither a response nor an error, a session that has ended or expired, a response that cannot be processed or fails verification (the reason in `error_description`).',
+            '400': 'A form that is neither a response nor an error, a session that has ended or expired or was created for the Digital Credentials API (nothing recorded), a response that cannot be processed or fails verification (the reason in `error_description`).',
             '404': 'No presentation request has this state.',
             ...formErrors,
           }),
