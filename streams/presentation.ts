@@ -35,7 +35,6 @@ export type FlowType = t.TypeOf<typeof FlowType>;
 
 /** The two ways a session is answered: by a wallet that fetched a request URI, or over the DC API. */
 export type Channel = 'request_uri' | 'dc_api';
-export const channelOf = (flowType: FlowType): Channel => (flowType === 'dc_api' ? 'dc_api' : 'request_uri');
 
 /** The DC API exchange protocols a request is offered in (OpenID4VP 1.0 A.1). */
 export const DcApiProtocol = t.keyof({ 'openid4vp-v1-signed': null, 'openid4vp-v1-unsigned': null }, 'DcApiProtocol');
@@ -68,7 +67,6 @@ export const DcApiRequestRecord = t.type({
   /** The ECDH-ES private JWK, sealed for purpose `response-key/<kid>`. */
   responseKey: Sealed,
 });
-export type DcApiRequestRecord = t.TypeOf<typeof DcApiRequestRecord>;
 
 export const PresentationRequested = eventCodec(
   'PresentationRequested',

@@ -134,7 +134,7 @@ export const validatePresentationBody = (body: CreatePresentationBody, trustList
 ];
 
 /** The protocols a valid DC API body asks for, in its order: `dc_api_protocols`, else one per `dc_api_signed` (signed by default, as HAIP has it). */
-export const dcApiProtocolsOf = (body: CreatePresentationBody): readonly DcApiProtocol[] =>
+const dcApiProtocolsOf = (body: CreatePresentationBody): readonly DcApiProtocol[] =>
   (body.dc_api_protocols?.filter(DcApiProtocol.is)) ?? [body.dc_api_signed === false ? 'openid4vp-v1-unsigned' : 'openid4vp-v1-signed'];
 
 /** What is sealed in `PresentationRequested.request`. */
@@ -194,8 +194,7 @@ export const createPresentation = async (
     redirectUri: dcApi ? null : body.redirect_uri ?? deps.defaultRedirectUri ?? null,
   };
   const expiresAt = new Date(now.getTime() + (body.expires_in ?? bounds.defaultSeconds) * 1000);
-  const made = dcApi ? newRequest('dc_api', key.right) : undefined;
-  const offer = made && { expectedOrigins: body.expected_origins ?? [], protocols: dcApiProtocolsOf(body) };
+  const made = dcApi ? { ...newRequest('dc_api', key.right), expectedOrigins: body.expected_origins ?? [], protocols: dcApiProtocolsOf(body) } : undefined;
   const requestPresentation: Command = {
     type: 'RequestPresentation',
     data: {
@@ -205,7 +204,7 @@ export const createPresentation = async (
       transactionDataCount: request.transactionData.length,
       request: key.right.seal(request as unknown as Json, purposes.request),
       expiresAt: expiresAt.toISOString(),
-      ...(made && offer ? { dcApi: { ...offer, kid: made.request.kid, nonce: made.request.nonce, responseKey: made.request.responseKey } } : {}),
+      ...(made ? { dcApi: { expectedOrigins: made.expectedOrigins, protocols: made.protocols, kid: made.request.kid, nonce: made.request.nonce, responseKey: made.request.responseKey } } : {}),
       at: now.toISOString(),
     },
   };
@@ -218,8 +217,7 @@ export const createPresentation = async (
   });
   if (isLeft(recorded)) return recorded;
   const created = { state, expiresAt, position: recorded.right.position! };
-  if (!made || !offer) return right(created);
-  return right({ ...created, dcApi: { ...made, ...offer, dcqlQuery: request.dcqlQuery, transactionData: request.transactionData } });
+  return right(made ? { ...created, dcApi: { ...made, dcqlQuery: request.dcqlQuery, transactionData: request.transactionData } } : created);
 };
 
 /** The two `openid4vp://` URIs handed to the integrator, both pointing at the request object. */
