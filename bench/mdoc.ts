@@ -66,11 +66,16 @@ export const mdocFigures = async (options: PresentationVerificationBenchOptions)
   );
 
   const encryptionKey = await newWalletKey();
-  const context: FormatContext = {
+  const handover = {
     clientId: 'x509_hash:bench',
     nonce: 'bench-nonce',
     responseUri: 'https://verifier.example/oidc4vp/bench/response',
     jwkThumbprint: await jwkThumbprintBytes(encryptionKey.publicJwk),
+  };
+  const context: FormatContext = {
+    audience: handover.clientId,
+    nonce: handover.nonce,
+    handover,
     now: new Date(now.getTime() + 1000),
     transactionData: [],
     credentialId: 'bench',
@@ -84,12 +89,12 @@ export const mdocFigures = async (options: PresentationVerificationBenchOptions)
     docType: mdl.doctype,
     disclose: [[NS, 'family_name'], [NS, 'birth_date'], [NS, 'driving_privileges']],
     deviceKey: holder.privateKey,
-    handover: context,
+    handover,
   });
   const sdJwtQuery = decoded(SdJwtVcQuery.decode({ id: 'bench', format: 'dc+sd-jwt', meta: { vct_values: [pid.vct] }, claims: [{ path: ['given_name'] }, { path: ['family_name'] }, { path: ['birthdate'] }] }));
   const sdJwt = await present(holdCredential(await signPid()), {
     disclose: ['given_name', 'family_name', 'birthdate'],
-    keyBinding: { holder: { keys: { privateKey: holder.privateKey } }, aud: context.clientId, nonce: context.nonce },
+    keyBinding: { holder: { keys: { privateKey: holder.privateKey } }, aud: context.audience, nonce: context.nonce },
   });
   const verifying = (presentation: string, query: MsoMdocQuery | SdJwtVcQuery) => async () => {
     const result = await verify(presentation, query, query.claims, context);

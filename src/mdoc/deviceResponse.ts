@@ -8,12 +8,12 @@ import { isLeft, left, right } from 'fp-ts/lib/Either.js';
 import { dataItem, decodeCbor, embeddedBytes, encodeCbor, isMap, Tag } from './cbor.js';
 import { parseCoseSign1, publicKeyOf, verifyCoseSign1 } from './cose.js';
 import { parseIssuerSigned, verifyIssuerSigned, type VerifiedIssuerSigned } from './issuerSigned.js';
-import { sessionTranscript, type OpenID4VPHandoverInfo } from './sessionTranscript.js';
+import { sessionTranscript, type HandoverInfo } from './sessionTranscript.js';
 
 export interface DeviceResponseExpectations {
   /** DCQL `meta.doctype_value`. */
   readonly docType: string;
-  readonly handover: OpenID4VPHandoverInfo;
+  readonly handover: HandoverInfo;
   readonly now: Date;
 }
 
@@ -47,7 +47,7 @@ const singleDocument = (value: unknown): Either<string, Document> => {
  * over DeviceAuthenticationBytes = #6.24(["DeviceAuthentication", SessionTranscript, DocType,
  * DeviceNameSpacesBytes]), with the device namespaces' bytes as sent.
  */
-const verifyDeviceSigned = (deviceSigned: unknown, verified: VerifiedIssuerSigned, docType: string, handover: OpenID4VPHandoverInfo): string | undefined => {
+const verifyDeviceSigned = (deviceSigned: unknown, verified: VerifiedIssuerSigned, docType: string, handover: HandoverInfo): string | undefined => {
   if (!isMap(deviceSigned)) return 'document has no deviceSigned';
   const nameSpacesBytes = embeddedBytes(deviceSigned.get('nameSpaces'));
   if (!nameSpacesBytes) return 'deviceSigned nameSpaces is not DeviceNameSpacesBytes (tag 24)';

@@ -9,6 +9,7 @@ import { calculateJwkThumbprint } from 'jose';
 import { subjectAltNamesOf } from '../crypto/certificates.js';
 import type { x509 } from '../crypto/x509.js';
 import { verifyDeviceResponse } from '../mdoc/deviceResponse.js';
+import type { HandoverInfo } from '../mdoc/sessionTranscript.js';
 import type { MdocClaims } from '../mdoc/issuerSigned.js';
 import { tdateText } from '../mdoc/claims.js';
 import type { CredentialStatusChecker } from './status/statusCheck.js';
@@ -23,12 +24,8 @@ export interface MdocRequirements extends Pick<CredentialRequirements, 'trustedA
 }
 
 export interface MdocPresentationContext {
-  /** The request's full client_id (`x509_hash:…`). */
-  readonly clientId: string;
-  readonly nonce: string;
-  readonly responseUri: string;
-  /** RFC 7638 thumbprint of the key the response was encrypted to (null only when it was not encrypted). */
-  readonly jwkThumbprint: Uint8Array | null;
+  /** What the SessionTranscript's handover binds: the request, and the redirect's client or the DC API page. */
+  readonly handover: HandoverInfo;
   readonly now: Date;
 }
 
@@ -74,7 +71,7 @@ export const verifyMsoMdocPresentation = async (
   const document = verifyDeviceResponse(presentation, {
     docType: requirements.doctypeValue,
     now: context.now,
-    handover: { clientId: context.clientId, nonce: context.nonce, jwkThumbprint: context.jwkThumbprint, responseUri: context.responseUri },
+    handover: context.handover,
   });
   if (isLeft(document)) return fail(document.left);
   const { chain, mso, claims } = document.right;
