@@ -9,7 +9,7 @@ import { silentLogger } from '../src/log.js';
 import { parseCredentialConfigurations, DEFAULT_CONFIGURATIONS, type MsoMdocConfiguration, type SdJwtVcConfiguration } from '../src/issuance/configurations.js';
 import { signMsoMdoc } from '../src/issuance/msoMdoc.js';
 import { signSdJwtVc } from '../src/issuance/sdJwtVc.js';
-import { jwkThumbprintBytes } from '../src/mdoc/sessionTranscript.js';
+import { jwkThumbprintBytes, sessionTranscript, type OpenID4VPHandoverInfo } from '../src/mdoc/sessionTranscript.js';
 import { createCrlChecker } from '../src/trust/crl.js';
 import { createTrustVerifier } from '../src/trust/issuerTrust.js';
 import { MsoMdocQuery, SdJwtVcQuery } from '../src/verification/dcql.js';
@@ -66,11 +66,16 @@ export const mdocFigures = async (options: PresentationVerificationBenchOptions)
   );
 
   const encryptionKey = await newWalletKey();
-  const context: FormatContext = {
+  const handover: OpenID4VPHandoverInfo = {
     clientId: 'x509_hash:bench',
     nonce: 'bench-nonce',
     responseUri: 'https://verifier.example/oidc4vp/bench/response',
     jwkThumbprint: await jwkThumbprintBytes(encryptionKey.publicJwk),
+  };
+  const context: FormatContext = {
+    clientId: handover.clientId,
+    nonce: handover.nonce,
+    mdocSessionTranscript: sessionTranscript(handover),
     now: new Date(now.getTime() + 1000),
     transactionData: [],
     credentialId: 'bench',
@@ -84,7 +89,7 @@ export const mdocFigures = async (options: PresentationVerificationBenchOptions)
     docType: mdl.doctype,
     disclose: [[NS, 'family_name'], [NS, 'birth_date'], [NS, 'driving_privileges']],
     deviceKey: holder.privateKey,
-    handover: context,
+    handover,
   });
   const sdJwtQuery = decoded(SdJwtVcQuery.decode({ id: 'bench', format: 'dc+sd-jwt', meta: { vct_values: [pid.vct] }, claims: [{ path: ['given_name'] }, { path: ['family_name'] }, { path: ['birthdate'] }] }));
   const sdJwt = await present(holdCredential(await signPid()), {

@@ -8,7 +8,7 @@ import { calculateJwkThumbprint } from 'jose';
 import { createCertificateAuthority, createCrl, createLeafCertificate, type CertifiedKey } from '../src/crypto/certificates.js';
 import { fullDate } from '../src/mdoc/claims.js';
 import { buildIssuerSigned } from '../src/mdoc/issuerSigned.js';
-import { jwkThumbprintBytes } from '../src/mdoc/sessionTranscript.js';
+import { jwkThumbprintBytes, sessionTranscript, type OpenID4VPHandoverInfo } from '../src/mdoc/sessionTranscript.js';
 import { createCredentialStatusChecker, type CredentialStatusChecker } from '../src/verification/status/statusCheck.js';
 import { buildStatusList } from '../src/statusList/statusList.js';
 import type { StatusListClient } from '../src/verification/status/statusListClient.js';
@@ -31,19 +31,20 @@ const STATUS_URI = 'https://issuer.example/status/1';
 let ca: CertifiedKey;
 let signer: CertifiedKey;
 let device: WalletKey;
+let handover: OpenID4VPHandoverInfo;
 let context: MdocPresentationContext;
 
 test.before(async () => {
   ca = await createCertificateAuthority({ commonName: 'Test IACA' });
   signer = await createLeafCertificate(ca, { commonName: 'Test Document Signer', subjectAltNames: [{ type: 'url', value: 'https://issuer.example' }] });
   device = await newWalletKey();
-  context = {
+  handover = {
     clientId: 'x509_hash:Hb3L6jB7lqDvJ3aB4hL1vZ6pG1x1j1C0y3Xo2Q5e9sM',
     nonce: 'n-0S6_WzA2Mj-mdoc',
     responseUri: 'https://verifier.example/oidc4vp/abc/response',
     jwkThumbprint: await jwkThumbprintBytes((await newWalletKey()).publicJwk),
-    now: new Date(),
   };
+  context = { sessionTranscript: sessionTranscript(handover), now: new Date() };
 });
 
 const requirements: MdocRequirements = { doctypeValue: MDL, claimPaths: [[NS, 'family_name'], [NS, 'birth_date']] };
@@ -64,7 +65,7 @@ const presentation = (options: { idx?: number; disclose?: [string, string][]; no
     docType: MDL,
     disclose: options.disclose ?? [[NS, 'family_name'], [NS, 'birth_date'], [NS, 'age_over_18']],
     deviceKey: device.privateKey,
-    handover: { ...context, nonce: options.nonce ?? context.nonce },
+    handover: { ...handover, nonce: options.nonce ?? handover.nonce },
   });
 };
 
@@ -184,7 +185,7 @@ test('a revoked document signer certificate (CRL on loopback): isCertificateRevo
     signer: { privateKey: KeyObject.from(revokedSigner.keys.privateKey), x5chain: [new Uint8Array(revokedSigner.certificate.rawData)] },
     now,
   });
-  const vp = presentMdoc(readIssuerSigned(Buffer.from(issued).toString('base64url')), { docType: MDL, disclose: [[NS, 'family_name'], [NS, 'birth_date']], deviceKey: device.privateKey, handover: context });
+  const vp = presentMdoc(readIssuerSigned(Buffer.from(issued).toString('base64url')), { docType: MDL, disclose: [[NS, 'family_name'], [NS, 'birth_date']], deviceKey: device.privateKey, handover });
   const evaluate = createTrustVerifier({ verifyTrustAnchor: true, anchors: [root.certificate], crl: createCrlChecker({ timeoutMs: 5000 }) });
   t.like(rightOf(await verifyMsoMdocPresentation(vp, requirements, context, evaluate, statusChecker([]))).credential, { isTrusted: true, isCertificateRevoked: true });
   const enforce = createTrustVerifier({ verifyTrustAnchor: true, anchors: [root.certificate], crl: createCrlChecker({ timeoutMs: 5000 }), policy: 'enforce' });

@@ -21,7 +21,13 @@ export const openID4VPHandover = (info: OpenID4VPHandoverInfo): unknown[] => {
   return ['OpenID4VPHandover', createHash('sha256').update(infoBytes).digest()];
 };
 
-export const sessionTranscript = (info: OpenID4VPHandoverInfo): unknown[] => [null, null, openID4VPHandover(info)];
+/**
+ * `SessionTranscript = [DeviceEngagementBytes, EReaderKeyBytes, Handover]` (ISO/IEC 18013-5,
+ * 9.1.5.1); presentations without device engagement (OpenID4VP, the DC API) have null for both.
+ */
+export type SessionTranscript = readonly [null, null, readonly unknown[]];
+
+export const sessionTranscript = (info: OpenID4VPHandoverInfo): SessionTranscript => [null, null, openID4VPHandover(info)];
 
 export const sessionTranscriptBytes = (info: OpenID4VPHandoverInfo): Uint8Array => encodeCbor(sessionTranscript(info));
 

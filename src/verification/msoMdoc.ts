@@ -10,6 +10,7 @@ import { subjectAltNamesOf } from '../crypto/certificates.js';
 import type { x509 } from '../crypto/x509.js';
 import { verifyDeviceResponse } from '../mdoc/deviceResponse.js';
 import type { MdocClaims } from '../mdoc/issuerSigned.js';
+import type { SessionTranscript } from '../mdoc/sessionTranscript.js';
 import { tdateText } from '../mdoc/claims.js';
 import type { CredentialStatusChecker } from './status/statusCheck.js';
 import type { TrustVerifier, VerificationFailure } from '../trust/issuerTrust.js';
@@ -23,12 +24,8 @@ export interface MdocRequirements extends Pick<CredentialRequirements, 'trustedA
 }
 
 export interface MdocPresentationContext {
-  /** The request's full client_id (`x509_hash:…`). */
-  readonly clientId: string;
-  readonly nonce: string;
-  readonly responseUri: string;
-  /** RFC 7638 thumbprint of the key the response was encrypted to (null only when it was not encrypted). */
-  readonly jwkThumbprint: Uint8Array | null;
+  /** The SessionTranscript of the flow the answer came by, which the device signature must cover. */
+  readonly sessionTranscript: SessionTranscript;
   readonly now: Date;
 }
 
@@ -71,11 +68,7 @@ export const verifyMsoMdocPresentation = async (
   trust: TrustVerifier,
   status: CredentialStatusChecker,
 ): Promise<Either<VerificationFailure, VerifiedMdocCredential>> => {
-  const document = verifyDeviceResponse(presentation, {
-    docType: requirements.doctypeValue,
-    now: context.now,
-    handover: { clientId: context.clientId, nonce: context.nonce, jwkThumbprint: context.jwkThumbprint, responseUri: context.responseUri },
-  });
+  const document = verifyDeviceResponse(presentation, { docType: requirements.doctypeValue, now: context.now, sessionTranscript: context.sessionTranscript });
   if (isLeft(document)) return fail(document.left);
   const { chain, mso, claims } = document.right;
   const trusted = await trust.verify(chain, context.now, { doctype: mso.docType });

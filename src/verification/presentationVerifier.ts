@@ -4,6 +4,7 @@
 // which says its `format` (and `vct` or `doctype`).
 import { isLeft, right, type Either } from 'fp-ts/lib/Either.js';
 import type { Logger } from '../log.js';
+import type { SessionTranscript } from '../mdoc/sessionTranscript.js';
 import type { TrustVerifier } from '../trust/issuerTrust.js';
 import { requiresHolderBinding, type CredentialQuery, type MsoMdocQuery, type SdJwtVcQuery } from './dcql.js';
 import { verifyMsoMdocPresentation } from './msoMdoc.js';
@@ -11,10 +12,8 @@ import { verifySdJwtVcPresentation, type CredentialRequirements, type Presentati
 import type { CredentialStatusChecker } from './status/statusCheck.js';
 
 export interface FormatContext extends PresentationContext {
-  /** The request's `response_uri`: part of an mdoc's SessionTranscript. */
-  readonly responseUri: string;
-  /** RFC 7638 thumbprint of the request key the response was encrypted to. */
-  readonly jwkThumbprint: Uint8Array;
+  /** The SessionTranscript an mdoc's device signature must cover: the flow's (OpenID4VP, or ISO/IEC 18013-7 Annex C). */
+  readonly mdocSessionTranscript: SessionTranscript;
 }
 
 /** Checks one presentation against its credential query and the claims (one claim set) it must satisfy. */
@@ -52,7 +51,7 @@ export const createPresentationVerifier = (trust: TrustVerifier, status: Credent
     const verified = await verifyMsoMdocPresentation(
       presentation,
       { doctypeValue: query.meta.doctype_value, claimPaths: claims.map((c) => c.path), ...trustedAuthoritiesOf(query) },
-      context,
+      { sessionTranscript: context.mdocSessionTranscript, now: context.now },
       trust,
       status,
     );

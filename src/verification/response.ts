@@ -21,6 +21,7 @@ import type { EventStore } from '../eventstore/port.js';
 import type { FormFields } from '../http/body.js';
 import { parseBoundedJson } from '../http/boundedJson.js';
 import type { Logger } from '../log.js';
+import { sessionTranscript } from '../mdoc/sessionTranscript.js';
 import { isRecord, streamRef } from '../../streams/kernel.js';
 import type { SealedRequest } from './createRequest.js';
 import { failProcessing, failVerification, fulfil, reject } from './outcome.js';
@@ -180,8 +181,12 @@ const judge = async (
     {
       clientId: deps.verifier.clientId,
       nonce: decrypted.request.nonce,
-      responseUri: responseUri(deps.verifier.publicUrl, base.state),
-      jwkThumbprint: decrypted.jwkThumbprint,
+      mdocSessionTranscript: sessionTranscript({
+        clientId: deps.verifier.clientId,
+        nonce: decrypted.request.nonce,
+        jwkThumbprint: decrypted.jwkThumbprint,
+        responseUri: responseUri(deps.verifier.publicUrl, base.state),
+      }),
       now: base.at,
     },
     deps.verify,
