@@ -9,7 +9,7 @@ import { silentLogger } from '../src/log.js';
 import { parseCredentialConfigurations, DEFAULT_CONFIGURATIONS, type MsoMdocConfiguration, type SdJwtVcConfiguration } from '../src/issuance/configurations.js';
 import { signMsoMdoc } from '../src/issuance/msoMdoc.js';
 import { signSdJwtVc } from '../src/issuance/sdJwtVc.js';
-import { jwkThumbprintBytes, sessionTranscript, type OpenID4VPHandoverInfo } from '../src/mdoc/sessionTranscript.js';
+import { jwkThumbprintBytes } from '../src/mdoc/sessionTranscript.js';
 import { createCrlChecker } from '../src/trust/crl.js';
 import { createTrustVerifier } from '../src/trust/issuerTrust.js';
 import { MsoMdocQuery, SdJwtVcQuery } from '../src/verification/dcql.js';
@@ -66,16 +66,16 @@ export const mdocFigures = async (options: PresentationVerificationBenchOptions)
   );
 
   const encryptionKey = await newWalletKey();
-  const handover: OpenID4VPHandoverInfo = {
+  const handover = {
     clientId: 'x509_hash:bench',
     nonce: 'bench-nonce',
     responseUri: 'https://verifier.example/oidc4vp/bench/response',
     jwkThumbprint: await jwkThumbprintBytes(encryptionKey.publicJwk),
   };
   const context: FormatContext = {
-    clientId: handover.clientId,
+    audience: handover.clientId,
     nonce: handover.nonce,
-    mdocSessionTranscript: sessionTranscript(handover),
+    handover,
     now: new Date(now.getTime() + 1000),
     transactionData: [],
     credentialId: 'bench',
@@ -94,7 +94,7 @@ export const mdocFigures = async (options: PresentationVerificationBenchOptions)
   const sdJwtQuery = decoded(SdJwtVcQuery.decode({ id: 'bench', format: 'dc+sd-jwt', meta: { vct_values: [pid.vct] }, claims: [{ path: ['given_name'] }, { path: ['family_name'] }, { path: ['birthdate'] }] }));
   const sdJwt = await present(holdCredential(await signPid()), {
     disclose: ['given_name', 'family_name', 'birthdate'],
-    keyBinding: { holder: { keys: { privateKey: holder.privateKey } }, aud: context.clientId, nonce: context.nonce },
+    keyBinding: { holder: { keys: { privateKey: holder.privateKey } }, aud: context.audience, nonce: context.nonce },
   });
   const verifying = (presentation: string, query: MsoMdocQuery | SdJwtVcQuery) => async () => {
     const result = await verify(presentation, query, query.claims, context);

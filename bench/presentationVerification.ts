@@ -83,7 +83,7 @@ export const presentationVerificationFigures = async (options: PresentationVerif
   const disclose = ['given_name', 'family_name', 'address', 'address.street'];
   const presentation = await present(credential, { disclose, keyBinding: { holder, aud: CLIENT_ID, nonce: NONCE } });
   const requirements: CredentialRequirements = { vctValues: ['urn:eudi:pid:1'], claimPaths: [['given_name'], ['family_name'], ['address', 'street']], requireHolderBinding: true };
-  const context: PresentationContext = { clientId: CLIENT_ID, nonce: NONCE, now: new Date(), transactionData: [], credentialId: 'pid' };
+  const context: PresentationContext = { audience: CLIENT_ID, nonce: NONCE, now: new Date(), transactionData: [], credentialId: 'pid' };
   const trust = createTrustVerifier({ verifyTrustAnchor: false, anchors: [], crl: createCrlChecker({ timeoutMs: 1000 }) });
   const status = createCredentialStatusChecker({
     policy: 'enforce',

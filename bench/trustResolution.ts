@@ -99,7 +99,7 @@ export const trustResolutionFigures = async (options: TrustResolutionBenchOption
     const credential = await issuer.issue({ vct: VCT, holder, claims: { given_name: sd('Erika'), family_name: sd('Mustermann') } });
     const presentation = await present(credential, { disclose: ['given_name', 'family_name'], keyBinding: { holder, aud: CLIENT_ID, nonce: NONCE } });
     const requirements: CredentialRequirements = { vctValues: [VCT], claimPaths: [['given_name'], ['family_name']], requireHolderBinding: true };
-    const context: PresentationContext = { clientId: CLIENT_ID, nonce: NONCE, now: new Date(), transactionData: [], credentialId: 'pid' };
+    const context: PresentationContext = { audience: CLIENT_ID, nonce: NONCE, now: new Date(), transactionData: [], credentialId: 'pid' };
     // These credentials carry no status reference: the checker never fetches.
     const status = createCredentialStatusChecker({
       policy: 'enforce',

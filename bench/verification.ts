@@ -105,7 +105,7 @@ const cryptoOnly = async (
     return verifySdJwtVcPresentation(
       presentation!,
       { vctValues: [VCT], claimPaths: [['given_name'], ['family_name']], requireHolderBinding: true },
-      { clientId: verifier.clientId, nonce, now, transactionData: [], credentialId: 'pid' },
+      { audience: verifier.clientId, nonce, now, transactionData: [], credentialId: 'pid' },
       checks.trust,
       checks.status,
     );

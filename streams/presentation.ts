@@ -10,8 +10,15 @@
 // presented credentials. Destroying that key after the callback leaves a stream that still
 // replays every transition.
 //
+// A session created for the Digital Credentials API (flow type `dc_api`, OpenID4VP 1.0 Appendix A)
+// records its one request (nonce and response-encryption key) in `PresentationRequested` itself,
+// with the page origins it expects and the protocols it was offered in: it has no request URI,
+// and it is answered on the management API's DC API route only.
+//
 // As a decider: one recorded request per flow type (a later fetch reuses it), exactly one
-// terminal outcome, and a response that arrives after the expiry ends the session as EXPIRED.
+// terminal outcome, and a response that arrives after the expiry ends the session as EXPIRED
+// (over the DC API it is refused instead, and the time-out ends the session); each step is taken
+// only on the channel the session was created for.
 import * as t from 'io-ts';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { streamName } from './kernel.js';
@@ -22,8 +29,17 @@ import { eventCodec, type Decider } from './event.js';
 export const category = 'presentation';
 export const presentationStream = (state: string): string => streamName(category, state);
 
-export const FlowType = t.keyof({ 'same-device': null, 'cross-device': null }, 'FlowType');
+/** How the wallet got the request: a request URI (same- or cross-device), or the Digital Credentials API. */
+export const FlowType = t.keyof({ 'same-device': null, 'cross-device': null, dc_api: null }, 'FlowType');
 export type FlowType = t.TypeOf<typeof FlowType>;
+
+/** The two ways a session is answered: by a wallet that fetched a request URI, or over the DC API. */
+export type Channel = 'request_uri' | 'dc_api';
+export const channelOf = (flowType: FlowType): Channel => (flowType === 'dc_api' ? 'dc_api' : 'request_uri');
+
+/** The DC API exchange protocols a request is offered in (OpenID4VP 1.0 A.1). */
+export const DcApiProtocol = t.keyof({ 'openid4vp-v1-signed': null, 'openid4vp-v1-unsigned': null }, 'DcApiProtocol');
+export type DcApiProtocol = t.TypeOf<typeof DcApiProtocol>;
 
 /** The outcome statuses of the Presented Credentials Event, as the spec names them. */
 export const PresentationStatus = t.keyof(
@@ -40,19 +56,37 @@ export const purposes = {
   presentedCredentials: 'presented-credentials',
 } as const;
 
+/** A DC API session's request, made at creation: what the page hands the browser is built from it. */
+export const DcApiRequestRecord = t.type({
+  /** The page origins the answer may come from (`expected_origins`). */
+  expectedOrigins: t.readonlyArray(t.string),
+  /** The protocols the request was offered in, in the integrator's order. */
+  protocols: t.readonlyArray(DcApiProtocol),
+  /** `kid` of the response-encryption key, as in `PresentationRequestFetched`. */
+  kid: t.string,
+  nonce: t.string,
+  /** The ECDH-ES private JWK, sealed for purpose `response-key/<kid>`. */
+  responseKey: Sealed,
+});
+export type DcApiRequestRecord = t.TypeOf<typeof DcApiRequestRecord>;
+
 export const PresentationRequested = eventCodec(
   'PresentationRequested',
-  t.type({
-    state: t.string,
-    tenantId: t.string,
-    /** Ids of the DCQL credential queries, for auditors; the query itself is in `request`. */
-    credentialQueryIds: t.array(t.string),
-    transactionDataCount: t.number,
-    /** `{dcqlQuery, transactionData (base64url strings as sent), redirectUri}`, sealed. */
-    request: Sealed,
-    expiresAt: t.string,
-    createdAt: t.string,
-  }),
+  t.intersection([
+    t.type({
+      state: t.string,
+      tenantId: t.string,
+      /** Ids of the DCQL credential queries, for auditors; the query itself is in `request`. */
+      credentialQueryIds: t.array(t.string),
+      transactionDataCount: t.number,
+      /** `{dcqlQuery, transactionData (base64url strings as sent), redirectUri}`, sealed. */
+      request: Sealed,
+      expiresAt: t.string,
+      createdAt: t.string,
+    }),
+    /** Flow type `dc_api` only: the request made at creation. */
+    t.partial({ dcApi: DcApiRequestRecord }),
+  ]),
 );
 
 export const PresentationRequestFetched = eventCodec(
@@ -148,12 +182,22 @@ export interface FetchedRequest {
   readonly responseKey: Sealed;
 }
 
+/** What a DC API session checks an answer against, beside its request in `fetched`. */
+export interface DcApiOffer {
+  readonly expectedOrigins: readonly string[];
+  readonly protocols: readonly DcApiProtocol[];
+}
+
 interface Session {
   readonly state: string;
   readonly tenantId: string;
   readonly request: Sealed;
   readonly expiresAt: string;
+  /** The requests handed out; a DC API session's one request has flow type `dc_api`. */
   readonly fetched: readonly FetchedRequest[];
+  readonly channel: Channel;
+  /** Set for channel `dc_api` only. */
+  readonly dcApi?: DcApiOffer;
 }
 
 export type PresentationState =
@@ -174,6 +218,11 @@ interface DecidedBy {
   readonly trustListDigests?: readonly string[];
 }
 
+/** An answer's step: the session, when, and the channel it came by (the wallet's response URI or the DC API route). */
+interface Answered extends Step {
+  readonly channel: Channel;
+}
+
 /**
  * The verifier's judgement of a wallet's answer to the request fetched with key `kid`, in the
  * connector specification's statuses (States). `responseCode` is a fresh correlation token;
@@ -181,16 +230,19 @@ interface DecidedBy {
  * VERIFICATION_FAILED by trust enforcement in same-device flow).
  */
 export type OutcomeCommand =
-  | { readonly type: 'Fulfil'; readonly data: Step & DecidedBy & { readonly kid: string; readonly responseCode: string; readonly presentedCredentials: Sealed } }
-  | { readonly type: 'Reject'; readonly data: Step & { readonly error: string } }
+  | { readonly type: 'Fulfil'; readonly data: Answered & DecidedBy & { readonly kid: string; readonly responseCode: string; readonly presentedCredentials: Sealed } }
+  | { readonly type: 'Reject'; readonly data: Answered & { readonly error: string } }
   | {
       readonly type: 'FailVerification';
-      readonly data: Step & DecidedBy & { readonly kid: string; readonly responseCode: string; readonly errorDetails: string; readonly trustEnforcement: boolean };
+      readonly data: Answered & DecidedBy & { readonly kid: string; readonly responseCode: string; readonly errorDetails: string; readonly trustEnforcement: boolean };
     }
-  | { readonly type: 'FailProcessing'; readonly data: Step & { readonly errorDetails: string } };
+  | { readonly type: 'FailProcessing'; readonly data: Answered & { readonly errorDetails: string } };
 
 export type Command =
-  /** The integrator's presentation request (the Authorization Request, OpenID4VP 1.0 section 5). */
+  /**
+   * The integrator's presentation request (the Authorization Request, OpenID4VP 1.0 section 5);
+   * with `dcApi`, one for the Digital Credentials API, whose request is made now.
+   */
   | { readonly type: 'RequestPresentation'; readonly data: Omit<Requested, 'createdAt'> & { readonly at: string } }
   /**
    * A wallet fetches the request object with `flowType`: `request` is a fresh nonce and
@@ -205,7 +257,9 @@ export type Command =
 export type SessionUnavailable =
   | { readonly _tag: 'UnknownSession' }
   | { readonly _tag: 'SessionFinished' }
-  | { readonly _tag: 'SessionExpired' };
+  | { readonly _tag: 'SessionExpired' }
+  /** A step of one channel on a session created for the other (`channel` is the session's). */
+  | { readonly _tag: 'OtherChannel'; readonly channel: Channel };
 
 export type DomainError =
   | { readonly _tag: 'PresentationExists'; readonly state: string }
@@ -213,10 +267,11 @@ export type DomainError =
   /** An outcome for a request key the session never handed out. */
   | { readonly _tag: 'UnknownRequestKey'; readonly kid: string };
 
-/** Why a session cannot take part in the protocol at `at`, if it cannot. */
-export const unavailable = (state: PresentationState, at: string): SessionUnavailable | undefined => {
+/** Why a session cannot take part in the protocol at `at` by `channel`, if it cannot. */
+export const unavailable = (state: PresentationState, at: string, channel: Channel): SessionUnavailable | undefined => {
   if (state.status === 'none') return { _tag: 'UnknownSession' };
   if (state.status === 'finished') return { _tag: 'SessionFinished' };
+  if (state.channel !== channel) return { _tag: 'OtherChannel', channel: state.channel };
   if (Date.parse(state.expiresAt) <= Date.parse(at)) return { _tag: 'SessionExpired' };
   return undefined;
 };
@@ -269,8 +324,11 @@ export const initialState: PresentationState = { status: 'none' };
 export const evolve = (state: PresentationState, event: PresentationEvent): PresentationState => {
   switch (event.type) {
     case 'PresentationRequested': {
-      const { state: s, tenantId, request, expiresAt } = event.data;
-      return { status: 'open', state: s, tenantId, request, expiresAt, fetched: [] };
+      const { state: s, tenantId, request, expiresAt, dcApi } = event.data;
+      const session = { status: 'open', state: s, tenantId, request, expiresAt } as const;
+      if (dcApi === undefined) return { ...session, fetched: [], channel: 'request_uri' };
+      const { expectedOrigins, protocols, kid, nonce, responseKey } = dcApi;
+      return { ...session, fetched: [{ kid, flowType: 'dc_api', nonce, responseKey }], channel: 'dc_api', dcApi: { expectedOrigins, protocols } };
     }
     case 'PresentationRequestFetched': {
       if (state.status !== 'open') return state;
@@ -291,7 +349,7 @@ export const decide = (command: Command, state: PresentationState): Either<Domai
       return right([{ type: 'PresentationRequested', data: { ...requested, createdAt } }]);
     }
     case 'FetchRequestObject': {
-      const problem = unavailable(state, at);
+      const problem = unavailable(state, at, 'request_uri');
       if (problem !== undefined || state.status !== 'open') return left(problem ?? { _tag: 'SessionFinished' });
       const { request } = command.data;
       // The request URI names one Authorization Request: a later fetch reuses the recorded one.
@@ -301,10 +359,12 @@ export const decide = (command: Command, state: PresentationState): Either<Domai
     case 'Expire':
       return right(state.status === 'open' && Date.parse(state.expiresAt) <= Date.parse(at) ? [presentationExpired(state, at)] : []);
     default: {
-      const problem = unavailable(state, at);
-      if (state.status !== 'open' || (problem !== undefined && problem._tag !== 'SessionExpired')) return left(problem ?? { _tag: 'SessionFinished' });
-      // An answer after the expiry does not count: the session ends as it would have without it.
-      if (problem !== undefined) return right([presentationExpired(state, at)]);
+      const problem = unavailable(state, at, command.data.channel);
+      // An answer after the expiry does not count: by a response URI the session ends as it would
+      // have without it; the DC API route refuses it (its caller is told) and the time-out ends it.
+      const expiresNow = problem?._tag === 'SessionExpired' && command.data.channel === 'request_uri';
+      if (state.status !== 'open' || (problem !== undefined && !expiresNow)) return left(problem ?? { _tag: 'SessionFinished' });
+      if (expiresNow) return right([presentationExpired(state, at)]);
       const terminal = terminalOf(command, state);
       return isLeft(terminal) ? terminal : right([terminal.right]);
     }

@@ -24,7 +24,7 @@ import { createCertificateAuthority, createLeafCertificate, type CertifiedKey } 
 import { fullDate } from '../src/mdoc/claims.js';
 import { verifyDeviceResponse, type DeviceResponseExpectations } from '../src/mdoc/deviceResponse.js';
 import { buildIssuerSigned, type IssuerSignedInput } from '../src/mdoc/issuerSigned.js';
-import { jwkThumbprintBytes, sessionTranscript, type OpenID4VPHandoverInfo } from '../src/mdoc/sessionTranscript.js';
+import { jwkThumbprintBytes, type OpenID4VPHandoverInfo } from '../src/mdoc/sessionTranscript.js';
 import { newWalletKey, type WalletKey } from '../wallet/keys.js';
 import { presentMdoc, readIssuerSigned, type PresentMdocOptions } from '../wallet/mdoc.js';
 import { leftOf, rightOf } from './support/either.js';
@@ -84,7 +84,7 @@ const ourMdl = (overrides: Partial<IssuerSignedInput> = {}): string => {
   ).toString('base64url');
 };
 
-const expected = (overrides: Partial<DeviceResponseExpectations> = {}): DeviceResponseExpectations => ({ docType: MDL, sessionTranscript: sessionTranscript(handover), now: new Date(), ...overrides });
+const expected = (overrides: Partial<DeviceResponseExpectations> = {}): DeviceResponseExpectations => ({ docType: MDL, handover, now: new Date(), ...overrides });
 
 const owfTranscript = (): Promise<SessionTranscript> =>
   SessionTranscript.forOid4Vp({ clientId: handover.clientId, nonce: handover.nonce, responseUri: handover.responseUri, jwkThumbprint: handover.jwkThumbprint ?? undefined }, owfMdocContext);

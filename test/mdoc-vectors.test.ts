@@ -9,7 +9,7 @@ import { certificatesFromPem } from '../src/crypto/certificates.js';
 import { decodeCbor, encodeCbor, isMap } from '../src/mdoc/cbor.js';
 import { verifyDeviceResponse, type DeviceResponseExpectations } from '../src/mdoc/deviceResponse.js';
 import { parseIssuerSigned, verifyIssuerSigned } from '../src/mdoc/issuerSigned.js';
-import { jwkThumbprintBytes, openID4VPHandover, sessionTranscript, sessionTranscriptBytes, type OpenID4VPHandoverInfo } from '../src/mdoc/sessionTranscript.js';
+import { jwkThumbprintBytes, openID4VPHandover, sessionTranscriptBytes } from '../src/mdoc/sessionTranscript.js';
 import { createCrlChecker } from '../src/trust/crl.js';
 import { createTrustVerifier } from '../src/trust/issuerTrust.js';
 import { leftOf, rightOf } from './support/either.js';
@@ -58,16 +58,15 @@ test('an unencrypted response puts null (f6) in place of the thumbprint', (t) =>
 const paradym = fixture('animo-mdoc-05-device-response.b64u');
 const [paradymSigner, paradymRoot] = certificatesFromPem(fixture('animo-mdoc-05-certificates.pem'));
 const PID = 'eu.europa.ec.eudi.pid.1';
-const paradymHandover: OpenID4VPHandoverInfo = {
-  clientId: 'x509_san_dns:playground.animo.id',
-  nonce: 'LMGPB6k--THpBUSkEBvLxmdMIi3Ee1fjHXXUUzBVa04',
-  jwkThumbprint: hex('61a29f269176244d397cae26f7f80ab196bffcb65fe3052b540c78073dab7c1e'),
-  responseUri: 'https://playground.animo.id/oid4vp/8caaebcc-d48c-471b-86b0-a534e15c4774/authorize?session=6c115dbc-1364-4e9f-a325-173eeec01a5a',
-};
 const paradymRequest: DeviceResponseExpectations = {
   docType: PID,
   now: new Date('2026-01-12T00:00:00Z'),
-  sessionTranscript: sessionTranscript(paradymHandover),
+  handover: {
+    clientId: 'x509_san_dns:playground.animo.id',
+    nonce: 'LMGPB6k--THpBUSkEBvLxmdMIi3Ee1fjHXXUUzBVa04',
+    jwkThumbprint: hex('61a29f269176244d397cae26f7f80ab196bffcb65fe3052b540c78073dab7c1e'),
+    responseUri: 'https://playground.animo.id/oid4vp/8caaebcc-d48c-471b-86b0-a534e15c4774/authorize?session=6c115dbc-1364-4e9f-a325-173eeec01a5a',
+  },
 };
 
 test('the Paradym DeviceResponse verifies: issuer signature, MSO, digests and the device signature over its request', (t) => {
@@ -98,7 +97,7 @@ for (const [what, handover] of [
   ['no thumbprint (as if unencrypted)', { jwkThumbprint: null }],
 ] as const) {
   test(`the Paradym DeviceResponse is refused for a SessionTranscript with ${what}`, (t) => {
-    const reason = leftOf(verifyDeviceResponse(paradym, { ...paradymRequest, sessionTranscript: sessionTranscript({ ...paradymHandover, ...handover }) }));
+    const reason = leftOf(verifyDeviceResponse(paradym, { ...paradymRequest, handover: { ...paradymRequest.handover, ...handover } }));
     t.is(reason, DEVICE_SIGNATURE_FAILS);
   });
 }
@@ -141,6 +140,6 @@ test('the ISO 18013-5 Annex D DeviceResponse: its issuer-signed part verifies at
 });
 
 test('the ISO 18013-5 Annex D DeviceResponse is refused: it authenticates the device by deviceMac', (t) => {
-  const reason = leftOf(verifyDeviceResponse(annexD.toString('base64url'), { docType: MDL, now: new Date('2020-10-01T14:00:00Z'), sessionTranscript: paradymRequest.sessionTranscript }));
+  const reason = leftOf(verifyDeviceResponse(annexD.toString('base64url'), { docType: MDL, now: new Date('2020-10-01T14:00:00Z'), handover: paradymRequest.handover }));
   t.is(reason, 'device authentication by deviceMac cannot be checked: OpenID4VP gives the verifier no key for it; a deviceSignature is required');
 });

@@ -4,7 +4,7 @@
 // request-object fetch rule, and each refusal.
 import test from 'ava';
 import { left, right } from 'fp-ts/lib/Either.js';
-import { presentation, type Command, type FetchedRequest, type OutcomeCommand, type PresentationEvent, type PresentationTerminalEvent } from '../streams/presentation.js';
+import { presentation, type Channel, type Command, type FetchedRequest, type OutcomeCommand, type PresentationEvent, type PresentationTerminalEvent } from '../streams/presentation.js';
 import { givenWhen, stateAfter } from './support/decider.js';
 
 const STATE = 'state-1';
@@ -34,7 +34,7 @@ const fetched = (flowType: FetchedRequest['flowType'], kid: string, at = T1): Pr
   data: { ...newRequest(flowType, kid), fetchedAt: at },
 });
 
-const step = (at = T2) => ({ state: STATE, at });
+const step = (at = T2, channel: Channel = 'request_uri') => ({ state: STATE, at, channel });
 const fulfil = (kid = 'k1', at = T2): OutcomeCommand => ({ type: 'Fulfil', data: { ...step(at), kid, responseCode: 'rc', presentedCredentials: sealed('credentials') } });
 const reject: OutcomeCommand = { type: 'Reject', data: { ...step(), error: 'access_denied' } };
 const failProcessing: OutcomeCommand = { type: 'FailProcessing', data: { ...step(), errorDetails: 'undecryptable' } };

@@ -8,7 +8,7 @@ import { calculateJwkThumbprint } from 'jose';
 import { createCertificateAuthority, createCrl, createLeafCertificate, type CertifiedKey } from '../src/crypto/certificates.js';
 import { fullDate } from '../src/mdoc/claims.js';
 import { buildIssuerSigned } from '../src/mdoc/issuerSigned.js';
-import { jwkThumbprintBytes, sessionTranscript, type OpenID4VPHandoverInfo } from '../src/mdoc/sessionTranscript.js';
+import { jwkThumbprintBytes, type OpenID4VPHandoverInfo } from '../src/mdoc/sessionTranscript.js';
 import { createCredentialStatusChecker, type CredentialStatusChecker } from '../src/verification/status/statusCheck.js';
 import { buildStatusList } from '../src/statusList/statusList.js';
 import type { StatusListClient } from '../src/verification/status/statusListClient.js';
@@ -31,8 +31,8 @@ const STATUS_URI = 'https://issuer.example/status/1';
 let ca: CertifiedKey;
 let signer: CertifiedKey;
 let device: WalletKey;
-let handover: OpenID4VPHandoverInfo;
 let context: MdocPresentationContext;
+let handover: OpenID4VPHandoverInfo;
 
 test.before(async () => {
   ca = await createCertificateAuthority({ commonName: 'Test IACA' });
@@ -44,7 +44,7 @@ test.before(async () => {
     responseUri: 'https://verifier.example/oidc4vp/abc/response',
     jwkThumbprint: await jwkThumbprintBytes((await newWalletKey()).publicJwk),
   };
-  context = { sessionTranscript: sessionTranscript(handover), now: new Date() };
+  context = { handover, now: new Date() };
 });
 
 const requirements: MdocRequirements = { doctypeValue: MDL, claimPaths: [[NS, 'family_name'], [NS, 'birth_date']] };

@@ -46,7 +46,7 @@ const requirements: CredentialRequirements = {
 };
 
 const context = (overrides: Partial<PresentationContext> = {}): PresentationContext => ({
-  clientId: CLIENT_ID,
+  audience: CLIENT_ID,
   nonce: NONCE,
   now: new Date(),
   transactionData: [],
@@ -321,8 +321,8 @@ test('a wrong nonce fails', async (t) => {
 });
 
 test('a wrong aud fails, including the client_id without its prefix', async (t) => {
-  t.is(await reasonOf(await presentPid({ aud: 'x509_hash:somebody-else' })), "KB-JWT aud is not this verifier's client_id");
-  t.is(await reasonOf(await presentPid({ aud: CLIENT_ID.slice('x509_hash:'.length) })), "KB-JWT aud is not this verifier's client_id");
+  t.is(await reasonOf(await presentPid({ aud: 'x509_hash:somebody-else' })), `KB-JWT aud is not ${CLIENT_ID}`);
+  t.is(await reasonOf(await presentPid({ aud: CLIENT_ID.slice('x509_hash:'.length) })), `KB-JWT aud is not ${CLIENT_ID}`);
 });
 
 test('an iat a year old or in the future fails', async (t) => {

@@ -8,7 +8,7 @@
 //   dcapiInfo          [Base64EncryptionInfo, SerializedOrigin]: the `encryptionInfo` string exactly
 //                      as the request carried it, and the page's origin as HTML serialises it
 //                      (`https://host[:port]`, no prefix, no trailing slash)
-//   SessionTranscript  [null, null, ["dcapi", SHA-256(CBOR(dcapiInfo))]]
+//   SessionTranscript  [null, null, ["dcapi", SHA-256(CBOR(dcapiInfo))]] (sessionTranscript.ts)
 //   answer `data`      {"response": b64u(EncryptedResponse)}
 //   EncryptedResponse  ["dcapi", {"enc": bstr, "cipherText": bstr}], `enc` the sender's ephemeral
 //                      P-256 key as an uncompressed point
@@ -17,7 +17,6 @@
 //                      through Tink's HybridEncrypt context info, walt.id through BouncyCastle's
 //                      HPKE `info` with `aad` empty)
 // Base64url is without padding throughout.
-import { createHash } from 'node:crypto';
 import type { Either } from 'fp-ts/lib/Either.js';
 import { isLeft, left, right } from 'fp-ts/lib/Either.js';
 import type { JWK } from 'jose';
@@ -25,7 +24,7 @@ import { dataItem, decodeCbor, encodeCbor, isBytes, isMap } from './cbor.js';
 import { jwkToCoseKey } from './cose.js';
 import { deviceResponseDocuments } from './deviceResponse.js';
 import { hpkeOpen } from './hpke.js';
-import type { SessionTranscript } from './sessionTranscript.js';
+import { sessionTranscriptBytes, type AnnexCHandoverInfo } from './sessionTranscript.js';
 
 const DCAPI = 'dcapi';
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
@@ -56,13 +55,6 @@ export const deviceRequest = (items: readonly ItemsRequest[]): string =>
 export const encryptionInfo = (nonce: Uint8Array, recipientPublicKey: JWK): string =>
   base64url(encodeCbor([DCAPI, new Map<string, unknown>([['nonce', nonce], ['recipientPublicKey', jwkToCoseKey(recipientPublicKey)]])]));
 
-/** `[null, null, ["dcapi", SHA-256(CBOR([Base64EncryptionInfo, origin]))]]` */
-export const dcapiSessionTranscript = (base64EncryptionInfo: string, origin: string): SessionTranscript => [
-  null,
-  null,
-  [DCAPI, createHash('sha256').update(encodeCbor([base64EncryptionInfo, origin])).digest()],
-];
-
 interface EncryptedResponse {
   readonly enc: Uint8Array;
   readonly cipherText: Uint8Array;
@@ -85,12 +77,12 @@ const parseEncryptedResponse = (response: string): Either<string, EncryptedRespo
 
 /**
  * The DeviceResponse (decoded CBOR) inside an Annex C answer's `response`, opened with the
- * recipient's private key and the SessionTranscript as HPKE info, or why not.
+ * recipient's private key and the SessionTranscript of `handover` as HPKE info, or why not.
  */
-export const openEncryptedResponse = async (response: string, recipientPrivateKey: JWK, transcript: SessionTranscript): Promise<Either<string, unknown>> => {
+export const openEncryptedResponse = async (response: string, recipientPrivateKey: JWK, handover: AnnexCHandoverInfo): Promise<Either<string, unknown>> => {
   const parsed = parseEncryptedResponse(response);
   if (isLeft(parsed)) return parsed;
-  const plaintext = await hpkeOpen(recipientPrivateKey, parsed.right.enc, parsed.right.cipherText, encodeCbor(transcript));
+  const plaintext = await hpkeOpen(recipientPrivateKey, parsed.right.enc, parsed.right.cipherText, sessionTranscriptBytes(handover));
   if (plaintext === undefined) return left('the Annex C response does not open with the request key and this origin\'s SessionTranscript');
   const decoded = decodeCbor(plaintext);
   return isLeft(decoded) ? left(`the decrypted DeviceResponse ${decoded.left}`) : right(decoded.right);

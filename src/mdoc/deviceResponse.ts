@@ -1,21 +1,19 @@
 // A DeviceResponse (ISO/IEC 18013-5, 8.3.2.1.2.2) as an OpenID4VP 1.0 wallet returns it for an
 // `mso_mdoc` credential query (Appendix B.2): base64url CBOR holding one document (HAIP), whose
 // issuer-signed part is verified against its MSO and whose device signature covers the
-// SessionTranscript of this request (the caller's: OpenID4VP's, or Annex C's `dcapi` one). What the
-// issuer signed (the elements) is returned as JSON; judging the issuer's chain, choosing the
-// requested elements and the status are the caller's.
+// SessionTranscript of this request. What the issuer signed (the elements) is returned as JSON;
+// judging the issuer's chain, choosing the requested elements and the status are the caller's.
 import type { Either } from 'fp-ts/lib/Either.js';
 import { isLeft, left, right } from 'fp-ts/lib/Either.js';
 import { dataItem, decodeCbor, embeddedBytes, encodeCbor, isMap, Tag } from './cbor.js';
 import { parseCoseSign1, publicKeyOf, verifyCoseSign1 } from './cose.js';
 import { parseIssuerSigned, verifyIssuerSigned, type VerifiedIssuerSigned } from './issuerSigned.js';
-import type { SessionTranscript } from './sessionTranscript.js';
+import { sessionTranscript, type HandoverInfo } from './sessionTranscript.js';
 
 export interface DeviceResponseExpectations {
   /** DCQL `meta.doctype_value`. */
   readonly docType: string;
-  /** The SessionTranscript the device signature must cover. */
-  readonly sessionTranscript: SessionTranscript;
+  readonly handover: HandoverInfo;
   readonly now: Date;
 }
 
@@ -57,7 +55,7 @@ const singleDocument = (value: unknown): Either<string, Document> => {
  * over DeviceAuthenticationBytes = #6.24(["DeviceAuthentication", SessionTranscript, DocType,
  * DeviceNameSpacesBytes]), with the device namespaces' bytes as sent.
  */
-const verifyDeviceSigned = (deviceSigned: unknown, verified: VerifiedIssuerSigned, docType: string, transcript: SessionTranscript): string | undefined => {
+const verifyDeviceSigned = (deviceSigned: unknown, verified: VerifiedIssuerSigned, docType: string, handover: HandoverInfo): string | undefined => {
   if (!isMap(deviceSigned)) return 'document has no deviceSigned';
   const nameSpacesBytes = embeddedBytes(deviceSigned.get('nameSpaces'));
   if (!nameSpacesBytes) return 'deviceSigned nameSpaces is not DeviceNameSpacesBytes (tag 24)';
@@ -69,7 +67,7 @@ const verifyDeviceSigned = (deviceSigned: unknown, verified: VerifiedIssuerSigne
   const signature = parseCoseSign1(deviceAuth.get('deviceSignature'), 'deviceSignature');
   if (isLeft(signature)) return signature.left;
   if (signature.right.payload !== null) return 'deviceSignature payload is not detached';
-  const deviceAuthentication = encodeCbor(dataItem(['DeviceAuthentication', transcript, docType, new Tag(24, nameSpacesBytes)]));
+  const deviceAuthentication = encodeCbor(dataItem(['DeviceAuthentication', sessionTranscript(handover), docType, new Tag(24, nameSpacesBytes)]));
   return verifyCoseSign1(signature.right, publicKeyOf(verified.mso.deviceKey), deviceAuthentication)
     ? undefined
     : 'deviceSignature does not verify with the MSO device key over this request\'s SessionTranscript';
@@ -88,7 +86,7 @@ export const verifyDeviceResponse = (presentation: string, expected: DeviceRespo
   if (isLeft(issuerSigned)) return issuerSigned;
   const verified = verifyIssuerSigned(issuerSigned.right, { docType: expected.docType, now: expected.now });
   if (isLeft(verified)) return verified;
-  const unauthenticated = verifyDeviceSigned(document.right.deviceSigned, verified.right, expected.docType, expected.sessionTranscript);
+  const unauthenticated = verifyDeviceSigned(document.right.deviceSigned, verified.right, expected.docType, expected.handover);
   if (unauthenticated) return left(unauthenticated);
   return right({ ...verified.right, docType: expected.docType });
 };

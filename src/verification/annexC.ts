@@ -10,7 +10,8 @@
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import type { JWK } from 'jose';
 import type { FieldError } from '../http/problem.js';
-import { dcapiSessionTranscript, deviceRequest, documentPresentations, encryptionInfo, openEncryptedResponse } from '../mdoc/annexC.js';
+import { deviceRequest, documentPresentations, encryptionInfo, openEncryptedResponse } from '../mdoc/annexC.js';
+import type { AnnexCHandoverInfo } from '../mdoc/sessionTranscript.js';
 import type { SealedRequest } from './createRequest.js';
 import type { DcqlQuery } from './dcql.js';
 import type { PresentationVerifier } from './presentationVerifier.js';
@@ -98,8 +99,8 @@ export const verifyAnnexCResponse = async (
   const { kty, crv, x, y } = session.recipientPrivateKey;
   // The EncryptionInfo is rebuilt from what the session recorded; its encoding is deterministic,
   // so these are the bytes the request carried.
-  const transcript = dcapiSessionTranscript(encryptionInfo(nonceBytes(session.nonce), { kty, crv, x, y }), origin);
-  const opened = await openEncryptedResponse(response, session.recipientPrivateKey, transcript);
+  const handover: AnnexCHandoverInfo = { encryptionInfo: encryptionInfo(nonceBytes(session.nonce), { kty, crv, x, y }), origin };
+  const opened = await openEncryptedResponse(response, session.recipientPrivateKey, handover);
   if (isLeft(opened)) return left({ _tag: 'Unreadable', reason: opened.left });
   const documents = documentPresentations(opened.right);
   if (isLeft(documents)) return left(mismatch(documents.left));
@@ -109,6 +110,6 @@ export const verifyAnnexCResponse = async (
     if (query === undefined) return left(mismatch(`the DeviceResponse holds a document of docType ${JSON.stringify(docType ?? null)}, which the request did not ask for`));
     (vpToken[query.id] ??= []).push(presentation);
   }
-  const verified = await verifyVpToken(vpToken, session.request, { clientId: session.clientId, nonce: session.nonce, now, mdocSessionTranscript: transcript }, verify);
+  const verified = await verifyVpToken(vpToken, session.request, { audience: session.clientId, nonce: session.nonce, now, handover }, verify);
   return isLeft(verified) ? left({ _tag: 'Unverified', failure: verified.left }) : right(verified.right);
 };

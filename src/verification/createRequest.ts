@@ -1,16 +1,20 @@
 // Step 1 of a presentation: the integrator's `POST /oidc4vp` becomes a `PresentationRequested`
 // event on a new `presentation-<state>` stream, with the request's content sealed under a data
-// key issued for the session.
+// key issued for the session. With `"flow_type": "dc_api"` (OpenID4VP 1.0 Appendix A) the
+// request itself (nonce, response-encryption key) is made and recorded now, with the page origins
+// it expects and the DC API protocols it is offered in.
 import { randomBytes, randomUUID } from 'node:crypto';
 import * as t from 'io-ts';
 import { isLeft, right, type Either } from 'fp-ts/lib/Either.js';
-import { presentation, presentationStream, purposes, type Command, type DomainError } from '../../streams/presentation.js';
+import type { JWK } from 'jose';
+import { DcApiProtocol, presentation, presentationStream, purposes, type Command, type DomainError, type FetchedRequest } from '../../streams/presentation.js';
 import type { DataKeys } from '../crypto/dataKeys.js';
 import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
 import type { AppendError, EventStore, Json, Position } from '../eventstore/port.js';
 import { NonEmptyString, withMessage } from '../http/codecs.js';
 import type { FieldError } from '../http/problem.js';
 import { DcqlQuery, dcqlProblems, nonEmptyArray, object, requiresHolderBinding } from './dcql.js';
+import { newRequest } from './requestKey.js';
 
 /** A transaction data object as the integrator sends it; further fields belong to its rulebook. */
 export const TransactionData = t.type(
@@ -30,6 +34,22 @@ const RedirectUri = withMessage(
   'expected an absolute http(s) URL without a fragment',
 );
 
+/**
+ * An origin as a browser serialises it (the string the wallet compares `expected_origins` with,
+ * OpenID4VP 1.0 A.2): https, a host and perhaps a port, no path, query, fragment or user.
+ */
+const HttpsOrigin = withMessage(
+  t.refinement(t.string, (s) => {
+    try {
+      const url = new URL(s);
+      return url.protocol === 'https:' && url.origin === s;
+    } catch {
+      return false;
+    }
+  }),
+  'expected an https origin without path, such as https://shop.example',
+);
+
 export interface ExpiryBounds {
   readonly defaultSeconds: number;
   readonly minSeconds: number;
@@ -42,6 +62,10 @@ export const createPresentationBody = (bounds: ExpiryBounds) =>
     {
       redirect_uri: RedirectUri,
       transaction_data: nonEmptyArray(TransactionData),
+      flow_type: withMessage(t.literal('dc_api'), 'expected dc_api (the other flow types are chosen by the wallet\'s request URI)'),
+      expected_origins: nonEmptyArray(HttpsOrigin),
+      dc_api_signed: t.boolean,
+      dc_api_protocols: nonEmptyArray(withMessage(t.string, 'expected a string')),
       expires_in: withMessage(
         t.refinement(t.Int, (n) => n >= bounds.minSeconds && n <= bounds.maxSeconds),
         `expected an integer number of seconds from ${bounds.minSeconds} to ${bounds.maxSeconds}`,
@@ -68,11 +92,41 @@ const transactionDataProblems = (body: CreatePresentationBody, location: string)
     }),
   );
 
+/**
+ * The DC API's members: `expected_origins` required with `"flow_type": "dc_api"`, no
+ * `redirect_uri` with it (the page gets the answer, nobody is redirected), and none of them without it;
+ * `dc_api_protocols` names each supported protocol once, and stands instead of `dc_api_signed`.
+ */
+const dcApiProblems = (body: CreatePresentationBody): FieldError[] => {
+  if (body.flow_type !== 'dc_api') {
+    return (['expected_origins', 'dc_api_signed', 'dc_api_protocols'] as const)
+      .filter((name) => body[name] !== undefined)
+      .map((name) => ({ location: `body.${name}`, message: 'is only for "flow_type": "dc_api"', value: body[name] }));
+  }
+  const problems: FieldError[] = [];
+  if (body.expected_origins === undefined) problems.push({ location: 'body.expected_origins', message: 'is required with "flow_type": "dc_api"', value: undefined });
+  if (body.redirect_uri !== undefined) problems.push({ location: 'body.redirect_uri', message: 'has no use with "flow_type": "dc_api": the page receives the answer', value: body.redirect_uri });
+  if (body.dc_api_protocols !== undefined && body.dc_api_signed !== undefined) {
+    problems.push({ location: 'body.dc_api_signed', message: 'is implied by dc_api_protocols; give one of them', value: body.dc_api_signed });
+  }
+  (body.dc_api_protocols ?? []).forEach((protocol, i) => {
+    const location = `body.dc_api_protocols[${i}]`;
+    if (!DcApiProtocol.is(protocol)) problems.push({ location, message: `expected one of ${Object.keys(DcApiProtocol.keys).join(', ')}`, value: protocol });
+    else if (body.dc_api_protocols!.indexOf(protocol) !== i) problems.push({ location, message: 'names a protocol already named', value: protocol });
+  });
+  return problems;
+};
+
 /** `trustListUrls`: the trusted lists a DCQL `etsi_tl` may name; undefined in static mode. */
 export const validatePresentationBody = (body: CreatePresentationBody, trustListUrls?: ReadonlySet<string>): FieldError[] => [
   ...dcqlProblems(body.dcql_query, 'body.dcql_query', trustListUrls),
   ...transactionDataProblems(body, 'body.transaction_data'),
+  ...dcApiProblems(body),
 ];
+
+/** The protocols a valid DC API body asks for, in its order: `dc_api_protocols`, else one per `dc_api_signed` (signed by default, as HAIP has it). */
+export const dcApiProtocolsOf = (body: CreatePresentationBody): readonly DcApiProtocol[] =>
+  (body.dc_api_protocols?.filter(DcApiProtocol.is)) ?? [body.dc_api_signed === false ? 'openid4vp-v1-unsigned' : 'openid4vp-v1-signed'];
 
 /** What is sealed in `PresentationRequested.request`. */
 export interface SealedRequest {
@@ -98,6 +152,17 @@ export interface CreatedPresentation {
   readonly state: string;
   readonly expiresAt: Date;
   readonly position: Position;
+  /** Flow type `dc_api`: the request recorded, its public response-encryption key and what it is offered in. */
+  readonly dcApi?: CreatedDcApiRequest;
+}
+
+export interface CreatedDcApiRequest {
+  readonly request: FetchedRequest;
+  readonly publicJwk: JWK;
+  readonly expectedOrigins: readonly string[];
+  readonly protocols: readonly DcApiProtocol[];
+  readonly dcqlQuery: DcqlQuery;
+  readonly transactionData: readonly string[];
 }
 
 export const createPresentation = async (
@@ -111,13 +176,17 @@ export const createPresentation = async (
   const state = newState();
   const key = await deps.dataKeys.issue(state);
   if (isLeft(key)) return key;
+  const dcApi = body.flow_type === 'dc_api';
   const request: SealedRequest = {
     dcqlQuery: body.dcql_query,
     transactionData: (body.transaction_data ?? []).map(encodeTransactionData),
-    // Resolved now, so the flow keeps the destination it was created with whatever the configuration becomes.
-    redirectUri: body.redirect_uri ?? deps.defaultRedirectUri ?? null,
+    // Resolved now, so the flow keeps the destination it was created with whatever the
+    // configuration becomes. Nobody is redirected after a DC API answer.
+    redirectUri: dcApi ? null : body.redirect_uri ?? deps.defaultRedirectUri ?? null,
   };
   const expiresAt = new Date(now.getTime() + (body.expires_in ?? bounds.defaultSeconds) * 1000);
+  const made = dcApi ? newRequest('dc_api', key.right) : undefined;
+  const offer = made && { expectedOrigins: body.expected_origins ?? [], protocols: dcApiProtocolsOf(body) };
   const requestPresentation: Command = {
     type: 'RequestPresentation',
     data: {
@@ -127,6 +196,7 @@ export const createPresentation = async (
       transactionDataCount: request.transactionData.length,
       request: key.right.seal(request as unknown as Json, purposes.request),
       expiresAt: expiresAt.toISOString(),
+      ...(made && offer ? { dcApi: { ...offer, kid: made.request.kid, nonce: made.request.nonce, responseKey: made.request.responseKey } } : {}),
       at: now.toISOString(),
     },
   };
@@ -138,7 +208,9 @@ export const createPresentation = async (
     loaded: { state: presentation.initialState, expectedRevision: 'no_stream' },
   });
   if (isLeft(recorded)) return recorded;
-  return right({ state, expiresAt, position: recorded.right.position! });
+  const created = { state, expiresAt, position: recorded.right.position! };
+  if (!made || !offer) return right(created);
+  return right({ ...created, dcApi: { ...made, ...offer, dcqlQuery: request.dcqlQuery, transactionData: request.transactionData } });
 };
 
 /** The two `openid4vp://` URIs handed to the integrator, both pointing at the request object. */

@@ -1,6 +1,6 @@
 // Key binding (SD-JWT KB-JWT) and the transaction data it signs (OpenID4VP 1.0, 8.4 and B.3.3):
 // the holder proves possession of the key in the credential's `cnf.jwk`, for this verifier
-// (`aud` = client_id), this request (`nonce`), now (`iat`), this exact presentation (`sd_hash`)
+// (`aud` = client_id, or `origin:<origin>` over the DC API), this request (`nonce`), now (`iat`), this exact presentation (`sd_hash`)
 // and the transaction data the user was shown (`transaction_data_hashes`).
 import type { Either } from 'fp-ts/lib/Either.js';
 import { isLeft, left, right } from 'fp-ts/lib/Either.js';
@@ -18,7 +18,8 @@ export interface KeyBindingExpectations {
   readonly cnfJwk: unknown;
   /** The presentation up to and including its last `~`. */
   readonly presentedSdJwt: string;
-  readonly clientId: string;
+  /** The expected `aud`: the client_id, or `origin:<origin>` over the DC API. */
+  readonly audience: string;
   readonly nonce: string;
   readonly now: Date;
   /** The base64url strings of the request's transaction data that name this credential. */
@@ -85,7 +86,7 @@ export const verifyKeyBinding = async (kbJwt: string, expect: KeyBindingExpectat
   }
   const payload = parseJson(payloadBytes);
   if (!isRecord(payload)) return left('KB-JWT payload is not a JSON object');
-  if (payload['aud'] !== expect.clientId) return left('KB-JWT aud is not this verifier\'s client_id');
+  if (payload['aud'] !== expect.audience) return left(`KB-JWT aud is not ${expect.audience}`);
   if (payload['nonce'] !== expect.nonce) return left('KB-JWT nonce does not match the request\'s nonce');
   const iat = payload['iat'];
   if (typeof iat !== 'number' || !Number.isFinite(iat)) return left('KB-JWT has no numeric iat');

@@ -9,8 +9,8 @@ import { calculateJwkThumbprint } from 'jose';
 import { subjectAltNamesOf } from '../crypto/certificates.js';
 import type { x509 } from '../crypto/x509.js';
 import { verifyDeviceResponse } from '../mdoc/deviceResponse.js';
+import type { HandoverInfo } from '../mdoc/sessionTranscript.js';
 import type { MdocClaims } from '../mdoc/issuerSigned.js';
-import type { SessionTranscript } from '../mdoc/sessionTranscript.js';
 import { tdateText } from '../mdoc/claims.js';
 import type { CredentialStatusChecker } from './status/statusCheck.js';
 import type { TrustVerifier, VerificationFailure } from '../trust/issuerTrust.js';
@@ -24,8 +24,8 @@ export interface MdocRequirements extends Pick<CredentialRequirements, 'trustedA
 }
 
 export interface MdocPresentationContext {
-  /** The SessionTranscript of the flow the answer came by, which the device signature must cover. */
-  readonly sessionTranscript: SessionTranscript;
+  /** What the SessionTranscript's handover binds: the request, and the redirect's client or the DC API page. */
+  readonly handover: HandoverInfo;
   readonly now: Date;
 }
 
@@ -68,7 +68,11 @@ export const verifyMsoMdocPresentation = async (
   trust: TrustVerifier,
   status: CredentialStatusChecker,
 ): Promise<Either<VerificationFailure, VerifiedMdocCredential>> => {
-  const document = verifyDeviceResponse(presentation, { docType: requirements.doctypeValue, now: context.now, sessionTranscript: context.sessionTranscript });
+  const document = verifyDeviceResponse(presentation, {
+    docType: requirements.doctypeValue,
+    now: context.now,
+    handover: context.handover,
+  });
   if (isLeft(document)) return fail(document.left);
   const { chain, mso, claims } = document.right;
   const trusted = await trust.verify(chain, context.now, { doctype: mso.docType });

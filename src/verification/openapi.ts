@@ -1,5 +1,6 @@
-// Verification (OpenID4VP 1.0 under HAIP, src/verification/): `POST /oidc4vp` on the management
-// listener; the request object and the response URI on the public one.
+// Verification (OpenID4VP 1.0 under HAIP, src/verification/): `POST /oidc4vp` and a DC API
+// session's answer on the management listener; the request object and the response URI on the
+// public one.
 import type { Config } from '../config/config.js';
 import { REQUEST_OBJECT_TYPE } from './requestObject.js';
 import {
@@ -20,6 +21,7 @@ import {
 } from '../http/openapi/components.js';
 import type { Area, Operation, Response, Schema } from '../http/openapi/types.js';
 
+const sessionState = string('256 random bits, base64url: the session\'s handle and the callback\'s `state`.', { pattern: '^[A-Za-z0-9_-]{43}$' });
 const nonEmpty = (items: Schema | { $ref: string }, description?: string): Schema => arrayOf(items, { minItems: 1, ...(description ? { description } : {}) });
 const Identifier = string('Letters, digits, `_` and `-`.', { pattern: '^[A-Za-z0-9_-]+$' });
 
@@ -93,12 +95,64 @@ const schemas: Readonly<Record<string, Schema>> = {
     ),
     additionalProperties: true,
   },
-  CreatedPresentationRequest: object({
-    state: string('256 random bits, base64url: the session\'s handle and the callback\'s `state`.', { pattern: '^[A-Za-z0-9_-]{43}$' }),
+  CreatedPresentationRequest: {
+    oneOf: [ref.schema('CreatedRequestUriPresentationRequest'), ref.schema('CreatedDcApiPresentationRequest')],
+    description: 'By request URI (the default), or for the Digital Credentials API (`"flow_type": "dc_api"`).',
+  },
+  CreatedRequestUriPresentationRequest: object({
+    state: sessionState,
     same_device_request_uri: string('`openid4vp://` URI for a wallet on the same device; pass it unchanged.', { pattern: '^openid4vp://\\?' }),
     cross_device_request_uri: string('`openid4vp://` URI to render as a QR code.', { pattern: '^openid4vp://\\?' }),
     expires_at: dateTime(),
   }),
+  CreatedDcApiPresentationRequest: object({
+    state: sessionState,
+    expires_at: dateTime(),
+    dc_api_request: {
+      oneOf: [ref.schema('DcApiRequest'), arrayOf(ref.schema('DcApiRequest'), { minItems: 1, description: 'One per entry of `dc_api_protocols`, in its order.' })],
+      description:
+        'What the page passes to the browser, as an entry (or the entries) of `navigator.credentials.get({digital: {requests: [...]}})`. ' +
+        'A single object unless `dc_api_protocols` was given.',
+    },
+  }),
+  DcApiRequest: object(
+    {
+      protocol: { enum: ['openid4vp-v1-signed', 'openid4vp-v1-unsigned'], description: 'The exchange protocol (OpenID4VP 1.0 A.1).' },
+      data: {
+        type: 'object',
+        additionalProperties: true,
+        description:
+          '`openid4vp-v1-signed`: `{request}`, a request object (compact JWS, `typ: oauth-authz-req+jwt`, ES256, `x5c`) with `client_id` (x509_hash), `expected_origins`, ' +
+          '`response_type: vp_token`, `response_mode: dc_api.jwt`, `nonce`, `dcql_query`, `client_metadata` (the response-encryption key) and `transaction_data` when given. ' +
+          '`openid4vp-v1-unsigned`: those parameters themselves, without `client_id` and `expected_origins`.',
+      },
+    },
+  ),
+  DcApiAnswer: object(
+    {
+      origin: string('The origin of the page that called the Digital Credentials API, e.g. `https://shop.example`: it must be one of the request\'s `expected_origins` (else VERIFICATION_FAILED).', { minLength: 1 }),
+      data: {
+        type: 'object',
+        additionalProperties: true,
+        description: 'The `data` of the browser\'s DigitalCredential, exactly as returned: `{response}` (a JWE to the request\'s key) or `{error}` for OpenID4VP.',
+      },
+    },
+    {
+      protocol: string('The `protocol` of the browser\'s DigitalCredential, if forwarded; it must be one the request was offered in. Without it the protocol is told from the shape of `data`.', { minLength: 1 }),
+    },
+  ),
+  PresentedCredentialsEvent: object(
+    {
+      status: { enum: ['FULFILLED', 'REJECTED', 'EXPIRED', 'PROCESSING_ERROR', 'VERIFICATION_FAILED'] },
+      state: sessionState,
+    },
+    {
+      errorDetails: string('REJECTED (the wallet\'s error code), PROCESSING_ERROR and VERIFICATION_FAILED: why.'),
+      credentials: { type: 'object', additionalProperties: arrayOf({ type: 'object', additionalProperties: true }), description: 'FULFILLED: the credential objects by credential query id.' },
+      credentialsRaw: { type: 'object', additionalProperties: arrayOf({ type: 'object', additionalProperties: true }), description: 'FULFILLED: the raw credential objects by credential query id.' },
+    },
+    'The Presented Credentials Event, exactly as the callback carries it (see the connector specification).',
+  ),
 };
 
 const createBody = (config: Pick<Config, 'presentationExpiresInMin' | 'presentationExpiresInMax' | 'presentationExpiresIn'>): Schema =>
@@ -114,6 +168,19 @@ const createBody = (config: Pick<Config, 'presentationExpiresInMin' | 'presentat
         default: config.presentationExpiresIn,
         description: 'Lifetime of the request in seconds (PRESENTATION_EXPIRES_IN_MIN to _MAX; default PRESENTATION_EXPIRES_IN).',
       },
+      flow_type: {
+        const: 'dc_api',
+        description: 'A request for the Digital Credentials API (OpenID4VP 1.0 Appendix A): answered with `dc_api_request` for the page, not request URIs; `expected_origins` required, `redirect_uri` refused.',
+      },
+      expected_origins: nonEmpty(
+        string('An https origin without path, e.g. `https://shop.example`, exactly as the browser names the page.', { pattern: '^https://[^/?#]+$' }),
+        'With `"flow_type": "dc_api"` only: the pages that may present this request; the answer\'s origin must be one of them.',
+      ),
+      dc_api_signed: { type: 'boolean', default: true, description: 'With `"flow_type": "dc_api"` only: `false` offers an unsigned request (`openid4vp-v1-unsigned`) for wallets that cannot verify requests.' },
+      dc_api_protocols: nonEmpty(
+        { enum: ['openid4vp-v1-signed', 'openid4vp-v1-unsigned'] },
+        'With `"flow_type": "dc_api"` only, instead of `dc_api_signed`: the protocols to offer, each once; `dc_api_request` is then an array in this order.',
+      ),
     },
   );
 
@@ -165,10 +232,33 @@ export const verificationArea = (config: Pick<Config, 'presentationExpiresInMin'
           pid: {
             dcql_query: { credentials: [{ id: 'pid', format: 'dc+sd-jwt', meta: { vct_values: ['urn:eudi:pid:1'] }, claims: [{ path: ['given_name'] }, { path: ['family_name'] }] }] },
           },
+          dcApi: {
+            flow_type: 'dc_api',
+            expected_origins: ['https://shop.example'],
+            dcql_query: { credentials: [{ id: 'pid', format: 'dc+sd-jwt', meta: { vct_values: ['urn:eudi:pid:1'] }, claims: [{ path: ['given_name'] }, { path: ['family_name'] }] }] },
+          },
         }),
         responses: {
-          '201': managementAnswers.answer('Created; nothing is sent to any wallet until one fetches the request URI.', { content: json(ref.schema('CreatedPresentationRequest')) }),
+          '201': managementAnswers.answer('Created; nothing is sent to any wallet until one fetches the request URI, or the page passes `dc_api_request` to the browser.', { content: json(ref.schema('CreatedPresentationRequest')) }),
           ...managementAnswers.problems(400, 401, 403, 413, 415, 500),
+        },
+      }),
+    },
+    '/oidc4vp/{state}/dc-api-response': {
+      parameters: [state],
+      post: operation({
+        operationId: 'postDcApiResponse',
+        summary: 'The wallet\'s answer over the Digital Credentials API',
+        description:
+          'For a request created with `"flow_type": "dc_api"`: the integrator forwards what the browser returned to its page, with the page\'s origin. ' +
+          'The answer is verified bound to that origin (KB-JWT `aud` = `origin:<origin>`; an mdoc\'s SessionTranscript with OpenID4VPDCAPIHandover) and the session ends with ' +
+          'exactly one outcome, answered here at once and delivered as the callback too.',
+        tags: ['verification'],
+        security: apiKey('connector'),
+        requestBody: jsonBody(ref.schema('DcApiAnswer')),
+        responses: {
+          '200': managementAnswers.answer('The outcome, whatever it is: the Presented Credentials Event as the callback carries it.', { headers: noStore, content: json(ref.schema('PresentedCredentialsEvent')) }),
+          ...managementAnswers.problems(400, 401, 403, 404, 409, 413, 415, 500),
         },
       }),
     },

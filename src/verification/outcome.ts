@@ -5,19 +5,20 @@
 // - `presentedCredentials`: FULFILLED only, sealed with the session's data key;
 // - `errorDetails` (`error` for REJECTED): REJECTED, PROCESSING_ERROR and VERIFICATION_FAILED only.
 import { randomBytes } from 'node:crypto';
-import { purposes, type OutcomeCommand } from '../../streams/presentation.js';
+import { purposes, type Channel, type OutcomeCommand } from '../../streams/presentation.js';
 import type { DataKey } from '../crypto/dataKeys.js';
 import type { Json } from '../eventstore/port.js';
 import type { VerificationFailure } from './sdJwtVc.js';
 import type { VerifiedPresentation } from './vpToken.js';
 
-/** The session the wallet answered and when. */
-interface Answer {
+/** The session the wallet answered, when, and by which channel. */
+export interface Answer {
   readonly state: string;
   readonly at: Date;
+  readonly channel: Channel;
 }
 
-const step = (answer: Answer) => ({ state: answer.state, at: answer.at.toISOString() });
+const step = (answer: Answer) => ({ state: answer.state, at: answer.at.toISOString(), channel: answer.channel });
 
 /** The correlation token the wallet hands the browser in the same-device redirect. */
 const newResponseCode = (): string => randomBytes(32).toString('base64url');

@@ -4,7 +4,7 @@
 // which says its `format` (and `vct` or `doctype`).
 import { isLeft, right, type Either } from 'fp-ts/lib/Either.js';
 import type { Logger } from '../log.js';
-import type { SessionTranscript } from '../mdoc/sessionTranscript.js';
+import type { HandoverInfo } from '../mdoc/sessionTranscript.js';
 import type { TrustVerifier } from '../trust/issuerTrust.js';
 import { requiresHolderBinding, type CredentialQuery, type MsoMdocQuery, type SdJwtVcQuery } from './dcql.js';
 import { verifyMsoMdocPresentation } from './msoMdoc.js';
@@ -12,8 +12,8 @@ import { verifySdJwtVcPresentation, type CredentialRequirements, type Presentati
 import type { CredentialStatusChecker } from './status/statusCheck.js';
 
 export interface FormatContext extends PresentationContext {
-  /** The SessionTranscript an mdoc's device signature must cover: the flow's (OpenID4VP, or ISO/IEC 18013-7 Annex C). */
-  readonly mdocSessionTranscript: SessionTranscript;
+  /** An mdoc's SessionTranscript handover: the request's, by redirect or over the DC API. */
+  readonly handover: HandoverInfo;
 }
 
 /** Checks one presentation against its credential query and the claims (one claim set) it must satisfy. */
@@ -51,7 +51,7 @@ export const createPresentationVerifier = (trust: TrustVerifier, status: Credent
     const verified = await verifyMsoMdocPresentation(
       presentation,
       { doctypeValue: query.meta.doctype_value, claimPaths: claims.map((c) => c.path), ...trustedAuthoritiesOf(query) },
-      { sessionTranscript: context.mdocSessionTranscript, now: context.now },
+      context,
       trust,
       status,
     );

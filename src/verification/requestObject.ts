@@ -6,9 +6,9 @@
 // Request, and the nonce belongs to the Authorization Request (section 5.2), not to a download
 // of it. So re-fetching, by the wallet or by anyone who saw the QR code, costs no append and no
 // key generation and uses up nothing the wallet needs.
-import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { SignJWT, type JWK } from 'jose';
+import { SignJWT, type JWK, type JWTPayload } from 'jose';
 import {
   presentation,
   presentationStream,
@@ -19,9 +19,10 @@ import {
   type FlowType,
 } from '../../streams/presentation.js';
 import type { SigningIdentity } from '../crypto/certificates.js';
-import type { DataKey, DataKeys } from '../crypto/dataKeys.js';
+import type { DataKeys } from '../crypto/dataKeys.js';
 import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
 import type { EventStore, Json } from '../eventstore/port.js';
+import { newRequest } from './requestKey.js';
 import { streamRef } from '../../streams/kernel.js';
 import { openSession, type LoadedSession, type SessionUnavailable } from './session.js';
 
@@ -40,15 +41,6 @@ export interface Verifier {
 export const responseUri = (publicUrl: string, state: string): string =>
   `${publicUrl}/oidc4vp/${encodeURIComponent(state)}/response`;
 
-const random = (bytes: number): string => randomBytes(bytes).toString('base64url');
-
-const newRequest = (flowType: FlowType, key: DataKey): FetchedRequest => {
-  const kid = random(16);
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const privateJwk = privateKey.export({ format: 'jwk' }) as Json;
-  return { kid, flowType, nonce: random(32), responseKey: key.seal(privateJwk, purposes.responseKey(kid)) };
-};
-
 /** Lost races decided again: two first fetches of a flow type append at the same revision. */
 const RACE_RETRIES = 4;
 
@@ -66,7 +58,7 @@ const requestFor = async (
 ): Promise<Either<SessionUnavailable, FetchedRequest>> => {
   const recorded = recordedFor(opened.session.fetched, flowType);
   if (recorded) return right(recorded);
-  const fetch: Command = { type: 'FetchRequestObject', data: { state, request: newRequest(flowType, opened.key), at: now.toISOString() } };
+  const fetch: Command = { type: 'FetchRequestObject', data: { state, request: newRequest(flowType, opened.key).request, at: now.toISOString() } };
   const result = await handleCommand(store, presentation, presentationStream(state), fetch, {
     commandId: randomUUID(),
     metadata,
@@ -93,7 +85,7 @@ export const fetchRequestObject = async (
   metadata: EventMetadata,
   now: Date,
 ): Promise<Either<SessionUnavailable, string>> => {
-  const opened = await openSession(deps, state, now);
+  const opened = await openSession(deps, state, now, { channel: 'request_uri' });
   if (isLeft(opened)) return opened;
   const request = await requestFor(deps.store, state, flowType, opened.right, metadata, now);
   if (isLeft(request)) return request;
@@ -126,28 +118,45 @@ interface RequestContent {
   readonly now: Date;
 }
 
-export const signRequestObject = (verifier: Verifier, content: RequestContent): Promise<string> => {
-  const { kty, crv, x, y } = content.publicJwk;
-  const payload = {
-    client_id: verifier.clientId,
-    response_type: 'vp_token',
-    response_mode: 'direct_post.jwt',
-    response_uri: responseUri(verifier.publicUrl, content.state),
-    nonce: content.nonce,
-    state: content.state,
-    dcql_query: content.dcqlQuery,
-    ...(content.transactionData.length > 0 ? { transaction_data: content.transactionData } : {}),
-    ...(content.walletNonce !== undefined ? { wallet_nonce: content.walletNonce } : {}),
-    client_metadata: {
-      jwks: { keys: [{ kty, crv, x, y, use: 'enc', alg: RESPONSE_ENCRYPTION.alg, kid: content.kid }] },
-      encrypted_response_enc_values_supported: [...RESPONSE_ENCRYPTION.enc],
-      vp_formats_supported: {
-        'dc+sd-jwt': { 'sd-jwt_alg_values': ['ES256'], 'kb-jwt_alg_values': ['ES256'] },
-        // COSE algorithm identifiers (OpenID4VP 1.0, B.2.2): ES256 is -7.
-        mso_mdoc: { issuerauth_alg_values: [-7], deviceauth_alg_values: [-7] },
-      },
+/** `client_metadata`: the request's response-encryption key and the formats the verifier takes. */
+export const clientMetadata = (kid: string, publicJwk: JWK) => {
+  const { kty, crv, x, y } = publicJwk;
+  return {
+    jwks: { keys: [{ kty, crv, x, y, use: 'enc', alg: RESPONSE_ENCRYPTION.alg, kid }] },
+    encrypted_response_enc_values_supported: [...RESPONSE_ENCRYPTION.enc],
+    vp_formats_supported: {
+      'dc+sd-jwt': { 'sd-jwt_alg_values': ['ES256'], 'kb-jwt_alg_values': ['ES256'] },
+      // COSE algorithm identifiers (OpenID4VP 1.0, B.2.2): ES256 is -7.
+      mso_mdoc: { issuerauth_alg_values: [-7], deviceauth_alg_values: [-7] },
     },
   };
+};
+
+/** The request object a wallet fetches by request URI (response mode `direct_post.jwt`). */
+export const signRequestObject = (verifier: Verifier, content: RequestContent): Promise<string> =>
+  signRequestParameters(
+    verifier,
+    {
+      client_id: verifier.clientId,
+      response_type: 'vp_token',
+      response_mode: 'direct_post.jwt',
+      response_uri: responseUri(verifier.publicUrl, content.state),
+      nonce: content.nonce,
+      state: content.state,
+      dcql_query: content.dcqlQuery,
+      ...(content.transactionData.length > 0 ? { transaction_data: content.transactionData } : {}),
+      ...(content.walletNonce !== undefined ? { wallet_nonce: content.walletNonce } : {}),
+      client_metadata: clientMetadata(content.kid, content.publicJwk),
+    },
+    content,
+  );
+
+/**
+ * Request parameters signed as a request object (JAR, RFC 9101): `typ` oauth-authz-req+jwt, the
+ * access certificate chain in `x5c`, `aud` the static self-issued audience (OpenID4VP 1.0 5.8),
+ * valid until the session expires. The DC API's signed request is one too (OpenID4VP 1.0 A.3.2).
+ */
+export const signRequestParameters = (verifier: Verifier, payload: JWTPayload, content: { readonly now: Date; readonly expiresAt: Date }): Promise<string> => {
   return new SignJWT(payload)
     .setProtectedHeader({ alg: 'ES256', typ: REQUEST_OBJECT_TYPE, x5c: [...verifier.identity.x5c] })
     .setAudience(SELF_ISSUED_AUDIENCE)

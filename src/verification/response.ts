@@ -21,10 +21,9 @@ import type { EventStore } from '../eventstore/port.js';
 import type { FormFields } from '../http/body.js';
 import { parseBoundedJson } from '../http/boundedJson.js';
 import type { Logger } from '../log.js';
-import { sessionTranscript } from '../mdoc/sessionTranscript.js';
 import { isRecord, streamRef } from '../../streams/kernel.js';
 import type { SealedRequest } from './createRequest.js';
-import { failProcessing, failVerification, fulfil, reject } from './outcome.js';
+import { failProcessing, failVerification, fulfil, reject, type Answer } from './outcome.js';
 import { RESPONSE_ENCRYPTION, responseUri, type Verifier } from './requestObject.js';
 import { openSession, type SessionUnavailable } from './session.js';
 import type { PresentationVerifier } from './presentationVerifier.js';
@@ -35,7 +34,7 @@ export type WalletAnswer =
   | { readonly kind: 'error'; readonly error: string; readonly state: string | undefined };
 
 // RFC 6749 section 5.2: error codes are printable ASCII without `"` and `\`.
-const ERROR_CODE = /^[\x20\x21\x23-\x5B\x5D-\x7E]{1,128}$/;
+export const ERROR_CODE = /^[\x20\x21\x23-\x5B\x5D-\x7E]{1,128}$/;
 
 const single = (fields: FormFields, name: string): string | undefined => {
   const value = fields[name];
@@ -75,6 +74,8 @@ export const unavailableReply = (problem: SessionUnavailable): WalletReply => {
       return oauthError(400, 'This presentation request has ended; a new one is needed.');
     case 'SessionExpired':
       return oauthError(400, 'This presentation request has expired; a new one is needed.');
+    case 'OtherChannel':
+      return oauthError(400, 'This presentation request is answered over the Digital Credentials API, not by a request URI.');
   }
 };
 
@@ -111,10 +112,6 @@ export interface ResponseDeps {
   readonly log: Logger;
 }
 
-interface Answer {
-  readonly state: string;
-  readonly at: Date;
-}
 
 const decryptFor = async (
   jwe: string,
@@ -148,6 +145,29 @@ const decryptFor = async (
   return 'the response could not be decrypted with the request key';
 };
 
+/** A decrypted Authorization Response, and the request and key it answered. */
+export interface OpenedResponse {
+  readonly request: FetchedRequest;
+  readonly payload: Readonly<Record<string, unknown>>;
+  /** RFC 7638 thumbprint of the key it was encrypted to. */
+  readonly jwkThumbprint: Uint8Array;
+}
+
+/** The JWE decrypted with one of `fetched`'s keys, as a JSON object; else why not (PROCESSING_ERROR). */
+export const openResponse = async (jwe: string, fetched: readonly FetchedRequest[], key: DataKey): Promise<OpenedResponse | string> => {
+  const decrypted = await decryptFor(jwe, fetched, key);
+  if (typeof decrypted === 'string') return decrypted;
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(decrypted.plaintext);
+  } catch {
+    return 'the decrypted response is not UTF-8';
+  }
+  const parsed = parseBoundedJson(text);
+  if (!parsed.ok) return `the decrypted response is ${parsed.reason}`;
+  if (!isRecord(parsed.value)) return 'the decrypted response is not a JSON object';
+  return { request: decrypted.request, payload: parsed.value, jwkThumbprint: decrypted.jwkThumbprint };
+};
 
 /** The outcome the answer leads to; no I/O but decryption and credential checks. */
 const judge = async (
@@ -159,18 +179,10 @@ const judge = async (
   if (answer.kind === 'error') {
     return answer.state === base.state ? reject(base, answer.error) : failProcessing(base, 'the error response does not carry this request\'s state');
   }
-  const decrypted = await decryptFor(answer.jwe, loaded.fetched, loaded.key);
+  const decrypted = await openResponse(answer.jwe, loaded.fetched, loaded.key);
   if (typeof decrypted === 'string') return failProcessing(base, decrypted);
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(decrypted.plaintext);
-  } catch {
-    return failProcessing(base, 'the decrypted response is not UTF-8');
-  }
-  const parsed = parseBoundedJson(text);
-  if (!parsed.ok) return failProcessing(base, `the decrypted response is ${parsed.reason}`);
-  const payload = parsed.value;
-  if (!isRecord(payload) || payload['state'] !== base.state) return failProcessing(base, 'the response does not carry this request\'s state');
+  const { payload } = decrypted;
+  if (payload['state'] !== base.state) return failProcessing(base, 'the response does not carry this request\'s state');
   const error = payload['error'];
   if (typeof error === 'string' && ERROR_CODE.test(error)) return reject(base, error);
   if (!('vp_token' in payload)) return failProcessing(base, 'the response has neither vp_token nor error');
@@ -179,14 +191,14 @@ const judge = async (
     payload['vp_token'],
     loaded.request,
     {
-      clientId: deps.verifier.clientId,
+      audience: deps.verifier.clientId,
       nonce: decrypted.request.nonce,
-      mdocSessionTranscript: sessionTranscript({
+      handover: {
         clientId: deps.verifier.clientId,
         nonce: decrypted.request.nonce,
         jwkThumbprint: decrypted.jwkThumbprint,
         responseUri: responseUri(deps.verifier.publicUrl, base.state),
-      }),
+      },
       now: base.at,
     },
     deps.verify,
@@ -202,13 +214,13 @@ export const receiveResponse = async (
   metadata: EventMetadata,
   now: Date,
 ): Promise<WalletReply> => {
-  const opened = await openSession(deps, state, now);
+  const opened = await openSession(deps, state, now, { channel: 'request_uri' });
   if (isLeft(opened)) {
     if (opened.left._tag === 'SessionExpired') await expirePresentation(deps, state, metadata, now);
     return unavailableReply(opened.left);
   }
   const { session, key, request } = opened.right;
-  const base = { state, at: now };
+  const base: Answer = { state, at: now, channel: 'request_uri' };
   let outcome: OutcomeCommand;
   try {
     outcome = await judge(deps, base, answer, { fetched: session.fetched, key, request });
@@ -238,7 +250,7 @@ const RACE_RETRIES = 4;
  * Records `command` (an outcome, or the time-out) on the session's stream and returns the
  * terminal event it decided, if any: `PresentationExpired` in place of an outcome that came too late.
  */
-const finish = async (
+export const finish = async (
   store: EventStore,
   command: Extract<Command, OutcomeCommand | { type: 'Expire' }>,
   metadata: EventMetadata,

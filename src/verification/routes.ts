@@ -1,15 +1,16 @@
-// HTTP for verification: `POST /oidc4vp` on the management listener; the request object and the
+// HTTP for verification: `POST /oidc4vp` and a DC API session's answer
+// (`POST /oidc4vp/{state}/dc-api-response`) on the management listener; the request object and the
 // response URI on the public one. Wallet-facing routes answer OAuth-style errors
 // (`{error, error_description}`, `Cache-Control: no-store`), never problem bodies.
 import Router from '@koa/router';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import type { Context } from 'koa';
-import { FlowType } from '../../streams/presentation.js';
+import type { FlowType } from '../../streams/presentation.js';
 import type { DataKeys } from '../crypto/dataKeys.js';
 import type { EventMetadata } from '../eventstore/handle.js';
-import type { EventStore } from '../eventstore/port.js';
+import type { EventStore, Json } from '../eventstore/port.js';
 import { readForm, readJson, type FormFields } from '../http/body.js';
-import { HttpError, invalidValues } from '../http/problem.js';
+import { conflict, HttpError, invalidRequest, invalidValues, notFound } from '../http/problem.js';
 import { decode } from '../http/validate.js';
 import type { Logger } from '../log.js';
 import { requestIdOf } from '../log.js';
@@ -20,8 +21,11 @@ import {
   createPresentationBody,
   requestUris,
   validatePresentationBody,
+  type CreatedDcApiRequest,
   type ExpiryBounds,
 } from './createRequest.js';
+import { dcApiRequest } from './dcApiRequest.js';
+import { DcApiAnswerBody, receiveDcApiResponse, type DcApiRefusal } from './dcApiResponse.js';
 import { fetchRequestObject, REQUEST_OBJECT_TYPE, type Verifier } from './requestObject.js';
 import { openSession } from './session.js';
 import { parseWalletAnswer, receiveResponse, unavailableReply, type WalletReply } from './response.js';
@@ -45,24 +49,66 @@ const JSON_LIMIT = 256 * 1024;
 const RESPONSE_LIMIT = 1024 * 1024;
 const FORM_LIMIT = 64 * 1024;
 
+/** A refused DC API answer as a problem: nothing was recorded. */
+const dcApiRefusal = (refusal: DcApiRefusal): HttpError => {
+  switch (refusal._tag) {
+    case 'UnknownSession':
+      return new HttpError(notFound('There is no presentation request with this state.'));
+    case 'SessionFinished':
+      return new HttpError(conflict('This presentation request has already ended (answered, expired or failed); its outcome stands.'));
+    case 'SessionExpired':
+      return new HttpError(conflict('This presentation request has expired; it ends as EXPIRED.'));
+    case 'OtherChannel':
+      return new HttpError(conflict('This presentation request was not created for the Digital Credentials API ("flow_type": "dc_api"); its wallet answers at its response URI.'));
+    case 'NotAnAnswer':
+      return new HttpError(invalidRequest(`The body is not an answer to this request: ${refusal.detail}.`));
+  }
+};
+
 export const managementRouter = (deps: VerificationDeps): Router => {
   const router = new Router();
   const body = createPresentationBody(deps.bounds);
+  /** What the page passes to the browser: in the order of `dc_api_protocols` if given, else the one request. */
+  const dcApiRequestFor = (created: CreatedDcApiRequest, expiresAt: Date, asArray: boolean, now: Date) =>
+    dcApiRequest(deps.verifier, created.protocols, asArray, {
+      kid: created.request.kid,
+      nonce: created.request.nonce,
+      publicJwk: created.publicJwk,
+      dcqlQuery: created.dcqlQuery as unknown as Json,
+      transactionData: created.transactionData,
+      expectedOrigins: created.expectedOrigins,
+      expiresAt,
+      now,
+    });
   router.post('/oidc4vp', requireScope('connector'), async (ctx) => {
     const principal = principalOf(ctx);
     const request = decode(body, await readJson(ctx, { limitBytes: JSON_LIMIT }), 'body');
     const problems = validatePresentationBody(request, deps.trustListUrls());
     if (problems.length > 0) throw new HttpError(invalidValues(problems));
     const metadata = { actor: `apikey:${principal.keyId}`, requestId: requestIdOf(ctx) };
-    const created = await createPresentation(deps, principal.tenantId, request, deps.bounds, metadata, new Date());
+    const now = new Date();
+    const created = await createPresentation(deps, principal.tenantId, request, deps.bounds, metadata, now);
     if (isLeft(created)) throw new Error(`presentation not created: ${created.left._tag}`);
-    deps.log.info('presentation requested', { stateRef: logRef(created.right.state), tenantId: principal.tenantId });
+    const { state, expiresAt, dcApi } = created.right;
+    deps.log.info('presentation requested', { stateRef: logRef(state), tenantId: principal.tenantId, ...(dcApi ? { flowType: 'dc_api' } : {}) });
     ctx.status = 201;
-    ctx.body = {
-      state: created.right.state,
-      ...requestUris(deps.verifier.publicUrl, deps.verifier.clientId, created.right.state),
-      expires_at: created.right.expiresAt.toISOString(),
-    };
+    ctx.body = dcApi
+      ? { state, expires_at: expiresAt.toISOString(), dc_api_request: await dcApiRequestFor(dcApi, expiresAt, request.dc_api_protocols !== undefined, now) }
+      : { state, ...requestUris(deps.verifier.publicUrl, deps.verifier.clientId, state), expires_at: expiresAt.toISOString() };
+  });
+
+  router.post('/oidc4vp/:state/dc-api-response', requireScope('connector'), async (ctx) => {
+    const principal = principalOf(ctx);
+    const state = ctx.params['state'] ?? '';
+    if (!STATE.test(state)) throw dcApiRefusal({ _tag: 'UnknownSession' });
+    const answer = decode(DcApiAnswerBody, await readJson(ctx, { limitBytes: RESPONSE_LIMIT }), 'body');
+    const metadata = { actor: `apikey:${principal.keyId}`, requestId: requestIdOf(ctx) };
+    const outcome = await receiveDcApiResponse(deps, principal.tenantId, state, answer, metadata, new Date());
+    if (isLeft(outcome)) throw dcApiRefusal(outcome.left);
+    deps.log.info('DC API answer recorded', { stateRef: logRef(state), tenantId: principal.tenantId, status: outcome.right['status'] });
+    ctx.status = 200;
+    ctx.body = outcome.right;
+    ctx.set('Cache-Control', 'no-store');
   });
   return router;
 };
@@ -107,7 +153,8 @@ export const publicRouter = (deps: VerificationDeps): Router => {
     const state = ctx.params['state'] ?? '';
     const flowType = ctx.query['flow_type'];
     if (!STATE.test(state)) return unavailableReply({ _tag: 'UnknownSession' });
-    if (!FlowType.is(flowType)) return badRequest('flow_type must be same-device or cross-device');
+    // A DC API session's request goes to the page in the 201, never by request URI.
+    if (flowType !== 'same-device' && flowType !== 'cross-device') return badRequest('flow_type must be same-device or cross-device');
     return { state, flowType };
   };
 
@@ -123,7 +170,7 @@ export const publicRouter = (deps: VerificationDeps): Router => {
   const describeRequest = async (ctx: Context): Promise<void> => {
     const target = requestTarget(ctx);
     if ('status' in target) return reply(ctx, target);
-    const opened = await openSession(deps, target.state, new Date());
+    const opened = await openSession(deps, target.state, new Date(), { channel: 'request_uri' });
     if (isLeft(opened)) return reply(ctx, unavailableReply(opened.left));
     requestObject(ctx, undefined);
   };

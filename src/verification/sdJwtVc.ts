@@ -31,8 +31,11 @@ export interface CredentialRequirements {
 }
 
 export interface PresentationContext {
-  /** The request's full client_id (`x509_hash:…`): the KB-JWT's expected `aud`. */
-  readonly clientId: string;
+  /**
+   * The KB-JWT's expected `aud`: the request's full client_id (`x509_hash:…`), or over the DC API
+   * the page's origin prefixed with `origin:` (OpenID4VP 1.0 A.4, even for signed requests).
+   */
+  readonly audience: string;
   readonly nonce: string;
   readonly now: Date;
   /** Each transaction data item as the exact base64url string sent, with its `credential_ids`. */
@@ -208,7 +211,7 @@ export const verifySdJwtVcPresentation = async (
     const verified = await verifyKeyBinding(parts.right.kbJwt, {
       cnfJwk: isRecord(payload['cnf']) ? payload['cnf']['jwk'] : undefined,
       presentedSdJwt: parts.right.presentedSdJwt,
-      clientId: context.clientId,
+      audience: context.audience,
       nonce: context.nonce,
       now: context.now,
       transactionData,

@@ -1,7 +1,7 @@
 // Reading a presentation session on the write side, as the wallet-facing steps need it: its
 // state folded from the stream, its data key, and the sealed request opened.
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { presentation, presentationStream, purposes, unavailable, type PresentationState, type SessionUnavailable } from '../../streams/presentation.js';
+import { presentation, presentationStream, purposes, unavailable, type Channel, type PresentationState, type SessionUnavailable } from '../../streams/presentation.js';
 import type { DataKey, DataKeys } from '../crypto/dataKeys.js';
 import { loadStream, type Loaded } from '../eventstore/handle.js';
 import type { EventStore } from '../eventstore/port.js';
@@ -21,16 +21,21 @@ export interface LoadedSession {
   readonly expiresAt: Date;
 }
 
-/** The session if it can still take part in the protocol, with its secrets opened. */
+/**
+ * The session if it can still take part in the protocol by `channel`, with its secrets opened.
+ * With `tenantId` (the management API), another tenant's session is unknown, whatever its state.
+ */
 export const openSession = async (
   deps: { readonly store: EventStore; readonly dataKeys: DataKeys },
   state: string,
   now: Date,
+  on: { readonly channel: Channel; readonly tenantId?: string },
 ): Promise<Either<SessionUnavailable, LoadedSession>> => {
   const loaded = await loadStream(deps.store, presentation, presentationStream(state));
   if (isLeft(loaded)) return left({ _tag: 'UnknownSession' });
   const session = loaded.right.state;
-  const problem = unavailable(session, now.toISOString());
+  if (on.tenantId !== undefined && session.status !== 'none' && session.tenantId !== on.tenantId) return left({ _tag: 'UnknownSession' });
+  const problem = unavailable(session, now.toISOString(), on.channel);
   if (problem !== undefined) return left(problem);
   if (session.status !== 'open') return left({ _tag: 'SessionFinished' });
   // Without its key a session's secrets are gone: it has ended, whatever the stream says yet.

@@ -14,6 +14,8 @@ interface Base {
   readonly at: Date;
 }
 
+const byRequestUri = (base: Base) => ({ ...base, channel: 'request_uri' as const });
+
 interface Answered {
   readonly kid: string;
   readonly flowType: FlowType;
@@ -36,8 +38,8 @@ const decided = (base: Base, answered: Answered, command: Command, expiresAt = n
 
 const ANY: Answered = { kid: 'k', flowType: 'cross-device' };
 
-export const fulfilled = (base: Base, answered: Answered, verified: VerifiedPresentation, key: DataKey) => decided(base, answered, fulfil(base, answered.kid, verified, key));
-export const verificationFailed = (base: Base, answered: Answered, failure: VerificationFailure) => decided(base, answered, failVerification(base, answered.kid, failure));
-export const rejected = (base: Base, error: string) => decided(base, ANY, reject(base, error));
-export const processingFailed = (base: Base, errorDetails: string) => decided(base, ANY, failProcessing(base, errorDetails));
+export const fulfilled = (base: Base, answered: Answered, verified: VerifiedPresentation, key: DataKey) => decided(base, answered, fulfil(byRequestUri(base), answered.kid, verified, key));
+export const verificationFailed = (base: Base, answered: Answered, failure: VerificationFailure) => decided(base, answered, failVerification(byRequestUri(base), answered.kid, failure));
+export const rejected = (base: Base, error: string) => decided(base, ANY, reject(byRequestUri(base), error));
+export const processingFailed = (base: Base, errorDetails: string) => decided(base, ANY, failProcessing(byRequestUri(base), errorDetails));
 export const expired = (base: Base) => decided(base, ANY, { type: 'Expire', data: { state: base.state, at: base.at.toISOString() } }, base.at);
