@@ -1,5 +1,6 @@
-// The mdoc core against bytes made by others: the OpenID4VP 1.0 Appendix B.2.6.1 example
-// (OpenID4VPHandoverInfo, OpenID4VPHandover, SessionTranscript), a DeviceResponse from a real
+// The mdoc core against bytes made by others: the OpenID4VP 1.0 Appendix B.2.6.1 and B.2.6.2
+// examples (the handover info, the handover and the SessionTranscript, by redirect and over the
+// Digital Credentials API), a DeviceResponse from a real
 // wallet app (Paradym) for a PID, and the ISO/IEC 18013-5 Annex D DeviceResponse. Origins of the
 // files: test/fixtures/mdoc/README.md.
 import { readFileSync } from 'node:fs';
@@ -9,7 +10,7 @@ import { certificatesFromPem } from '../src/crypto/certificates.js';
 import { decodeCbor, encodeCbor, isMap } from '../src/mdoc/cbor.js';
 import { verifyDeviceResponse, type DeviceResponseExpectations } from '../src/mdoc/deviceResponse.js';
 import { parseIssuerSigned, verifyIssuerSigned } from '../src/mdoc/issuerSigned.js';
-import { jwkThumbprintBytes, openID4VPHandover, sessionTranscriptBytes } from '../src/mdoc/sessionTranscript.js';
+import { jwkThumbprintBytes, openID4VPDCAPIHandover, openID4VPHandover, sessionTranscriptBytes } from '../src/mdoc/sessionTranscript.js';
 import { createCrlChecker } from '../src/trust/crl.js';
 import { createTrustVerifier } from '../src/trust/issuerTrust.js';
 import { leftOf, rightOf } from './support/either.js';
@@ -44,6 +45,28 @@ test('OpenID4VP B.2.6.1: the JWK thumbprint, OpenID4VPHandoverInfo, OpenID4VPHan
     Buffer.from(sessionTranscriptBytes({ ...specInfo, jwkThumbprint })),
     hex('83f6f682714f70656e494434565048616e646f7665725820048bc053c00442af9b8eed494cefdd9d95240d254b046b11b68013722aad38ac'),
   );
+});
+
+// --- OpenID4VP 1.0, B.2.6.2: the same key and nonce, presented over the Digital Credentials API to https://example.com
+
+test('OpenID4VP B.2.6.2: OpenID4VPDCAPIHandoverInfo, OpenID4VPDCAPIHandover and the DC API SessionTranscript byte for byte', async (t) => {
+  const dcApiInfo = { origin: 'https://example.com', nonce: specInfo.nonce, jwkThumbprint: await jwkThumbprintBytes(specJwk) };
+  t.deepEqual(
+    Buffer.from(encodeCbor([dcApiInfo.origin, dcApiInfo.nonce, dcApiInfo.jwkThumbprint])),
+    hex(`837368747470733a2f2f6578616d706c652e636f6d782b6578633767426b786a7831
+         726463397564527276654b7653734a4971383061766c58654c486847777174415820
+         4283ec927ae0f208daaa2d026a814f2b22dca52cf85ffa8f3f8626c6bd669047`),
+  );
+  t.deepEqual(
+    Buffer.from(encodeCbor(openID4VPDCAPIHandover(dcApiInfo))),
+    hex('82764f70656e4944345650444341504948616e646f7665725820fbece366f4212f9762c74cfdbf83b8c69e371d5d68cea09cb4c48ca6daab761a'),
+  );
+  t.deepEqual(
+    Buffer.from(sessionTranscriptBytes(dcApiInfo)),
+    hex('83f6f682764f70656e4944345650444341504948616e646f7665725820fbece366f4212f9762c74cfdbf83b8c69e371d5d68cea09cb4c48ca6daab761a'),
+  );
+  // The origin goes in bare: prefixed with origin: it is another handover.
+  t.notDeepEqual(Buffer.from(sessionTranscriptBytes({ ...dcApiInfo, origin: 'origin:https://example.com' })), Buffer.from(sessionTranscriptBytes(dcApiInfo)));
 });
 
 test('an unencrypted response puts null (f6) in place of the thumbprint', (t) => {

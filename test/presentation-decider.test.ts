@@ -149,3 +149,54 @@ test('the expiry and response race: an answer after the expiry ends the request 
 test('given no request, when an outcome is recorded, then UnknownSession', (t) => {
   t.deepEqual(scenario([], reject), left({ _tag: 'UnknownSession' }));
 });
+
+// --- a session for the Digital Credentials API: its request made at creation, answered on its own channel
+
+const dcApi = { expectedOrigins: ['https://shop.example'], protocols: ['openid4vp-v1-signed' as const], kid: 'kd', nonce: 'nonce-kd', responseKey: sealed('kd') };
+const requestDcApi: Command = { ...request, data: { ...request.data, dcApi } } as Command;
+const requestedDcApi: PresentationEvent = { ...requested, data: { ...requested.data, dcApi } } as PresentationEvent;
+const overDcApi = (command: OutcomeCommand): OutcomeCommand => ({ ...command, data: { ...command.data, channel: 'dc_api' } }) as OutcomeCommand;
+
+test('given nothing, when a DC API presentation is requested, then PresentationRequested records its request, origins and protocols; its one request is the DC API one', (t) => {
+  t.deepEqual(scenario([], requestDcApi), right([requestedDcApi]));
+  t.like(stateOf([requestedDcApi]), {
+    status: 'open',
+    channel: 'dc_api',
+    dcApi: { expectedOrigins: ['https://shop.example'], protocols: ['openid4vp-v1-signed'] },
+    fetched: [{ kid: 'kd', flowType: 'dc_api', nonce: 'nonce-kd', responseKey: sealed('kd') }],
+  });
+  t.like(stateOf([requested]), { channel: 'request_uri' });
+});
+
+test('given a DC API session, when a request URI is fetched, then OtherChannel and nothing recorded', (t) => {
+  t.deepEqual(scenario([requestedDcApi], fetch('cross-device', 'k1')), left({ _tag: 'OtherChannel', channel: 'dc_api' }));
+  t.deepEqual(scenario([requestedDcApi], fetch('same-device', 'k1')), left({ _tag: 'OtherChannel', channel: 'dc_api' }));
+});
+
+for (const [status, when, event] of [
+  ['FULFILLED', fulfil('kd'), { ...fulfilled, data: { ...fulfilled.data, kid: 'kd', flowType: 'dc_api', responseCode: null } }],
+  ['REJECTED', reject, rejected],
+  ['PROCESSING_ERROR', failProcessing, processingFailed],
+  ['VERIFICATION_FAILED', failVerification('kd', true), verificationFailed('kd', 'dc_api', null)],
+] as const) {
+  test(`given a DC API session, when its answer on the DC API comes to ${status}, then that outcome (no response code: nobody is redirected), once`, (t) => {
+    t.deepEqual(scenario([requestedDcApi], overDcApi(when)), right([event]));
+    t.deepEqual(scenario([requestedDcApi, event], overDcApi(when)), left({ _tag: 'SessionFinished' }));
+  });
+}
+
+test('given a DC API session, when an answer comes by a response URI, then OtherChannel; and a request-URI session refuses an answer over the DC API', (t) => {
+  for (const when of [fulfil('kd'), reject, failProcessing, failVerification('kd', false)]) {
+    t.deepEqual(scenario([requestedDcApi], when), left({ _tag: 'OtherChannel', channel: 'dc_api' }));
+    t.deepEqual(scenario([requested, fetched('cross-device', 'kd')], overDcApi(when)), left({ _tag: 'OtherChannel', channel: 'request_uri' }));
+  }
+});
+
+test('given a DC API session, when its answer comes after the expiry, then SessionExpired and nothing recorded (the time-out ends it as EXPIRED)', (t) => {
+  t.deepEqual(scenario([requestedDcApi], overDcApi(fulfil('kd', EXPIRES))), left({ _tag: 'SessionExpired' }));
+  t.deepEqual(scenario([requestedDcApi], expire(EXPIRES)), right([expiredAt(EXPIRES)]));
+});
+
+test('given a DC API session, when an answer names a key it never handed out, then UnknownRequestKey', (t) => {
+  t.deepEqual(scenario([requestedDcApi], overDcApi(fulfil('k1'))), left({ _tag: 'UnknownRequestKey', kid: 'k1' }));
+});

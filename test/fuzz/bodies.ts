@@ -101,8 +101,12 @@ const FIXED: readonly Body[] = [
   { name: 'no content type', contentType: undefined, bytes: Buffer.from('{}') },
 ];
 
+/** A presentation request for the Digital Credentials API, whose sessions the DC API route answers. */
+export const DC_API_PRESENTATION = { flow_type: 'dc_api', expected_origins: ['https://shop.example'], dcql_query: pidQuery() };
+
 /** Bodies a route accepts, to mutate: the suite reaches the code behind the first validation. */
 export const SAMPLES: Readonly<Record<string, unknown>> = {
+  'POST /oidc4vp/:state/dc-api-response': { origin: 'https://shop.example', protocol: 'openid4vp-v1-signed', data: { response: 'eyJhbGciOiJFQ0RILUVTIn0..aXY.Y2lwaGVy.dGFn' } },
   'POST /oidc4vp': { dcql_query: pidQuery(), transaction_data: [{ type: 'payment', credential_ids: ['pid'], amount: '1' }] },
   'POST /offers': { credential_configuration_id: 'pid', claims: PID_CLAIMS, tx_code: { input_mode: 'numeric', length: 4 } },
   'POST /api-keys': { annotations: { a: 'b' }, labels: { l: 'v' } },

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { RouteEntry } from '../../src/app/apps.js';
 import { formatPosition, START, type EventStore, type Position } from '../../src/eventstore/port.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { hostileBody, Random, SAMPLES, type Body } from './bodies.js';
+import { DC_API_PRESENTATION, hostileBody, Random, SAMPLES, type Body } from './bodies.js';
 
 const seconds = Number(process.env['FUZZ_SECONDS'] ?? 60);
 const maxRequests = Number(process.env['FUZZ_MAX_REQUESTS'] ?? 100_000);
@@ -28,19 +28,30 @@ interface Target {
   readonly route: RouteEntry;
 }
 
-/** Real identifiers to put in path parameters half of the time, so requests reach existing things. */
-const realIds = async (s: TestService): Promise<Record<string, string>> => {
+/**
+ * Real identifiers to put in path parameters half of the time, so requests reach existing things:
+ * a state is a request-URI session's three times in four, else one of a few DC API sessions' (an
+ * answer that gets through the body's validation ends one).
+ */
+const realIds = async (s: TestService): Promise<Record<string, readonly string[]>> => {
   const post = async (path: string, body: unknown): Promise<Record<string, unknown>> =>
     (await (await s.management(path, { method: 'POST', headers: json, body: JSON.stringify(body) })).json()) as Record<string, unknown>;
-  const presentation = await post('/oidc4vp', SAMPLES['POST /oidc4vp']);
+  const presentation = String((await post('/oidc4vp', SAMPLES['POST /oidc4vp']))['state']);
+  const dcApi = await Promise.all([1, 2, 3, 4].map(async () => String((await post('/oidc4vp', DC_API_PRESENTATION))['state'])));
   const offer = await post('/offers', SAMPLES['POST /offers']);
   const apiKey = await post('/api-keys', SAMPLES['POST /api-keys']);
-  return { state: String(presentation['state']), offer_id: String(offer['offer_id']), id: String(apiKey['id']), credential_configuration_id: 'pid', revision: '1' };
+  return {
+    state: [...Array<string>(12).fill(presentation), ...dcApi],
+    offer_id: [String(offer['offer_id'])],
+    id: [String(apiKey['id'])],
+    credential_configuration_id: ['pid'],
+    revision: ['1'],
+  };
 };
 
-const pathFor = (random: Random, template: string, ids: Record<string, string>): string =>
+const pathFor = (random: Random, template: string, ids: Record<string, readonly string[]>): string =>
   template.replace(/:([A-Za-z_]+)/g, (_, name: string) =>
-    encodeURIComponent(random.next() < 0.5 && ids[name] !== undefined ? ids[name]! : random.pick(['x', randomUUID(), '0', '%00', 'a'.repeat(300)])),
+    encodeURIComponent(random.next() < 0.5 && ids[name] !== undefined ? random.pick(ids[name]!) : random.pick(['x', randomUUID(), '0', '%00', 'a'.repeat(300)])),
   );
 
 const sampleFor = (route: RouteEntry): unknown =>
