@@ -431,7 +431,7 @@ for (const [name, body, location] of [
   ['dc_api_signed without dc_api', { dcql_query: { credentials: [pidQuery] }, dc_api_signed: false }, 'body.dc_api_signed'],
   ['dc_api_protocols without dc_api', { dcql_query: { credentials: [pidQuery] }, dc_api_protocols: ['openid4vp-v1-signed'] }, 'body.dc_api_protocols'],
   ['another flow_type', { dcql_query: { credentials: [pidQuery] }, flow_type: 'cross-device' }, 'body.flow_type'],
-  ['org-iso-mdoc, not offered yet', dcApiBody([mdlQuery], { dc_api_protocols: ['openid4vp-v1-signed', 'org-iso-mdoc'] }), 'body.dc_api_protocols[1]'],
+  ['a protocol this connector does not offer (the former name org.iso.mdoc)', dcApiBody([mdlQuery], { dc_api_protocols: ['openid4vp-v1-signed', 'org.iso.mdoc'] }), 'body.dc_api_protocols[1]'],
   ['a protocol named twice', dcApiBody([pidQuery], { dc_api_protocols: ['openid4vp-v1-signed', 'openid4vp-v1-signed'] }), 'body.dc_api_protocols[1]'],
   ['dc_api_signed beside dc_api_protocols', dcApiBody([pidQuery], { dc_api_protocols: ['openid4vp-v1-signed'], dc_api_signed: true }), 'body.dc_api_signed'],
 ] as const) {
