@@ -35,7 +35,6 @@ export type FlowType = t.TypeOf<typeof FlowType>;
 
 /** The two ways a session is answered: by a wallet that fetched a request URI, or over the DC API. */
 export type Channel = 'request_uri' | 'dc_api';
-export const channelOf = (flowType: FlowType): Channel => (flowType === 'dc_api' ? 'dc_api' : 'request_uri');
 
 /** The DC API exchange protocols a request is offered in (OpenID4VP 1.0 A.1; `org-iso-mdoc`: ISO/IEC TS 18013-7 Annex C). */
 export const DcApiProtocol = t.keyof({ 'openid4vp-v1-signed': null, 'openid4vp-v1-unsigned': null, 'org-iso-mdoc': null }, 'DcApiProtocol');
@@ -76,7 +75,6 @@ export const DcApiRequestRecord = t.intersection([
     annexCRecipientKey: Sealed,
   }),
 ]);
-export type DcApiRequestRecord = t.TypeOf<typeof DcApiRequestRecord>;
 
 export const PresentationRequested = eventCodec(
   'PresentationRequested',

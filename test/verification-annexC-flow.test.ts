@@ -47,7 +47,7 @@ test.before(async () => {
 
 test.after.always(async () => h.close());
 
-const mdlQuery = { id: 'mdl', format: 'mso_mdoc', meta: { doctype_value: MDL }, claims: [{ path: [NS, 'family_name'] }, { path: [NS, 'age_over_18'] }] };
+const mdlQuery = { id: 'mdl', format: 'mso_mdoc', meta: { doctype_value: MDL }, claims: [{ path: [NS, 'family_name'], intent_to_retain: false }, { path: [NS, 'age_over_18'], intent_to_retain: false }] };
 
 interface DcApiRequestEntry {
   readonly protocol: string;

@@ -97,6 +97,7 @@ const transactionDataProblems = (body: CreatePresentationBody, location: string)
  * The DC API's members: `expected_origins` required with `"flow_type": "dc_api"`, no
  * `redirect_uri` with it (the page gets the answer, nobody is redirected), and none of them without it;
  * `dc_api_protocols` names each supported protocol once, and stands instead of `dc_api_signed`.
+ * HAIP (its mdoc requirements over the DC API) wants `intent_to_retain` on every mdoc claim.
  */
 const dcApiProblems = (body: CreatePresentationBody): FieldError[] => {
   if (body.flow_type !== 'dc_api') {
@@ -110,6 +111,14 @@ const dcApiProblems = (body: CreatePresentationBody): FieldError[] => {
   if (body.dc_api_protocols !== undefined && body.dc_api_signed !== undefined) {
     problems.push({ location: 'body.dc_api_signed', message: 'is implied by dc_api_protocols; give one of them', value: body.dc_api_signed });
   }
+  body.dcql_query.credentials.forEach((query, i) => {
+    if (query.format !== 'mso_mdoc') return;
+    query.claims.forEach((claim, j) => {
+      if (claim.intent_to_retain === undefined) {
+        problems.push({ location: `body.dcql_query.credentials[${i}].claims[${j}].intent_to_retain`, message: 'is required on mso_mdoc claims over the Digital Credentials API (HAIP)', value: undefined });
+      }
+    });
+  });
   (body.dc_api_protocols ?? []).forEach((protocol, i) => {
     const location = `body.dc_api_protocols[${i}]`;
     if (!DcApiProtocol.is(protocol)) problems.push({ location, message: `expected one of ${Object.keys(DcApiProtocol.keys).join(', ')}`, value: protocol });
@@ -128,7 +137,7 @@ export const validatePresentationBody = (body: CreatePresentationBody, trustList
 ];
 
 /** The protocols a valid DC API body asks for, in its order: `dc_api_protocols`, else one per `dc_api_signed` (signed by default, as HAIP has it). */
-export const dcApiProtocolsOf = (body: CreatePresentationBody): readonly DcApiProtocol[] =>
+const dcApiProtocolsOf = (body: CreatePresentationBody): readonly DcApiProtocol[] =>
   (body.dc_api_protocols?.filter(DcApiProtocol.is)) ?? [body.dc_api_signed === false ? 'openid4vp-v1-unsigned' : 'openid4vp-v1-signed'];
 
 /** What is sealed in `PresentationRequested.request`. */
@@ -190,9 +199,8 @@ export const createPresentation = async (
     redirectUri: dcApi ? null : body.redirect_uri ?? deps.defaultRedirectUri ?? null,
   };
   const expiresAt = new Date(now.getTime() + (body.expires_in ?? bounds.defaultSeconds) * 1000);
-  const made = dcApi ? newRequest('dc_api', key.right) : undefined;
-  const offer = made && { expectedOrigins: body.expected_origins ?? [], protocols: dcApiProtocolsOf(body) };
-  const annexC = offer?.protocols.includes(ANNEX_C_PROTOCOL) ? newAnnexCRecipientKey(key.right) : undefined;
+  const made = dcApi ? { ...newRequest('dc_api', key.right), expectedOrigins: body.expected_origins ?? [], protocols: dcApiProtocolsOf(body) } : undefined;
+  const annexC = made?.protocols.includes(ANNEX_C_PROTOCOL) ? newAnnexCRecipientKey(key.right) : undefined;
   const requestPresentation: Command = {
     type: 'RequestPresentation',
     data: {
@@ -202,8 +210,17 @@ export const createPresentation = async (
       transactionDataCount: request.transactionData.length,
       request: key.right.seal(request as unknown as Json, purposes.request),
       expiresAt: expiresAt.toISOString(),
-      ...(made && offer
-        ? { dcApi: { ...offer, kid: made.request.kid, nonce: made.request.nonce, responseKey: made.request.responseKey, ...(annexC ? { annexCRecipientKey: annexC.sealed } : {}) } }
+      ...(made
+        ? {
+            dcApi: {
+              expectedOrigins: made.expectedOrigins,
+              protocols: made.protocols,
+              kid: made.request.kid,
+              nonce: made.request.nonce,
+              responseKey: made.request.responseKey,
+              ...(annexC ? { annexCRecipientKey: annexC.sealed } : {}),
+            },
+          }
         : {}),
       at: now.toISOString(),
     },
@@ -217,10 +234,10 @@ export const createPresentation = async (
   });
   if (isLeft(recorded)) return recorded;
   const created = { state, expiresAt, position: recorded.right.position! };
-  if (!made || !offer) return right(created);
+  if (!made) return right(created);
   return right({
     ...created,
-    dcApi: { ...made, ...offer, dcqlQuery: request.dcqlQuery, transactionData: request.transactionData, ...(annexC ? { annexCRecipientKey: annexC.publicJwk } : {}) },
+    dcApi: { ...made, dcqlQuery: request.dcqlQuery, transactionData: request.transactionData, ...(annexC ? { annexCRecipientKey: annexC.publicJwk } : {}) },
   });
 };
 

@@ -208,7 +208,7 @@ const walletRouteErrors = (statuses: { readonly [status: string]: string }): Ope
 });
 
 const requestObjectErrors = walletRouteErrors({
-  '400': 'flow_type missing or wrong, or the request has ended or expired (a retry is a new `POST /oidc4vp`).',
+  '400': 'flow_type missing or wrong, the request has ended or expired (a retry is a new `POST /oidc4vp`), or it was created for the Digital Credentials API.',
   '404': 'No presentation request has this state.',
 });
 
@@ -247,7 +247,7 @@ export const verificationArea = (config: Pick<Config, 'presentationExpiresInMin'
             expected_origins: ['https://shop.example'],
             dc_api_protocols: ['openid4vp-v1-signed', 'org-iso-mdoc'],
             dcql_query: {
-              credentials: [{ id: 'mdl', format: 'mso_mdoc', meta: { doctype_value: 'org.iso.18013.5.1.mDL' }, claims: [{ path: ['org.iso.18013.5.1', 'age_over_18'] }] }],
+              credentials: [{ id: 'mdl', format: 'mso_mdoc', meta: { doctype_value: 'org.iso.18013.5.1.mDL' }, claims: [{ path: ['org.iso.18013.5.1', 'age_over_18'], intent_to_retain: false }] }],
             },
           },
         }),
@@ -309,7 +309,7 @@ export const verificationArea = (config: Pick<Config, 'presentationExpiresInMin'
         responses: {
           '200': requestObject('The request object, with `wallet_nonce`.'),
           ...walletRouteErrors({
-            '400': 'flow_type missing or wrong, a repeated wallet_nonce, or the request has ended or expired.',
+            '400': 'flow_type missing or wrong, a repeated wallet_nonce, the request has ended or expired, or it was created for the Digital Credentials API.',
             '404': 'No presentation request has this state.',
             ...formErrors,
           }),
@@ -345,7 +345,7 @@ export const verificationArea = (config: Pick<Config, 'presentationExpiresInMin'
             content: json(object({}, { redirect_uri: string('Same-device flow with a `redirect_uri`: where to send the browser, with `response_code`.', { format: 'uri' }) })),
           }),
           ...walletRouteErrors({
-            '400': 'A form that is neither a response nor an error, a session that has ended or expired, a response that cannot be processed or fails verification (the reason in `error_description`).',
+            '400': 'A form that is neither a response nor an error, a session that has ended or expired or was created for the Digital Credentials API (nothing recorded), a response that cannot be processed or fails verification (the reason in `error_description`).',
             '404': 'No presentation request has this state.',
             ...formErrors,
           }),
