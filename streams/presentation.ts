@@ -36,8 +36,8 @@ export type FlowType = t.TypeOf<typeof FlowType>;
 /** The two ways a session is answered: by a wallet that fetched a request URI, or over the DC API. */
 export type Channel = 'request_uri' | 'dc_api';
 
-/** The DC API exchange protocols a request is offered in (OpenID4VP 1.0 A.1). */
-export const DcApiProtocol = t.keyof({ 'openid4vp-v1-signed': null, 'openid4vp-v1-unsigned': null }, 'DcApiProtocol');
+/** The DC API exchange protocols a request is offered in (OpenID4VP 1.0 A.1; `org-iso-mdoc`: ISO/IEC TS 18013-7 Annex C). */
+export const DcApiProtocol = t.keyof({ 'openid4vp-v1-signed': null, 'openid4vp-v1-unsigned': null, 'org-iso-mdoc': null }, 'DcApiProtocol');
 export type DcApiProtocol = t.TypeOf<typeof DcApiProtocol>;
 
 /** The outcome statuses of the Presented Credentials Event, as the spec names them. */
@@ -53,20 +53,28 @@ export const purposes = {
   /** Suffixed with the request's `kid`, so one request's key cannot be swapped for another's. */
   responseKey: (kid: string) => `response-key/${kid}`,
   presentedCredentials: 'presented-credentials',
+  /** ISO/IEC TS 18013-7 Annex C's recipient key (EncryptionInfo), a key of its own beside the response key. */
+  annexCRecipientKey: 'annex-c-recipient-key',
 } as const;
 
 /** A DC API session's request, made at creation: what the page hands the browser is built from it. */
-export const DcApiRequestRecord = t.type({
-  /** The page origins the answer may come from (`expected_origins`). */
-  expectedOrigins: t.readonlyArray(t.string),
-  /** The protocols the request was offered in, in the integrator's order. */
-  protocols: t.readonlyArray(DcApiProtocol),
-  /** `kid` of the response-encryption key, as in `PresentationRequestFetched`. */
-  kid: t.string,
-  nonce: t.string,
-  /** The ECDH-ES private JWK, sealed for purpose `response-key/<kid>`. */
-  responseKey: Sealed,
-});
+export const DcApiRequestRecord = t.intersection([
+  t.type({
+    /** The page origins the answer may come from (`expected_origins`). */
+    expectedOrigins: t.readonlyArray(t.string),
+    /** The protocols the request was offered in, in the integrator's order. */
+    protocols: t.readonlyArray(DcApiProtocol),
+    /** `kid` of the response-encryption key, as in `PresentationRequestFetched`. */
+    kid: t.string,
+    nonce: t.string,
+    /** The ECDH-ES private JWK, sealed for purpose `response-key/<kid>`. */
+    responseKey: Sealed,
+  }),
+  t.partial({
+    /** Offered in `org-iso-mdoc` only: the HPKE recipient's private JWK, sealed for purpose `annex-c-recipient-key`. */
+    annexCRecipientKey: Sealed,
+  }),
+]);
 
 export const PresentationRequested = eventCodec(
   'PresentationRequested',
@@ -184,6 +192,8 @@ export interface FetchedRequest {
 export interface DcApiOffer {
   readonly expectedOrigins: readonly string[];
   readonly protocols: readonly DcApiProtocol[];
+  /** Offered in `org-iso-mdoc`: its recipient key, sealed. */
+  readonly annexCRecipientKey?: Sealed;
 }
 
 interface Session {
@@ -325,8 +335,9 @@ export const evolve = (state: PresentationState, event: PresentationEvent): Pres
       const { state: s, tenantId, request, expiresAt, dcApi } = event.data;
       const session = { status: 'open', state: s, tenantId, request, expiresAt } as const;
       if (dcApi === undefined) return { ...session, fetched: [], channel: 'request_uri' };
-      const { expectedOrigins, protocols, kid, nonce, responseKey } = dcApi;
-      return { ...session, fetched: [{ kid, flowType: 'dc_api', nonce, responseKey }], channel: 'dc_api', dcApi: { expectedOrigins, protocols } };
+      const { expectedOrigins, protocols, kid, nonce, responseKey, annexCRecipientKey } = dcApi;
+      const offer: DcApiOffer = { expectedOrigins, protocols, ...(annexCRecipientKey ? { annexCRecipientKey } : {}) };
+      return { ...session, fetched: [{ kid, flowType: 'dc_api', nonce, responseKey }], channel: 'dc_api', dcApi: offer };
     }
     case 'PresentationRequestFetched': {
       if (state.status !== 'open') return state;

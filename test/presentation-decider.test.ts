@@ -70,6 +70,19 @@ test('given nothing, when a presentation is requested, then PresentationRequeste
   t.deepEqual(scenario([requested], request), left({ _tag: 'PresentationExists', state: STATE }));
 });
 
+test('given nothing, when a DC API request offered in org-iso-mdoc is made, then its sealed Annex C recipient key is recorded beside the response key, and the session offers it', (t) => {
+  const dcApi = { expectedOrigins: ['https://shop.example'], protocols: ['openid4vp-v1-signed', 'org-iso-mdoc'] as const, kid: 'k1', nonce: 'nonce-k1', responseKey: sealed('k1'), annexCRecipientKey: sealed('annex-c') };
+  const asked: Command = { ...request, data: { ...request.data, dcApi: { ...dcApi, protocols: [...dcApi.protocols] } } } as Command;
+  const decided: PresentationEvent = { ...requested, data: { ...requested.data, dcApi: { ...dcApi, protocols: [...dcApi.protocols] } } } as PresentationEvent;
+  t.deepEqual(scenario([], asked), right([decided]));
+  t.like(stateOf([decided]), {
+    status: 'open',
+    channel: 'dc_api',
+    fetched: [{ kid: 'k1', flowType: 'dc_api', nonce: 'nonce-k1', responseKey: sealed('k1') }],
+    dcApi: { expectedOrigins: ['https://shop.example'], protocols: ['openid4vp-v1-signed', 'org-iso-mdoc'], annexCRecipientKey: sealed('annex-c') },
+  });
+});
+
 test('given an open request, when a flow type is first fetched, then PresentationRequestFetched; fetched again, then nothing (one recorded request per flow type)', (t) => {
   t.deepEqual(scenario([requested], fetch('same-device', 'k1')), right([fetched('same-device', 'k1')]));
   t.deepEqual(scenario([requested, fetched('same-device', 'k1')], fetch('same-device', 'k2', T2)), right([]));

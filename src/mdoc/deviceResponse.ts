@@ -29,16 +29,24 @@ interface Document {
   readonly deviceSigned: unknown;
 }
 
-const singleDocument = (value: unknown): Either<string, Document> => {
+/** The documents of a DeviceResponse with version 1.x and status 0 (OK), each a map, as decoded. */
+export const deviceResponseDocuments = (value: unknown): Either<string, readonly Map<unknown, unknown>[]> => {
   if (!isMap(value)) return left('DeviceResponse is not a CBOR map');
   const version = value.get('version');
   if (typeof version !== 'string' || !/^1\.\d+$/.test(version)) return left(`DeviceResponse version ${JSON.stringify(version ?? null)} is not 1.x`);
   const status = value.get('status');
   if (status !== 0) return left(`DeviceResponse status is ${JSON.stringify(status ?? null)}, not 0 (OK)`);
   const documents = value.get('documents');
-  if (!Array.isArray(documents) || documents.length !== 1) return left('DeviceResponse does not hold exactly one document');
-  const [document] = documents;
-  if (!isMap(document)) return left('DeviceResponse document is not a map');
+  if (!Array.isArray(documents)) return left('DeviceResponse holds no documents');
+  if (!documents.every(isMap)) return left('DeviceResponse document is not a map');
+  return right(documents);
+};
+
+const singleDocument = (value: unknown): Either<string, Document> => {
+  const documents = deviceResponseDocuments(value);
+  if (isLeft(documents)) return documents;
+  if (documents.right.length !== 1) return left('DeviceResponse does not hold exactly one document');
+  const [document] = documents.right as [Map<unknown, unknown>];
   return right({ docType: document.get('docType'), issuerSigned: document.get('issuerSigned'), deviceSigned: document.get('deviceSigned') });
 };
 

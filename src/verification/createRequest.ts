@@ -14,7 +14,8 @@ import type { AppendError, EventStore, Json, Position } from '../eventstore/port
 import { NonEmptyString, withMessage } from '../http/codecs.js';
 import type { FieldError } from '../http/problem.js';
 import { DcqlQuery, dcqlProblems, nonEmptyArray, object, requiresHolderBinding } from './dcql.js';
-import { newRequest } from './requestKey.js';
+import { ANNEX_C_PROTOCOL, annexCQueryProblems } from './annexCRequest.js';
+import { newAnnexCRecipientKey, newRequest } from './requestKey.js';
 
 /** A transaction data object as the integrator sends it; further fields belong to its rulebook. */
 export const TransactionData = t.type(
@@ -123,6 +124,8 @@ const dcApiProblems = (body: CreatePresentationBody): FieldError[] => {
     if (!DcApiProtocol.is(protocol)) problems.push({ location, message: `expected one of ${Object.keys(DcApiProtocol.keys).join(', ')}`, value: protocol });
     else if (body.dc_api_protocols!.indexOf(protocol) !== i) problems.push({ location, message: 'names a protocol already named', value: protocol });
   });
+  // ISO/IEC 18013-7 Annex C asks for mdocs only, each docType once.
+  if (body.dc_api_protocols?.includes(ANNEX_C_PROTOCOL)) problems.push(...annexCQueryProblems(body.dcql_query, 'body.dcql_query'));
   return problems;
 };
 
@@ -168,6 +171,8 @@ export interface CreatedPresentation {
 export interface CreatedDcApiRequest {
   readonly request: FetchedRequest;
   readonly publicJwk: JWK;
+  /** Offered in `org-iso-mdoc`: the public half of its HPKE recipient key. */
+  readonly annexCRecipientKey?: JWK;
   readonly expectedOrigins: readonly string[];
   readonly protocols: readonly DcApiProtocol[];
   readonly dcqlQuery: DcqlQuery;
@@ -195,6 +200,7 @@ export const createPresentation = async (
   };
   const expiresAt = new Date(now.getTime() + (body.expires_in ?? bounds.defaultSeconds) * 1000);
   const made = dcApi ? { ...newRequest('dc_api', key.right), expectedOrigins: body.expected_origins ?? [], protocols: dcApiProtocolsOf(body) } : undefined;
+  const annexC = made?.protocols.includes(ANNEX_C_PROTOCOL) ? newAnnexCRecipientKey(key.right) : undefined;
   const requestPresentation: Command = {
     type: 'RequestPresentation',
     data: {
@@ -204,7 +210,18 @@ export const createPresentation = async (
       transactionDataCount: request.transactionData.length,
       request: key.right.seal(request as unknown as Json, purposes.request),
       expiresAt: expiresAt.toISOString(),
-      ...(made ? { dcApi: { expectedOrigins: made.expectedOrigins, protocols: made.protocols, kid: made.request.kid, nonce: made.request.nonce, responseKey: made.request.responseKey } } : {}),
+      ...(made
+        ? {
+            dcApi: {
+              expectedOrigins: made.expectedOrigins,
+              protocols: made.protocols,
+              kid: made.request.kid,
+              nonce: made.request.nonce,
+              responseKey: made.request.responseKey,
+              ...(annexC ? { annexCRecipientKey: annexC.sealed } : {}),
+            },
+          }
+        : {}),
       at: now.toISOString(),
     },
   };
@@ -217,7 +234,11 @@ export const createPresentation = async (
   });
   if (isLeft(recorded)) return recorded;
   const created = { state, expiresAt, position: recorded.right.position! };
-  return right(made ? { ...created, dcApi: { ...made, dcqlQuery: request.dcqlQuery, transactionData: request.transactionData } } : created);
+  if (!made) return right(created);
+  return right({
+    ...created,
+    dcApi: { ...made, dcqlQuery: request.dcqlQuery, transactionData: request.transactionData, ...(annexC ? { annexCRecipientKey: annexC.publicJwk } : {}) },
+  });
 };
 
 /** The two `openid4vp://` URIs handed to the integrator, both pointing at the request object. */

@@ -8,10 +8,12 @@
 // the browser returns the answer to the page, which names its origin. The signed form (A.3.2,
 // JWS Compact Serialization) is a request object like the request URI's (x509_hash client id,
 // `x5c`) with `expected_origins`; the unsigned form (A.3.1) carries the parameters themselves,
-// without `client_id` or `expected_origins`, which a wallet ignores there.
+// without `client_id` or `expected_origins`, which a wallet ignores there. ISO/IEC TS 18013-7
+// Annex C (`org-iso-mdoc`) carries a DeviceRequest and an EncryptionInfo instead.
 import type { JWK } from 'jose';
 import type { DcApiProtocol } from '../../streams/presentation.js';
-import type { Json } from '../eventstore/port.js';
+import { annexCRequestData } from './annexCRequest.js';
+import type { DcqlQuery } from './dcql.js';
 import { clientMetadata, signRequestParameters, type Verifier } from './requestObject.js';
 
 /** One entry of the Digital Credentials API's `requests`: `{protocol, data}`. */
@@ -25,7 +27,9 @@ export interface DcApiRequestContent {
   readonly kid: string;
   readonly nonce: string;
   readonly publicJwk: JWK;
-  readonly dcqlQuery: Json;
+  /** Offered in `org-iso-mdoc`: the public half of its HPKE recipient key. */
+  readonly annexCRecipientKey?: JWK;
+  readonly dcqlQuery: DcqlQuery;
   /** Each item base64url JSON, as recorded. */
   readonly transactionData: readonly string[];
   readonly expectedOrigins: readonly string[];
@@ -58,6 +62,12 @@ export const dcApiRequestBuilders: Readonly<Record<DcApiProtocol, Builder>> = {
     },
   }),
   'openid4vp-v1-unsigned': async (_verifier, content) => ({ protocol: 'openid4vp-v1-unsigned', data: parameters(content) }),
+  // ISO/IEC TS 18013-7 Annex C (annexC.ts): `{deviceRequest, encryptionInfo}` for the same query
+  // and nonce, encrypted to its own recipient key; nothing in it is signed.
+  'org-iso-mdoc': async (_verifier, content) => {
+    if (content.annexCRecipientKey === undefined) throw new Error('an org-iso-mdoc request without its recipient key');
+    return { protocol: 'org-iso-mdoc', data: { ...annexCRequestData(content.dcqlQuery, content.nonce, content.annexCRecipientKey) } };
+  },
 };
 
 /**

@@ -12,12 +12,14 @@
 // is no answer of that protocol.
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import { DcApiProtocol, presentationStream, type DcApiOffer, type OutcomeCommand, type PresentationTerminalEvent } from '../../streams/presentation.js';
+import type { JWK } from 'jose';
+import { DcApiProtocol, presentationStream, purposes, type DcApiOffer, type OutcomeCommand, type PresentationTerminalEvent } from '../../streams/presentation.js';
 import { isRecord, streamRef } from '../../streams/kernel.js';
 import type { DataKey } from '../crypto/dataKeys.js';
 import type { EventMetadata } from '../eventstore/handle.js';
 import { NonEmptyString } from '../http/codecs.js';
 import { presentationCallback } from '../callbacks/presentationCallback.js';
+import { verifyAnnexCResponse } from './annexCResponse.js';
 import { object } from './dcql.js';
 import { failProcessing, failVerification, fulfil, reject, type Answer } from './outcome.js';
 import { destroyDataKeyUnlessNeeded, ERROR_CODE, finish, openResponse, type ResponseDeps } from './response.js';
@@ -59,7 +61,10 @@ const COMPACT_JWE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9
  * the wallet does: A.2). A signed request's wallet checks this itself; an unsigned one's cannot,
  * so this is where a replay from another page is caught.
  */
-const expectedOrigin = (answer: DcApiAnswer): boolean => answer.offer.expectedOrigins.includes(answer.origin);
+const unexpectedOrigin = (answer: DcApiAnswer, kid: string): OutcomeCommand | undefined =>
+  answer.offer.expectedOrigins.includes(answer.origin)
+    ? undefined
+    : failVerification(answer.base, kid, { reason: "the page's origin is not one of the request's expected_origins", trustEnforcement: false });
 
 /** The DC API's one request: recorded at creation, the session's only one. */
 const dcApiRequestOf = (session: LoadedSession) => {
@@ -82,16 +87,15 @@ const openid4vp: DcApiProtocolHandler = {
     if (typeof error === 'string' && response === undefined) {
       if (!ERROR_CODE.test(error)) return left('data.error is not an OAuth 2.0 error code');
       return right(async (_deps, answer) => {
-        const { kid } = dcApiRequestOf(answer.session);
-        if (!expectedOrigin(answer)) return failVerification(answer.base, kid, { reason: "the page's origin is not one of the request's expected_origins", trustEnforcement: false });
-        return reject(answer.base, error);
+        return unexpectedOrigin(answer, dcApiRequestOf(answer.session).kid) ?? reject(answer.base, error);
       });
     }
     if (typeof response !== 'string' || error !== undefined) return left('data holds neither response (dc_api.jwt) nor error');
     return right(async (deps, answer) => {
       const { base, session, origin } = answer;
       const request = dcApiRequestOf(session);
-      if (!expectedOrigin(answer)) return failVerification(base, request.kid, { reason: "the page's origin is not one of the request's expected_origins", trustEnforcement: false });
+      const refused = unexpectedOrigin(answer, request.kid);
+      if (refused) return refused;
       const opened = await openResponse(response, [request], session.key);
       if (typeof opened === 'string') return failProcessing(base, opened);
       const { payload, jwkThumbprint } = opened;
@@ -109,13 +113,46 @@ const openid4vp: DcApiProtocolHandler = {
   },
 };
 
+// An EncryptedResponse: one base64url CBOR item, never a compact JWE's dotted parts.
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
 /**
- * One handler per exchange protocol a session may be offered in. ISO/IEC 18013-7 Annex C
- * (`org-iso-mdoc`) is not offered yet: a body naming it is refused as a protocol not offered.
+ * ISO/IEC TS 18013-7 Annex C (annexC.ts): `data` is `{response}`, the base64url EncryptedResponse
+ * (a wallet's refusal reaches the page as an exception, never as data). It is opened with the
+ * session's recipient key and the SessionTranscript of the forwarded origin, which binds the
+ * answer to the page; a response that does not open is a PROCESSING_ERROR, as an OpenID4VP JWE
+ * that does not decrypt is.
  */
+const isoMdoc: DcApiProtocolHandler = {
+  recognises: (data) => typeof data['response'] === 'string' && BASE64URL.test(data['response']),
+  read: (data) => {
+    const { response } = data;
+    if (typeof response !== 'string') return left('data holds no response (an Annex C EncryptedResponse)');
+    return right(async (deps, answer) => {
+      const { base, session, offer, origin } = answer;
+      const request = dcApiRequestOf(session);
+      const refused = unexpectedOrigin(answer, request.kid);
+      if (refused) return refused;
+      if (offer.annexCRecipientKey === undefined) throw new Error(`${streamRef(presentationStream(session.session.state))}: an org-iso-mdoc offer without its recipient key`);
+      const recipientPrivateKey = session.key.open(offer.annexCRecipientKey, purposes.annexCRecipientKey) as JWK;
+      const verified = await verifyAnnexCResponse(
+        response,
+        { request: session.request, clientId: deps.verifier.clientId, nonce: request.nonce, recipientPrivateKey },
+        origin,
+        base.at,
+        deps.verify,
+      );
+      if (isLeft(verified)) return verified.left._tag === 'Unreadable' ? failProcessing(base, verified.left.reason) : failVerification(base, request.kid, verified.left.failure);
+      return fulfil(base, request.kid, verified.right, session.key);
+    });
+  },
+};
+
+/** One handler per exchange protocol a session may be offered in. */
 export const dcApiResponseHandlers: Readonly<Record<DcApiProtocol, DcApiProtocolHandler>> = {
   'openid4vp-v1-signed': openid4vp,
   'openid4vp-v1-unsigned': openid4vp,
+  'org-iso-mdoc': isoMdoc,
 };
 
 /** The protocol the answer is in: the one it names, else the first offered one whose shape `data` has. */

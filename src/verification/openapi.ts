@@ -117,14 +117,16 @@ const schemas: Readonly<Record<string, Schema>> = {
   }),
   DcApiRequest: object(
     {
-      protocol: { enum: ['openid4vp-v1-signed', 'openid4vp-v1-unsigned'], description: 'The exchange protocol (OpenID4VP 1.0 A.1).' },
+      protocol: { enum: ['openid4vp-v1-signed', 'openid4vp-v1-unsigned', 'org-iso-mdoc'], description: 'The exchange protocol (OpenID4VP 1.0 A.1; `org-iso-mdoc`: ISO/IEC TS 18013-7 Annex C).' },
       data: {
         type: 'object',
         additionalProperties: true,
         description:
           '`openid4vp-v1-signed`: `{request}`, a request object (compact JWS, `typ: oauth-authz-req+jwt`, ES256, `x5c`) with `client_id` (x509_hash), `expected_origins`, ' +
           '`response_type: vp_token`, `response_mode: dc_api.jwt`, `nonce`, `dcql_query`, `client_metadata` (the response-encryption key) and `transaction_data` when given. ' +
-          '`openid4vp-v1-unsigned`: those parameters themselves, without `client_id` and `expected_origins`.',
+          '`openid4vp-v1-unsigned`: those parameters themselves, without `client_id` and `expected_origins`. ' +
+          '`org-iso-mdoc`: `{deviceRequest, encryptionInfo}`, both base64url (no padding) CBOR: a DeviceRequest (version 1.0, one DocRequest per credential query, no readerAuth) and ' +
+          'EncryptionInfo `["dcapi", {nonce, recipientPublicKey}]` (a P-256 COSE_Key of its own).',
       },
     },
   ),
@@ -134,7 +136,9 @@ const schemas: Readonly<Record<string, Schema>> = {
       data: {
         type: 'object',
         additionalProperties: true,
-        description: 'The `data` of the browser\'s DigitalCredential, exactly as returned: `{response}` (a JWE to the request\'s key) or `{error}` for OpenID4VP.',
+        description:
+          'The `data` of the browser\'s DigitalCredential, exactly as returned: `{response}` (a JWE to the request\'s key) or `{error}` for OpenID4VP; ' +
+          '`{response}` (base64url CBOR EncryptedResponse `["dcapi", {enc, cipherText}]`, the DeviceResponse sealed by HPKE to the request\'s recipient key) for `org-iso-mdoc`.',
       },
     },
     {
@@ -178,8 +182,9 @@ const createBody = (config: Pick<Config, 'presentationExpiresInMin' | 'presentat
       ),
       dc_api_signed: { type: 'boolean', default: true, description: 'With `"flow_type": "dc_api"` only: `false` offers an unsigned request (`openid4vp-v1-unsigned`) for wallets that cannot verify requests.' },
       dc_api_protocols: nonEmpty(
-        { enum: ['openid4vp-v1-signed', 'openid4vp-v1-unsigned'] },
-        'With `"flow_type": "dc_api"` only, instead of `dc_api_signed`: the protocols to offer, each once; `dc_api_request` is then an array in this order.',
+        { enum: ['openid4vp-v1-signed', 'openid4vp-v1-unsigned', 'org-iso-mdoc'] },
+        'With `"flow_type": "dc_api"` only, instead of `dc_api_signed`: the protocols to offer, each once; `dc_api_request` is then an array in this order. ' +
+          '`org-iso-mdoc` (ISO/IEC TS 18013-7 Annex C, the form Safari answers) only for a `dcql_query` that asks mso_mdoc credentials alone, each docType once.',
       ),
     },
   );
@@ -237,6 +242,14 @@ export const verificationArea = (config: Pick<Config, 'presentationExpiresInMin'
             expected_origins: ['https://shop.example'],
             dcql_query: { credentials: [{ id: 'pid', format: 'dc+sd-jwt', meta: { vct_values: ['urn:eudi:pid:1'] }, claims: [{ path: ['given_name'] }, { path: ['family_name'] }] }] },
           },
+          dcApiMdoc: {
+            flow_type: 'dc_api',
+            expected_origins: ['https://shop.example'],
+            dc_api_protocols: ['openid4vp-v1-signed', 'org-iso-mdoc'],
+            dcql_query: {
+              credentials: [{ id: 'mdl', format: 'mso_mdoc', meta: { doctype_value: 'org.iso.18013.5.1.mDL' }, claims: [{ path: ['org.iso.18013.5.1', 'age_over_18'], intent_to_retain: false }] }],
+            },
+          },
         }),
         responses: {
           '201': managementAnswers.answer('Created; nothing is sent to any wallet until one fetches the request URI, or the page passes `dc_api_request` to the browser.', { content: json(ref.schema('CreatedPresentationRequest')) }),
@@ -251,7 +264,8 @@ export const verificationArea = (config: Pick<Config, 'presentationExpiresInMin'
         summary: 'The wallet\'s answer over the Digital Credentials API',
         description:
           'For a request created with `"flow_type": "dc_api"`: the integrator forwards what the browser returned to its page, with the page\'s origin. ' +
-          'The answer is verified bound to that origin (KB-JWT `aud` = `origin:<origin>`; an mdoc\'s SessionTranscript with OpenID4VPDCAPIHandover) and the session ends with ' +
+          'The answer is verified bound to that origin (KB-JWT `aud` = `origin:<origin>`; an mdoc\'s SessionTranscript with OpenID4VPDCAPIHandover, or for `org-iso-mdoc` ' +
+          'the `dcapi` handover over the request\'s EncryptionInfo and the origin, which is also the HPKE info) and the session ends with ' +
           'exactly one outcome, answered here at once and delivered as the callback too.',
         tags: ['verification'],
         security: apiKey('connector'),

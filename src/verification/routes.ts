@@ -8,7 +8,7 @@ import type { Context } from 'koa';
 import type { FlowType } from '../../streams/presentation.js';
 import type { DataKeys } from '../crypto/dataKeys.js';
 import type { EventMetadata } from '../eventstore/handle.js';
-import type { EventStore, Json } from '../eventstore/port.js';
+import type { EventStore } from '../eventstore/port.js';
 import { readForm, readJson, type FormFields } from '../http/body.js';
 import { conflict, HttpError, invalidRequest, invalidValues, notFound } from '../http/problem.js';
 import { decode } from '../http/validate.js';
@@ -74,7 +74,8 @@ export const managementRouter = (deps: VerificationDeps): Router => {
       kid: created.request.kid,
       nonce: created.request.nonce,
       publicJwk: created.publicJwk,
-      dcqlQuery: created.dcqlQuery as unknown as Json,
+      ...(created.annexCRecipientKey ? { annexCRecipientKey: created.annexCRecipientKey } : {}),
+      dcqlQuery: created.dcqlQuery,
       transactionData: created.transactionData,
       expectedOrigins: created.expectedOrigins,
       expiresAt,
