@@ -2,11 +2,11 @@
 // the issued IssuerSigned with only the chosen elements (each IssuerSignedItemBytes passed on as
 // the issuer signed it) and a device signature over the request's SessionTranscript. Tests bend
 // the response through explicit options only (PresentMdocOptions), so each negative case says what it breaks.
-import { KeyObject } from 'node:crypto';
+import { KeyObject, sign } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import type { CryptoKey, JWK } from 'jose';
 import { dataItem, decodeCbor, encodeCbor, Tag } from '../src/mdoc/cbor.js';
-import { signCoseSign1 } from '../src/mdoc/cose.js';
+import { coseSign1ToSign } from '../src/mdoc/cose.js';
 import { parseIssuerSigned, verifyIssuerSigned, type IssuerSigned, type MdocClaims } from '../src/mdoc/issuerSigned.js';
 import { sessionTranscript, type OpenID4VPHandoverInfo } from '../src/mdoc/sessionTranscript.js';
 import { thumbprint } from './keys.js';
@@ -61,7 +61,8 @@ const selected = (issuerSigned: IssuerSigned, options: PresentMdocOptions): Map<
 export const presentMdoc = (issuerSigned: IssuerSigned, options: PresentMdocOptions): string => {
   const deviceNameSpacesBytes = dataItem(new Map());
   const deviceAuthentication = encodeCbor(dataItem(['DeviceAuthentication', sessionTranscript(options.handover), options.docType, deviceNameSpacesBytes]));
-  const deviceSignature = signCoseSign1(deviceAuthentication, KeyObject.from(options.deviceKey), new Map(), { detached: true });
+  const toSign = coseSign1ToSign(deviceAuthentication, new Map(), { detached: true });
+  const deviceSignature = toSign.withSignature(sign('sha256', toSign.toBeSigned, { key: KeyObject.from(options.deviceKey), dsaEncoding: 'ieee-p1363' }));
   const { issuerAuth } = issuerSigned;
   const document = new Map<string, unknown>([
     ['docType', options.documentDocType ?? options.docType],

@@ -10,6 +10,7 @@ import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { exportJWK, type JWK } from 'jose';
 import type { Logger } from '../log.js';
+import { keySigner, type EcSigner } from './signer.js';
 import { x509 } from './x509.js';
 
 export type CryptoKey = webcrypto.CryptoKey;
@@ -210,10 +211,10 @@ export const x509HashClientId = (certificate: x509.X509Certificate): string =>
 
 // --- signing identities
 
-/** A key and the chain certifying it, ready for jose's SignJWT (ES256, `x5c` header). */
+/** A signer (src/crypto/signer.ts) and the chain certifying its key. */
 export interface SigningIdentity {
-  /** Non-extractable once loaded; usable with jose `SignJWT#sign` for ES256. */
-  readonly privateKey: CryptoKey;
+  /** Signs inside the process (a key file) or inside a PKCS#11 token. */
+  readonly signer: EcSigner;
   readonly publicJwk: JWK;
   /** Leaf first, without the trust anchor. */
   readonly chain: readonly x509.X509Certificate[];
@@ -221,22 +222,27 @@ export interface SigningIdentity {
 }
 
 /**
- * Build the identity from a chain (leaf first) and the leaf's private key. A self-signed last
+ * Build the identity from a chain (leaf first) and a signer of the leaf's key. A self-signed last
  * certificate is dropped: the verifier holds its anchor, so x5c must not carry it.
- * Throws when the key is not the leaf's.
+ * Throws when the signer's key is not the leaf's.
  */
-export const signingIdentity = async (chain: readonly x509.X509Certificate[], privateKey: CryptoKey): Promise<SigningIdentity> => {
+export const certifiedSigner = async (chain: readonly x509.X509Certificate[], signer: EcSigner): Promise<SigningIdentity> => {
   const [leaf] = chain;
   if (!leaf) throw new Error('empty certificate chain');
   const last = chain[chain.length - 1];
   const withoutAnchor = chain.length > 1 && last && (await last.isSelfSigned()) ? chain.slice(0, -1) : chain;
   const publicJwk = await exportJWK(await leaf.publicKey.export(EC_P256, ['verify']));
+  if (publicJwk.kty !== 'EC' || publicJwk.crv !== 'P-256') throw new Error('the certificate does not hold a P-256 key');
+  if (signer.publicJwk.x !== publicJwk.x || signer.publicJwk.y !== publicJwk.y) throw new Error('the private key does not match the certificate');
+  return { signer, publicJwk: { kty: 'EC', crv: 'P-256', x: publicJwk.x, y: publicJwk.y }, chain: withoutAnchor, x5c: x5cOf(withoutAnchor) };
+};
+
+/** The identity of a chain (leaf first) and the leaf's private key held in memory; see certifiedSigner. */
+export const signingIdentity = async (chain: readonly x509.X509Certificate[], privateKey: CryptoKey): Promise<SigningIdentity> => {
   const privateJwk = await exportJWK(privateKey);
   if (privateJwk.kty !== 'EC' || privateJwk.crv !== 'P-256') throw new Error('the private key is not a P-256 key');
-  if (privateJwk.x !== publicJwk.x || privateJwk.y !== publicJwk.y) throw new Error('the private key does not match the certificate');
   // Re-import without extractability: the running service never needs to export it again.
-  const signingKey = await webcrypto.subtle.importKey('jwk', privateJwk, EC_P256, false, ['sign']);
-  return { privateKey: signingKey, publicJwk: { kty: 'EC', crv: 'P-256', x: publicJwk.x, y: publicJwk.y }, chain: withoutAnchor, x5c: x5cOf(withoutAnchor) };
+  return certifiedSigner(chain, keySigner(await webcrypto.subtle.importKey('jwk', privateJwk, EC_P256, false, ['sign'])));
 };
 
 export interface SigningIdentitySource {

@@ -131,7 +131,7 @@ export const credentialEndpoint = (issuance: IssuanceContext) => async (http: Co
     };
     credential =
       configuration.format === 'mso_mdoc'
-        ? signMsoMdoc(issuance.signingKey, { ...toSign, configuration })
+        ? await signMsoMdoc(issuance.signingKey, { ...toSign, configuration })
         : await signSdJwtVc(issuance.signingKey, { ...toSign, issuer: issuance.config.publicUrl, configuration });
   } catch (err) {
     issuance.log.error('credential could not be issued', { offerRef: logRef(offerId), err });

@@ -8,7 +8,7 @@
 // key generation and uses up nothing the wallet needs.
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { SignJWT, type JWK } from 'jose';
+import type { JWK } from 'jose';
 import {
   presentation,
   presentationStream,
@@ -20,6 +20,7 @@ import {
 } from '../../streams/presentation.js';
 import type { SigningIdentity } from '../crypto/certificates.js';
 import type { DataKey, DataKeys } from '../crypto/dataKeys.js';
+import { signCompactJws } from '../crypto/jws.js';
 import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
 import type { EventStore, Json } from '../eventstore/port.js';
 import { streamRef } from '../../streams/kernel.js';
@@ -148,10 +149,10 @@ export const signRequestObject = (verifier: Verifier, content: RequestContent): 
       },
     },
   };
-  return new SignJWT(payload)
-    .setProtectedHeader({ alg: 'ES256', typ: REQUEST_OBJECT_TYPE, x5c: [...verifier.identity.x5c] })
-    .setAudience(SELF_ISSUED_AUDIENCE)
-    .setIssuedAt(Math.floor(content.now.getTime() / 1000))
-    .setExpirationTime(Math.floor(content.expiresAt.getTime() / 1000))
-    .sign(verifier.identity.privateKey);
+  return signCompactJws(verifier.identity.signer, { typ: REQUEST_OBJECT_TYPE, x5c: [...verifier.identity.x5c] }, {
+    ...payload,
+    aud: SELF_ISSUED_AUDIENCE,
+    iat: Math.floor(content.now.getTime() / 1000),
+    exp: Math.floor(content.expiresAt.getTime() / 1000),
+  });
 };
