@@ -101,7 +101,7 @@ const randomSerial = (): string => {
 };
 
 const issue = async (
-  subjectKeys: CryptoKeyPair,
+  subjectKeys: { readonly publicKey: CryptoKey; readonly privateKey?: CryptoKey },
   issuer: CertifiedKey | undefined,
   options: CertificateOptions,
   defaults: { readonly keyUsage: x509.KeyUsageFlags; readonly basicConstraints: { ca: boolean; pathLength?: number } },
@@ -118,6 +118,8 @@ const issue = async (
     extensions.push(new x509.SubjectAlternativeNameExtension(options.subjectAltNames.map((n) => ({ type: n.type, value: n.value }))));
   }
   const notBefore = options.notBefore ?? new Date(Date.now() - 60_000);
+  const signingKey = issuer ? issuer.keys.privateKey : subjectKeys.privateKey;
+  if (!signingKey) throw new Error('a self-signed certificate needs its private key');
   return x509.X509CertificateGenerator.create({
     serialNumber: randomSerial(),
     subject: distinguishedName(options),
@@ -125,7 +127,7 @@ const issue = async (
     notBefore,
     notAfter: options.notAfter ?? new Date(notBefore.getTime() + 365 * DAY_MS),
     publicKey: subjectKeys.publicKey,
-    signingKey: issuer ? issuer.keys.privateKey : subjectKeys.privateKey,
+    signingKey,
     signingAlgorithm: ECDSA_SHA256,
     extensions,
   });
@@ -147,14 +149,14 @@ export const createCertificateAuthority = async (
   return { certificate, keys };
 };
 
+/** An end-entity signing certificate (digitalSignature, cA=false) for `publicKey`, signed by `issuer`. */
+export const certifyPublicKey = (issuer: CertifiedKey, options: CertificateOptions, publicKey: CryptoKey): Promise<x509.X509Certificate> =>
+  issue({ publicKey }, issuer, options, { keyUsage: x509.KeyUsageFlags.digitalSignature, basicConstraints: { ca: false } });
+
 /** An end-entity signing certificate (digitalSignature, cA=false) signed by `issuer`. */
 export const createLeafCertificate = async (issuer: CertifiedKey, options: CertificateOptions, keys?: CryptoKeyPair): Promise<CertifiedKey> => {
   const subjectKeys = keys ?? (await generateP256KeyPair());
-  const certificate = await issue(subjectKeys, issuer, options, {
-    keyUsage: x509.KeyUsageFlags.digitalSignature,
-    basicConstraints: { ca: false },
-  });
-  return { certificate, keys: subjectKeys };
+  return { certificate: await certifyPublicKey(issuer, options, subjectKeys.publicKey), keys: subjectKeys };
 };
 
 export interface CrlOptions {
@@ -379,10 +381,25 @@ export const generateChain = async (
   subjectAltNames: readonly SubjectAltName[] = [],
   country: string = DEFAULT_CERTIFICATE_COUNTRY,
 ): Promise<GeneratedChain> => {
+  const { ca, leafOptions } = await developmentCa(commonName, subjectAltNames, country);
+  return { ca, leaf: await createLeafCertificate(ca, leafOptions) };
+};
+
+/** The same chain for a key held elsewhere (a PKCS#11 token): leaf (certifying `publicKey`) first, then the CA. */
+export const generateChainForPublicKey = async (
+  commonName: string,
+  subjectAltNames: readonly SubjectAltName[],
+  publicKey: CryptoKey,
+  country: string = DEFAULT_CERTIFICATE_COUNTRY,
+): Promise<x509.X509Certificate[]> => {
+  const { ca, leafOptions } = await developmentCa(commonName, subjectAltNames, country);
+  return [await certifyPublicKey(ca, leafOptions, publicKey), ca.certificate];
+};
+
+const developmentCa = async (commonName: string, subjectAltNames: readonly SubjectAltName[], country: string) => {
   const notBefore = new Date(Date.now() - 60_000);
   const ca = await createCertificateAuthority({ commonName: `${commonName} CA`, country, notBefore, notAfter: new Date(notBefore.getTime() + 3650 * DAY_MS), pathLength: 0 });
-  const leaf = await createLeafCertificate(ca, { commonName, country, notBefore, subjectAltNames });
-  return { ca, leaf };
+  return { ca, leafOptions: { commonName, country, notBefore, subjectAltNames } satisfies CertificateOptions };
 };
 
 /**

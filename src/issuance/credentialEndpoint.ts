@@ -5,6 +5,7 @@
 // (src/issuance/status/allocation.ts), the credential signed, and CredentialIssued appended at the revision
 // read: only if that append wins is the credential handed out, so an offer that expired meanwhile
 // never issues.
+import { KeysUnavailable } from '../crypto/keyStore.js';
 import type { Context } from 'koa';
 import * as t from 'io-ts';
 import { randomUUID } from 'node:crypto';
@@ -134,6 +135,8 @@ export const credentialEndpoint = (issuance: IssuanceContext) => async (http: Co
         ? await signMsoMdoc(issuance.signingKey, { ...toSign, configuration })
         : await signSdJwtVc(issuance.signingKey, { ...toSign, issuer: issuance.config.publicUrl, configuration });
   } catch (err) {
+    // Keys that do not answer now fail this request only: the offer stays as it is, to retry.
+    if (err instanceof KeysUnavailable) throw err;
     issuance.log.error('credential could not be issued', { offerRef: logRef(offerId), err });
     await failOffer(issuance, offerId, failure, metadata);
     throw new OAuthError(500, 'server_error', 'The credential could not be issued; the offer has failed.');
