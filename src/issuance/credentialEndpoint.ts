@@ -72,6 +72,8 @@ export const credentialEndpoint = (issuance: IssuanceContext) => async (http: Co
   const authorised = authorisedBy(loaded.right.state, parsed.offerId, parsed.hash, now.toISOString());
   if (isLeft(authorised)) throw invalidToken(tokenRefusal(authorised.left));
   const state = authorised.right;
+  // First of what needs keys: a key store that does not answer fails the request before the proofs are spent.
+  const key = await issuance.dataKeys.find(state.offerId);
 
   const dpop = await verifyDpopProof(issuance.store, {
     proof: http.headers['dpop'],
@@ -110,7 +112,6 @@ export const credentialEndpoint = (issuance: IssuanceContext) => async (http: Co
   const metadata = { actor: 'wallet', requestId: requestIdOf(http) };
   const offerId = state.offerId;
   const configuration = issuance.configurations.get(state.credentialConfigurationId);
-  const key = await issuance.dataKeys.find(offerId);
   let credential: string;
   // errorDetails reaches the integrator: only reasons written here, never an internal message.
   let failure = 'credential configuration no longer configured';

@@ -7,6 +7,7 @@ import {
   arrayOf,
   dateTime,
   jsonBody,
+  KEYS_UNAVAILABLE,
   managementAnswers,
   noAuthentication,
   oauthError,
@@ -132,7 +133,7 @@ const requestObject = (description: string): Response =>
 /** Unexpected failures on these routes are answered by the listener's problem handler. */
 const walletRouteErrors = (statuses: { readonly [status: string]: string }): Operation['responses'] => ({
   ...Object.fromEntries(Object.entries(statuses).map(([status, description]) => [status, walletError(description)])),
-  ...managementAnswers.problems(500),
+  ...managementAnswers.problems(500, KEYS_UNAVAILABLE),
 });
 
 const requestObjectErrors = walletRouteErrors({
@@ -168,7 +169,7 @@ export const verificationArea = (config: Pick<Config, 'presentationExpiresInMin'
         }),
         responses: {
           '201': managementAnswers.answer('Created; nothing is sent to any wallet until one fetches the request URI.', { content: json(ref.schema('CreatedPresentationRequest')) }),
-          ...managementAnswers.problems(400, 401, 403, 413, 415, 500),
+          ...managementAnswers.problems(400, 401, 403, 413, 415, 500, KEYS_UNAVAILABLE),
         },
       }),
     },
