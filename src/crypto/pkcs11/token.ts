@@ -109,7 +109,8 @@ const initialise = (pkcs11: Pkcs11Module, path: string): Pkcs11.PKCS11 => {
     throw new TokenProblem(`PKCS11_MODULE: ${path} cannot be loaded as a PKCS#11 library (${(err as Error).message.split('\n')[0] ?? ''})`);
   }
   try {
-    module.C_Initialize();
+    // Async operations run on libuv's threads, beside calls from the main thread: the module must lock.
+    module.C_Initialize({ flags: pkcs11.CKF_OS_LOCKING_OK });
   } catch (err) {
     if ((err as { code?: unknown }).code !== pkcs11.CKR_CRYPTOKI_ALREADY_INITIALIZED) {
       module.close();
