@@ -223,6 +223,11 @@ export interface SigningIdentity {
   readonly x5c: readonly string[];
 }
 
+/** The certificate's leaf does not hold the signer's key. */
+export class CertificateKeyMismatch extends Error {
+  override readonly name = 'CertificateKeyMismatch';
+}
+
 /**
  * Build the identity from a chain (leaf first) and a signer of the leaf's key. A self-signed last
  * certificate is dropped: the verifier holds its anchor, so x5c must not carry it.
@@ -235,7 +240,7 @@ export const certifiedSigner = async (chain: readonly x509.X509Certificate[], si
   const withoutAnchor = chain.length > 1 && last && (await last.isSelfSigned()) ? chain.slice(0, -1) : chain;
   const publicJwk = await exportJWK(await leaf.publicKey.export(EC_P256, ['verify']));
   if (publicJwk.kty !== 'EC' || publicJwk.crv !== 'P-256') throw new Error('the certificate does not hold a P-256 key');
-  if (signer.publicJwk.x !== publicJwk.x || signer.publicJwk.y !== publicJwk.y) throw new Error('the private key does not match the certificate');
+  if (signer.publicJwk.x !== publicJwk.x || signer.publicJwk.y !== publicJwk.y) throw new CertificateKeyMismatch('the private key does not match the certificate');
   return { signer, publicJwk: { kty: 'EC', crv: 'P-256', x: publicJwk.x, y: publicJwk.y }, chain: withoutAnchor, x5c: x5cOf(withoutAnchor) };
 };
 

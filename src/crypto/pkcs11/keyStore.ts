@@ -3,12 +3,12 @@
 // each key, each certificate against its token key); the PIN is in none of them.
 import { readFile } from 'node:fs/promises';
 import type { Logger } from '../../log.js';
-import { certificatesFromPem, certifiedSigner, type SigningIdentity } from '../certificates.js';
+import { CertificateKeyMismatch, certificatesFromPem, certifiedSigner, type SigningIdentity } from '../certificates.js';
 import type { KeyStore, SigningRole } from '../keyStore.js';
 import { derivationRoot, tokenKek } from './kek.js';
 import { ecPublicJwk, keyProblem, tokenSigner } from './keys.js';
-import { openToken, TokenProblem, type Token, type TokenOptions } from './token.js';
 import type { JWK } from 'jose';
+import { openToken, TokenProblem, type Token, type TokenOptions } from './token.js';
 
 /** What the token store needs, and the variable each setting comes from (for messages). */
 export interface Pkcs11Settings {
@@ -39,11 +39,10 @@ const identityOf = async (
   }
   try {
     const chain = certificatesFromPem(pem);
-    return await certifiedSigner(chain, tokenSigner(token, role.label, publicJwk)).catch((err: Error) => {
-      throw new Error(err.message === 'the private key does not match the certificate' ? `the leaf's public key is not the token key ${JSON.stringify(role.label)} (${role.labelVariable})` : err.message);
-    });
+    return await certifiedSigner(chain, tokenSigner(token, role.label, publicJwk));
   } catch (err) {
-    return `${role.certificateVariable}: ${(err as Error).message}`;
+    const why = err instanceof CertificateKeyMismatch ? `the leaf's public key is not the token key ${JSON.stringify(role.label)} (${role.labelVariable})` : (err as Error).message;
+    return `${role.certificateVariable}: ${why}`;
   }
 };
 
