@@ -4,6 +4,7 @@
 // verifying one presented SD-JWT VC (issuer JWT, disclosures, KB-JWT, chain rules), each through
 // its format module; and signing one mDL (IssuerSigned) beside signing one SD-JWT VC with the
 // same claims. Ratios above 1 mean the mdoc is the cheaper one.
+import { keySigner } from '../src/crypto/signer.js';
 import { isLeft, type Either } from 'fp-ts/lib/Either.js';
 import { silentLogger } from '../src/log.js';
 import { parseCredentialConfigurations, DEFAULT_CONFIGURATIONS, type MsoMdocConfiguration, type SdJwtVcConfiguration } from '../src/issuance/configurations.js';
@@ -48,7 +49,7 @@ const decoded = <A>(result: Either<unknown, A>): A => {
 
 export const mdocFigures = async (options: PresentationVerificationBenchOptions): Promise<Figure[]> => {
   const issuer = await createTestIssuer({ intermediate: true });
-  const signingKey = { privateKey: issuer.leaf.keys.privateKey, x5c: issuer.x5c };
+  const signingKey = { signer: keySigner(issuer.leaf.keys.privateKey), x5c: issuer.x5c };
   const holder = await newWalletKey();
   const configurations = parseCredentialConfigurations(DEFAULT_CONFIGURATIONS, 'built-in');
   const mdl = configurations.find((c): c is MsoMdocConfiguration => c.id === 'mdl' && c.format === 'mso_mdoc');
@@ -61,7 +62,7 @@ export const mdocFigures = async (options: PresentationVerificationBenchOptions)
   const signing = await alternatingSamples(
     options,
     'mdoc issuance signing',
-    async () => void signMdl(),
+    async () => void (await signMdl()),
     async () => void (await signPid()),
   );
 
@@ -85,7 +86,7 @@ export const mdocFigures = async (options: PresentationVerificationBenchOptions)
   const verify = createPresentationVerifier(trust, status, silentLogger);
 
   const mdocQuery = decoded(MsoMdocQuery.decode({ id: 'bench', format: 'mso_mdoc', meta: { doctype_value: mdl.doctype }, claims: [{ path: [NS, 'family_name'] }, { path: [NS, 'birth_date'] }, { path: [NS, 'driving_privileges'] }] }));
-  const deviceResponse = presentMdoc(readIssuerSigned(signMdl()), {
+  const deviceResponse = presentMdoc(readIssuerSigned(await signMdl()), {
     docType: mdl.doctype,
     disclose: [[NS, 'family_name'], [NS, 'birth_date'], [NS, 'driving_privileges']],
     deviceKey: holder.privateKey,

@@ -14,7 +14,7 @@
 // Knobs (environment): BENCH_ROUNDS (default 5), BENCH_ROUND_SECONDS (timed seconds per side per
 // append round, default 1.5), BENCH_REBUILD_EVENTS (default 30000), BENCH_SYNC (append figures
 // to run, default FULL,NORMAL), BENCH_STRICT=1 (exit 1 when a target is missed), BENCH_ONLY
-// (comma-separated groups: appends, rebuild, callbacks, verification, verification-cpu,
+// (comma-separated groups: appends, rebuild, callbacks, verification, verification-cpu, keystore,
 // presentation-verification, mdoc, trust-resolution, issuance, issuance-cpu, issuance-authorization-code,
 // resources, workers, latency, and soak, which runs only when named),
 // BENCH_CPU_FLOWS (flows per round of the *-cpu groups, default 300), BENCH_LONG_FLOWS (flows
@@ -40,6 +40,7 @@ import { callbackFigures } from './callbacks.js';
 import { commandTraffic, history, type PlannedAppend } from './fixtures.js';
 import { authorizationCodeFigures } from './authorizationCode.js';
 import { issuanceCpuFigures, issuanceFigures } from './issuance.js';
+import { keystoreFigures } from './keystore.js';
 import { resourceFigures } from './resources.js';
 import { printJson, printTable, type Figure } from './report.js';
 import { verificationCpuFigures, verificationFigures } from './verification.js';
@@ -351,6 +352,7 @@ const main = async (): Promise<void> => {
       issuance: () => issuanceFigures(common),
       'issuance-cpu': () => issuanceCpuFigures(common),
       'issuance-authorization-code': () => authorizationCodeFigures(common),
+      keystore: () => keystoreFigures(common),
       resources: () => resourceFigures(common),
       workers: () => workersFigures(common),
       latency: () => latencyFigures({ ...common, latencySeconds: LATENCY_SECONDS, soakSeconds: SOAK_SECONDS }),

@@ -4,7 +4,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { configureTenantCallback } from '../src/callbacks/tenantCallback.js';
 import { isCallbackUrl, isWebhookSecret } from '../src/config/callbacks.js';
-import { loadKek } from '../src/crypto/kek.js';
+import { openKeyStore } from '../src/app/keyStore.js';
 import { action, DONE, log, metadata, refusedBy, withStore } from './action.js';
 import { JSON_OPTION, printNote, printRecord, type JsonOption } from './output.js';
 
@@ -32,8 +32,9 @@ export const registerCallbacks = (program: Command): void => {
     .action(
       action((options: JsonOption & { tenant: string; url: string; secret?: string }) =>
         withStore(async (store, config) => {
-          const kek = await loadKek(config, log);
-          const configured = await configureTenantCallback(store, kek, { tenantId: options.tenant, url: options.url, secret: options.secret }, metadata);
+          const keys = await openKeyStore(config, log);
+          keys.close();
+          const configured = await configureTenantCallback(store, keys.derivationRoot, { tenantId: options.tenant, url: options.url, secret: options.secret }, metadata);
           if (isLeft(configured)) return refusedBy(configured.left);
           const { tenantId, url, generatedSecret, position } = configured.right;
           const changed = position !== undefined;

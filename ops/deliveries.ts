@@ -6,7 +6,7 @@ import { deliveriesProjection, listDeliveries } from '../projections/deliveries.
 import type { DeliveryStatus } from '../streams/delivery.js';
 import { resendDelivery } from '../src/callbacks/resend.js';
 import { dataKeys } from '../src/crypto/dataKeys.js';
-import { loadKek } from '../src/crypto/kek.js';
+import { openKeyStore } from '../src/app/keyStore.js';
 import type { EventStore } from '../src/eventstore/port.js';
 import { action, DONE, FAILED, log, metadata, REFUSED, withStore } from './action.js';
 import { withFreshReadModels } from './freshReadModels.js';
@@ -63,12 +63,14 @@ export const registerDeliveries = (program: Command): void => {
           const ids = options.delivery !== undefined
             ? [options.delivery]
             : (await listing(store, { tenantId: options.tenant, states: ['abandoned', 'undeliverable'] })).map((d) => d.delivery_id);
-          const keys = dataKeys(store, await loadKek(config, log));
+          const keyStore = await openKeyStore(config, log);
+          const keys = dataKeys(store, keyStore.kek);
           const results: { delivery_id: string; resent: boolean; refused?: string }[] = [];
           for (const id of ids) {
             const resent = await resendDelivery(store, keys, id, metadata);
             results.push({ delivery_id: id, resent: !isLeft(resent), ...(isLeft(resent) ? { refused: resent.left._tag } : {}) });
           }
+          keyStore.close();
           printListing(options, results, [
             { header: 'DELIVERY_ID', cell: (r) => r.delivery_id },
             { header: 'RESENT', cell: (r) => (r.resent ? 'yes' : `no: ${r.refused}`) },

@@ -6,6 +6,7 @@ import { registerApiKeys } from './apiKeys.js';
 import { registerCallbacks } from './callbacks.js';
 import { registerCertificates } from './certificates.js';
 import { registerDeliveries } from './deliveries.js';
+import { registerKeys } from './keys.js';
 import { registerProjections } from './projections.js';
 import { registerStreams } from './streams.js';
 import { registerTenants } from './tenants.js';
@@ -20,11 +21,12 @@ const GROUPS: readonly ((program: Command) => void)[] = [
   registerStreams,
   registerTrustLists,
   registerCertificates,
+  registerKeys,
 ];
 
 export const opsProgram = (): Command => {
   const program = new Command('ops')
-    .description("The operator's command line: tenants, API keys, callbacks, read models, auditor replay, trusted lists.")
+    .description("The operator's command line: tenants, API keys, callbacks, read models, auditor replay, trusted lists, keys in a PKCS#11 token.")
     .addHelpText(
       'after',
       `

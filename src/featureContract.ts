@@ -4,6 +4,7 @@
 import type Router from '@koa/router';
 import type { Config } from './config/config.js';
 import type { DataKeys } from './crypto/dataKeys.js';
+import type { KeyStore } from './crypto/keyStore.js';
 import type { EventStore } from './eventstore/port.js';
 import type { Logger } from './log.js';
 import type { Metrics } from './metrics/metrics.js';
@@ -21,7 +22,13 @@ export interface ServiceContext {
   /** Read models (`runner.db`) and read-your-writes (`runner.waitFor`). */
   readonly runner: ReadModels;
   readonly dataKeys: DataKeys;
-  /** The key-encryption key (src/crypto/kek.ts): wraps data keys, seals callback secrets, derives DID keys. */
+  /** The signing identities of the access and issuer roles, from files or a PKCS#11 token (src/crypto/keyStore.ts). */
+  readonly keys: KeyStore;
+  /**
+   * Input key material of derived secrets (callback secrets, DID keys, OID4VCI and upload
+   * secrets): the key-encryption key file's key, or with a token a value derived inside it
+   * (KeyStore `derivationRoot`). Data keys are wrapped by `keys.kek`, not with this.
+   */
   readonly kek: Buffer;
 }
 

@@ -3,6 +3,7 @@
 import cluster from 'node:cluster';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { loadConfig } from './config/config.js';
+import { TokenProblem } from './crypto/pkcs11/token.js';
 import { createLogger } from './log.js';
 import { startService } from './app/service.js';
 import { startPrimary } from './workers/primary.js';
@@ -20,7 +21,9 @@ const worker = config.right.workers > 1 ? cluster.worker : undefined;
 const log = createLogger({ level: config.right.logLevel, ...(worker ? { fields: { worker: worker.id } } : {}) });
 const start = config.right.workers === 1 ? startService : worker ? startWorker : startPrimary;
 const service = await start(config.right, log).catch((err: unknown) => {
-  log.error('start failed', { err });
+  // A key store that cannot be used: one line per problem, like the configuration's (never the PIN).
+  if (err instanceof TokenProblem) for (const line of err.message.split('\n')) process.stderr.write(`key store error: ${line}\n`);
+  else log.error('start failed', { err });
   process.exit(1);
 });
 

@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dataKeys } from '../src/crypto/dataKeys.js';
-import { loadKek } from '../src/crypto/kek.js';
+import { fileKek, loadKek } from '../src/crypto/kek.js';
 import { silentLogger } from '../src/log.js';
 import { BOOTSTRAP_TENANT_ID } from '../src/tenancy/bootstrap.js';
 import { appendOffer, appendPresentationOutcome } from './support/callbackSources.js';
@@ -29,7 +29,7 @@ test('SIGKILL between the terminal event and the delivery: after restart the cal
     return openStore(dir);
   })();
   try {
-    const keys = dataKeys(store, await loadKek({ dataDir: dir, dataKeyEncryptionKey: undefined, dataKeyEncryptionKeyFile: TEST_KEK_FILE }, silentLogger));
+    const keys = dataKeys(store, fileKek(await loadKek({ dataDir: dir, dataKeyEncryptionKey: undefined, dataKeyEncryptionKeyFile: TEST_KEK_FILE }, silentLogger)));
     const [before] = await appendOffer(store, BOOTSTRAP_TENANT_ID);
     const beforeId = bootstrapDeliveryId(before!.eventId, 'OFFER_CREATED');
     t.is((await eventuallyDelivery(store, beforeId, ended)).status, 'delivered');

@@ -5,6 +5,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isLeft, isRight } from 'fp-ts/lib/Either.js';
+import { fileKek } from '../src/crypto/kek.js';
 import { dataKeys } from '../src/crypto/dataKeys.js';
 import { openStore } from './support/readmodels.js';
 
@@ -12,7 +13,7 @@ const withStore = async (body: (dir: string, keys: ReturnType<typeof dataKeys>) 
   const dir = await mkdtemp(join(tmpdir(), 'datakeys-'));
   const store = await openStore(dir);
   try {
-    await body(dir, dataKeys(store, randomBytes(32)));
+    await body(dir, dataKeys(store, fileKek(randomBytes(32))));
   } finally {
     await store.close();
     await rm(dir, { recursive: true, force: true });
@@ -39,7 +40,7 @@ test('a destroyed key is gone: nothing opens, and its bytes are erased from the 
   const dir = await mkdtemp(join(tmpdir(), 'datakeys-'));
   try {
     const store = await openStore(dir);
-    const keys = dataKeys(store, randomBytes(32));
+    const keys = dataKeys(store, fileKek(randomBytes(32)));
     const owner = randomUUID();
     t.true(isRight(await keys.issue(owner)));
     const read = await store.readStream(`datakey-${owner}`);

@@ -3,7 +3,7 @@
 // CBOR encoder, and answers built by an independent holder (@owf/mdoc) and sealed by an independent
 // HPKE implementation (panva's `hpke`) opened and verified here, with the session's DCQL query;
 // then each thing a relayed, replayed or altered answer changes is refused.
-import { generateKeyPairSync, KeyObject, randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import test from 'ava';
 import { isLeft, type Either } from 'fp-ts/lib/Either.js';
@@ -14,6 +14,7 @@ import { silentLogger } from '../src/log.js';
 import { deviceRequest, encryptionInfo } from '../src/mdoc/annexC.js';
 import { sessionTranscriptBytes } from '../src/mdoc/sessionTranscript.js';
 import { coseKeyToJwk } from '../src/mdoc/cose.js';
+import { keySigner } from '../src/crypto/signer.js';
 import { buildIssuerSigned } from '../src/mdoc/issuerSigned.js';
 import { fullDate } from '../src/mdoc/claims.js';
 import { createCrlChecker } from '../src/trust/crl.js';
@@ -51,13 +52,13 @@ test.before(async () => {
   const device = await newWalletKey();
   devicePrivateJwk = await exportWalletKey(device);
   const now = new Date();
-  const issued = buildIssuerSigned({
+  const issued = await buildIssuerSigned({
     docType: MDL,
     nameSpaces: new Map([[NS, new Map<string, unknown>([['family_name', 'Mustermann'], ['birth_date', fullDate('1964-08-12')], ['age_over_18', true]])]]),
     deviceKey: device.publicJwk,
     validFrom: new Date(now.getTime() - DAY),
     validUntil: new Date(now.getTime() + DAY),
-    signer: { privateKey: KeyObject.from(signer.keys.privateKey), x5chain: [der(signer)] },
+    signer: { signer: keySigner(signer.keys.privateKey), x5chain: [der(signer)] },
     now,
   });
   mdl = OwfIssuerSigned.fromEncodedForOid4Vci(Buffer.from(issued).toString('base64url'));

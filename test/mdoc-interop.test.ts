@@ -2,7 +2,7 @@
 // @owf/mdoc library and presented by it as a holder; what that library issues and presents, we
 // verify; what our wallet presents, it verifies. Then every check of a DeviceResponse refuses the
 // one thing a test breaks.
-import { KeyObject } from 'node:crypto';
+import { keySigner } from '../src/crypto/signer.js';
 import test from 'ava';
 import { exportJWK, type JWK } from 'jose';
 import {
@@ -40,6 +40,8 @@ let signer: CertifiedKey;
 let device: WalletKey;
 let devicePrivateJwk: JWK;
 let handover: OpenID4VPHandoverInfo;
+/** ourMdl() without overrides, issued once. */
+let standardMdl: string;
 const portrait = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10]);
 
 test.before(async () => {
@@ -55,14 +57,15 @@ test.before(async () => {
     jwkThumbprint: await jwkThumbprintBytes(encryptionKey.publicJwk),
     responseUri: 'https://verifier.example/oidc4vp/abc/response',
   };
+  standardMdl = await ourMdl();
 });
 
 const der = (certified: CertifiedKey): Uint8Array => new Uint8Array(certified.certificate.rawData);
 
-const ourMdl = (overrides: Partial<IssuerSignedInput> = {}): string => {
+const ourMdl = async (overrides: Partial<IssuerSignedInput> = {}): Promise<string> => {
   const now = new Date();
   return Buffer.from(
-    buildIssuerSigned({
+    await buildIssuerSigned({
       docType: MDL,
       nameSpaces: new Map([[MDL_NS, new Map<string, unknown>([
         ['family_name', 'Mustermann'],
@@ -77,7 +80,7 @@ const ourMdl = (overrides: Partial<IssuerSignedInput> = {}): string => {
       deviceKey: device.publicJwk,
       validFrom: new Date(now.getTime() - DAY),
       validUntil: new Date(now.getTime() + 365 * DAY),
-      signer: { privateKey: KeyObject.from(signer.keys.privateKey), x5chain: [der(signer)] },
+      signer: { signer: keySigner(signer.keys.privateKey), x5chain: [der(signer)] },
       now,
       ...overrides,
     }),
@@ -104,7 +107,7 @@ const owfPresent = async (issuerSigned: OwfIssuerSigned, docType: string, namesp
 // --- both directions
 
 test('an mDL we issue is accepted by the independent library, with its values as the types the mDL defines', async (t) => {
-  const issued = OwfIssuerSigned.fromEncodedForOid4Vci(ourMdl());
+  const issued = OwfIssuerSigned.fromEncodedForOid4Vci(standardMdl);
   await t.notThrowsAsync(Holder.verifyIssuerSigned({ issuerSigned: issued, trustedCertificates: [der(ca)] }, owfMdocContext));
   const claims = issued.getPrettyClaims(MDL_NS) as Record<string, unknown>;
   t.is(claims['family_name'], 'Mustermann');
@@ -114,7 +117,7 @@ test('an mDL we issue is accepted by the independent library, with its values as
 });
 
 test('an mDL we issue, presented by the independent library, verifies here with the requested elements only', async (t) => {
-  const presentation = await owfPresent(OwfIssuerSigned.fromEncodedForOid4Vci(ourMdl()), MDL, MDL_NS, ['family_name', 'birth_date', 'portrait', 'driving_privileges']);
+  const presentation = await owfPresent(OwfIssuerSigned.fromEncodedForOid4Vci(standardMdl), MDL, MDL_NS, ['family_name', 'birth_date', 'portrait', 'driving_privileges']);
   const verified = rightOf(verifyDeviceResponse(presentation, expected()));
   t.deepEqual(verified.claims, {
     [MDL_NS]: {
@@ -147,7 +150,7 @@ test('an mDL and a PID issued and presented by the independent library verify he
   }
 });
 
-const ourPresentation = (overrides: Partial<PresentMdocOptions> = {}, credential = ourMdl()): string =>
+const ourPresentation = (overrides: Partial<PresentMdocOptions> = {}, credential = standardMdl): string =>
   presentMdoc(readIssuerSigned(credential), {
     docType: MDL,
     disclose: [[MDL_NS, 'family_name'], [MDL_NS, 'age_over_18']],
@@ -183,17 +186,17 @@ test('a document of another docType than the query asks is refused, and so is an
   t.is(leftOf(verifyDeviceResponse(relabelled, expected({ docType: PID }))), `MSO docType ${MDL} is not ${PID}`);
 });
 
-test('an MSO not yet valid, or expired, is refused', (t) => {
+test('an MSO not yet valid, or expired, is refused', async (t) => {
   const now = new Date();
-  const future = ourMdl({ validFrom: new Date(now.getTime() + DAY), validUntil: new Date(now.getTime() + 2 * DAY) });
+  const future = await ourMdl({ validFrom: new Date(now.getTime() + DAY), validUntil: new Date(now.getTime() + 2 * DAY) });
   t.regex(leftOf(verifyDeviceResponse(ourPresentation({}, future), expected())), /^MSO is not valid before /);
-  const past = ourMdl({ validFrom: new Date(now.getTime() - 2 * DAY), validUntil: new Date(now.getTime() - DAY) });
+  const past = await ourMdl({ validFrom: new Date(now.getTime() - 2 * DAY), validUntil: new Date(now.getTime() - DAY) });
   t.regex(leftOf(verifyDeviceResponse(ourPresentation({}, past), expected())), /^MSO expired at /);
 });
 
-test('an MSO signed outside its signer certificate\'s validity is refused', (t) => {
+test('an MSO signed outside its signer certificate\'s validity is refused', async (t) => {
   const now = new Date();
-  const backdated = ourMdl({ now: new Date(signer.certificate.notBefore.getTime() - DAY), validFrom: new Date(now.getTime() - DAY) });
+  const backdated = await ourMdl({ now: new Date(signer.certificate.notBefore.getTime() - DAY), validFrom: new Date(now.getTime() - DAY) });
   t.regex(leftOf(verifyDeviceResponse(ourPresentation({}, backdated), expected())), /outside its signer certificate's validity$/);
 });
 
@@ -204,7 +207,7 @@ test('a device signature by another key than the MSO\'s is refused', async (t) =
 
 test('an issuerAuth not signed by its x5chain leaf is refused', async (t) => {
   const impostor = await createLeafCertificate(ca, { commonName: 'Impostor' });
-  const forged = ourMdl({ signer: { privateKey: KeyObject.from(impostor.keys.privateKey), x5chain: [der(signer)] } });
+  const forged = await ourMdl({ signer: { signer: keySigner(impostor.keys.privateKey), x5chain: [der(signer)] } });
   t.is(leftOf(verifyDeviceResponse(ourPresentation({}, forged), expected())), 'issuerAuth signature does not verify with the x5chain leaf certificate key');
 });
 
@@ -216,7 +219,7 @@ test('a DeviceResponse whose status is not 0, or that holds two documents, is re
 });
 
 test('IssuerSigned we build: random salts of 32 bytes and distinct random digest IDs, MSO 1.0 with SHA-256', (t) => {
-  const issued = OwfIssuerSigned.fromEncodedForOid4Vci(ourMdl());
+  const issued = OwfIssuerSigned.fromEncodedForOid4Vci(standardMdl);
   const items = issued.issuerNamespaces?.issuerNamespaces.get(MDL_NS) ?? [];
   t.is(items.length, 8);
   t.true(items.every((item) => item.random.length === 32));

@@ -1,5 +1,6 @@
 // X.509 chain validation, static trust anchors, CRL revocation (served on loopback by the test),
 // and the signing identities of src/crypto/certificates.ts.
+import { signCompactJws } from '../src/crypto/jws.js';
 import { mkdtemp, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -296,7 +297,7 @@ test('a development identity is generated once, kept with mode 0600, and signs E
   for (const file of ['certificate.pem', 'key.pem', 'ca.pem']) t.is((await stat(join(dataDir, 'access-identity', file))).mode & 0o777, 0o600);
   const leaf = a.chain[0]!;
   t.true(leaf.getExtension(x509.SubjectAlternativeNameExtension)?.names.items.some((n) => n.type === 'dns' && n.value === 'connector.example'));
-  const jwt = await new SignJWT({ ok: true }).setProtectedHeader({ alg: 'ES256', x5c: [...a.x5c] }).sign(a.privateKey);
+  const jwt = await signCompactJws(a.signer, { x5c: [...a.x5c] }, { ok: true });
   t.true((await jwtVerify(jwt, await importX509(leaf.toString('pem'), 'ES256'))).payload['ok'] as boolean);
   t.regex(x509HashClientId(leaf), /^x509_hash:[A-Za-z0-9_-]{43}$/);
   // The CA of the development chain validates the leaf.

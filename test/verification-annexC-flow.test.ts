@@ -4,13 +4,13 @@
 // as the browser would hand it over, and its answer, forwarded to
 // POST /oidc4vp/{state}/dc-api-response, ends the session with the outcome the callback carries
 // too. Then what a relayed or replayed answer, or an answer to another request, gets.
-import { KeyObject } from 'node:crypto';
 import test from 'ava';
 import { decodeJwt, exportJWK, type JWK } from 'jose';
 import { cborDecode, IssuerSigned as OwfIssuerSigned } from '@owf/mdoc';
 import { presentationStream } from '../streams/presentation.js';
 import { createCertificateAuthority, createLeafCertificate } from '../src/crypto/certificates.js';
 import { fullDate } from '../src/mdoc/claims.js';
+import { keySigner } from '../src/crypto/signer.js';
 import { buildIssuerSigned } from '../src/mdoc/issuerSigned.js';
 import { newWalletKey } from '../wallet/keys.js';
 import { annexCAnswer, recipientPoint, type AnnexCRequestData } from './support/annexCWallet.js';
@@ -33,13 +33,13 @@ test.before(async () => {
   const device = await newWalletKey();
   devicePrivateJwk = await exportJWK(device.privateKey);
   const now = new Date();
-  const issued = buildIssuerSigned({
+  const issued = await buildIssuerSigned({
     docType: MDL,
     nameSpaces: new Map([[NS, new Map<string, unknown>([['family_name', 'Mustermann'], ['birth_date', fullDate('1964-08-12')], ['age_over_18', true]])]]),
     deviceKey: device.publicJwk,
     validFrom: new Date(now.getTime() - DAY),
     validUntil: new Date(now.getTime() + DAY),
-    signer: { privateKey: KeyObject.from(signer.keys.privateKey), x5chain: [new Uint8Array(signer.certificate.rawData)] },
+    signer: { signer: keySigner(signer.keys.privateKey), x5chain: [new Uint8Array(signer.certificate.rawData)] },
     now,
   });
   mdl = OwfIssuerSigned.fromEncodedForOid4Vci(Buffer.from(issued).toString('base64url'));

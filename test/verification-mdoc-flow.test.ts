@@ -1,5 +1,6 @@
 // mdocs through the whole verification flow: POST /oidc4vp with an `mso_mdoc` credential query
 // (alone, or beside an SD-JWT VC query), the wallet's encrypted DeviceResponse, and the callback.
+import { keySigner } from '../src/crypto/signer.js';
 import { KeyObject } from 'node:crypto';
 import test from 'ava';
 import { exportJWK } from 'jose';
@@ -34,7 +35,7 @@ test.before(async () => {
   signerJwk = (await exportJWK(signer.keys.privateKey)) as Record<string, unknown>;
   const now = new Date();
   mdl = Buffer.from(
-    buildIssuerSigned({
+    await buildIssuerSigned({
       docType: MDL,
       nameSpaces: new Map([[NS, new Map<string, unknown>([
         ['family_name', 'Mustermann'],
@@ -45,7 +46,7 @@ test.before(async () => {
       deviceKey: device.publicJwk,
       validFrom: new Date(now.getTime() - DAY),
       validUntil: new Date(now.getTime() + DAY),
-      signer: { privateKey: KeyObject.from(signer.keys.privateKey), x5chain: [new Uint8Array(signer.certificate.rawData)] },
+      signer: { signer: keySigner(signer.keys.privateKey), x5chain: [new Uint8Array(signer.certificate.rawData)] },
       now,
     }),
   ).toString('base64url');

@@ -1,6 +1,7 @@
 // The checks on one presented mdoc behind the verification's credential interface: the same trust
 // judgement, trusted_authorities, status checker and credential object fields as an SD-JWT VC,
 // with the mdoc's own checks (src/mdoc) before them and only the requested elements delivered.
+import { keySigner } from '../src/crypto/signer.js';
 import { KeyObject } from 'node:crypto';
 import test from 'ava';
 import { right } from 'fp-ts/lib/Either.js';
@@ -49,16 +50,16 @@ test.before(async () => {
 
 const requirements: MdocRequirements = { doctypeValue: MDL, claimPaths: [[NS, 'family_name'], [NS, 'birth_date']] };
 
-const presentation = (options: { idx?: number; disclose?: [string, string][]; nonce?: string } = {}): string => {
+const presentation = async (options: { idx?: number; disclose?: [string, string][]; nonce?: string } = {}): Promise<string> => {
   const now = new Date();
-  const issued = buildIssuerSigned({
+  const issued = await buildIssuerSigned({
     docType: MDL,
     nameSpaces: new Map([[NS, new Map<string, unknown>([['family_name', 'Mustermann'], ['birth_date', fullDate('1964-08-12')], ['age_over_18', true]])]]),
     deviceKey: device.publicJwk,
     validFrom: new Date(now.getTime() - DAY),
     validUntil: new Date(now.getTime() + DAY),
     ...(options.idx === undefined ? {} : { status: { status_list: { idx: options.idx, uri: STATUS_URI } } }),
-    signer: { privateKey: KeyObject.from(signer.keys.privateKey), x5chain: [new Uint8Array(signer.certificate.rawData)] },
+    signer: { signer: keySigner(signer.keys.privateKey), x5chain: [new Uint8Array(signer.certificate.rawData)] },
     now,
   });
   return presentMdoc(readIssuerSigned(Buffer.from(issued).toString('base64url')), {
@@ -91,7 +92,7 @@ const statusChecker = (revoked: readonly number[], asked: unknown[] = []): Crede
 };
 
 test('a presented mDL yields the credential object: requested elements only, issuer, validity, device key thumbprint', async (t) => {
-  const verified = rightOf(await verifyMsoMdocPresentation(presentation(), requirements, context, noAnchoring, statusChecker([])));
+  const verified = rightOf(await verifyMsoMdocPresentation(await presentation(), requirements, context, noAnchoring, statusChecker([])));
   const { credential, raw } = verified;
   t.is(credential.format, 'mso_mdoc');
   t.is(credential.doctype, MDL);
@@ -110,38 +111,38 @@ test('a presented mDL yields the credential object: requested elements only, iss
 });
 
 test('a requested element the DeviceResponse does not return is a failure', async (t) => {
-  const failure = leftOf(await verifyMsoMdocPresentation(presentation({ disclose: [[NS, 'family_name']] }), requirements, context, noAnchoring, statusChecker([])));
+  const failure = leftOf(await verifyMsoMdocPresentation(await presentation({ disclose: [[NS, 'family_name']] }), requirements, context, noAnchoring, statusChecker([])));
   t.is(failure.reason, `requested element ${NS}/birth_date is not returned`);
 });
 
 test('a device signature over another request\'s SessionTranscript is a failure', async (t) => {
-  const failure = leftOf(await verifyMsoMdocPresentation(presentation({ nonce: 'another-nonce' }), requirements, context, noAnchoring, statusChecker([])));
+  const failure = leftOf(await verifyMsoMdocPresentation(await presentation({ nonce: 'another-nonce' }), requirements, context, noAnchoring, statusChecker([])));
   t.is(failure.reason, "deviceSignature does not verify with the MSO device key over this request's SessionTranscript");
 });
 
 test('the document signer chain is judged as an SD-JWT VC issuer\'s: untrusted under enforce fails, under evaluate is delivered untrusted', async (t) => {
   const elsewhere = await createCertificateAuthority({ commonName: 'Another IACA' });
   const enforce = createTrustVerifier({ verifyTrustAnchor: true, anchors: [elsewhere.certificate], crl, policy: 'enforce' });
-  const failure = leftOf(await verifyMsoMdocPresentation(presentation(), requirements, context, enforce, statusChecker([])));
+  const failure = leftOf(await verifyMsoMdocPresentation(await presentation(), requirements, context, enforce, statusChecker([])));
   t.deepEqual(failure, { reason: 'issuer chain does not resolve to a configured trust anchor', trustEnforcement: true });
   const evaluate = createTrustVerifier({ verifyTrustAnchor: true, anchors: [elsewhere.certificate], crl, policy: 'evaluate' });
-  const { credential } = rightOf(await verifyMsoMdocPresentation(presentation(), requirements, context, evaluate, statusChecker([])));
+  const { credential } = rightOf(await verifyMsoMdocPresentation(await presentation(), requirements, context, evaluate, statusChecker([])));
   t.like(credential, { supportTrustAnchor: true, isTrusted: false });
   const anchored = createTrustVerifier({ verifyTrustAnchor: true, anchors: [ca.certificate], crl, policy: 'enforce' });
-  t.like(rightOf(await verifyMsoMdocPresentation(presentation(), requirements, context, anchored, statusChecker([]))).credential, { isTrusted: true, isCertificateRevoked: false });
+  t.like(rightOf(await verifyMsoMdocPresentation(await presentation(), requirements, context, anchored, statusChecker([]))).credential, { isTrusted: true, isCertificateRevoked: false });
 });
 
 test('trusted_authorities (aki) the document signer chain does not meet is a failure', async (t) => {
-  const failure = leftOf(await verifyMsoMdocPresentation(presentation(), { ...requirements, trustedAuthorityKeyIds: ['AAAA'] }, context, noAnchoring, statusChecker([])));
+  const failure = leftOf(await verifyMsoMdocPresentation(await presentation(), { ...requirements, trustedAuthorityKeyIds: ['AAAA'] }, context, noAnchoring, statusChecker([])));
   t.is(failure.reason, "issuer chain has none of the AuthorityKeyIdentifiers in the query's trusted_authorities");
 });
 
 test('the MSO status list reference is checked: VALID passes with supportRevocation, revoked fails; the CWT form is asked for first', async (t) => {
   const asked: unknown[] = [];
-  const valid = rightOf(await verifyMsoMdocPresentation(presentation({ idx: 7 }), requirements, context, noAnchoring, statusChecker([3], asked)));
+  const valid = rightOf(await verifyMsoMdocPresentation(await presentation({ idx: 7 }), requirements, context, noAnchoring, statusChecker([3], asked)));
   t.true(valid.credential.supportRevocation);
   t.deepEqual(asked, ['cwt']);
-  const revoked = leftOf(await verifyMsoMdocPresentation(presentation({ idx: 3 }), requirements, context, noAnchoring, statusChecker([3])));
+  const revoked = leftOf(await verifyMsoMdocPresentation(await presentation({ idx: 3 }), requirements, context, noAnchoring, statusChecker([3])));
   t.is(revoked.reason, 'credential is revoked: its status list says INVALID');
 });
 
@@ -156,7 +157,7 @@ test('lotl mode: an mdoc whose docType is a PID (X509_PID_DOCTYPE_VALUES) is jud
     pidVcts: new Set(),
     pidDoctypes: new Set([MDL]),
   });
-  const asPid = leftOf(await verifyMsoMdocPresentation(presentation(), requirements, context, lotl, statusChecker([])));
+  const asPid = leftOf(await verifyMsoMdocPresentation(await presentation(), requirements, context, lotl, statusChecker([])));
   t.true(asPid.trustEnforcement);
   const notPid = createLotlTrustVerifier({
     lists: { snapshot: () => emptyLists },
@@ -166,7 +167,7 @@ test('lotl mode: an mdoc whose docType is a PID (X509_PID_DOCTYPE_VALUES) is jud
     pidVcts: new Set(),
     pidDoctypes: new Set(['eu.europa.ec.eudi.pid.1']),
   });
-  t.like(rightOf(await verifyMsoMdocPresentation(presentation(), requirements, context, notPid, statusChecker([]))).credential, { isTrusted: false });
+  t.like(rightOf(await verifyMsoMdocPresentation(await presentation(), requirements, context, notPid, statusChecker([]))).credential, { isTrusted: false });
 });
 
 test('a revoked document signer certificate (CRL on loopback): isCertificateRevoked under evaluate, VERIFICATION_FAILED under enforce', async (t) => {
@@ -176,13 +177,13 @@ test('a revoked document signer certificate (CRL on loopback): isCertificateRevo
   const revokedSigner = await createLeafCertificate(root, { commonName: 'Revoked Document Signer', crlDistributionPoint: server.url('/iaca.crl') });
   server.serve('/iaca.crl', { status: 200, body: new Uint8Array((await createCrl(root, { revokedSerialNumbers: [revokedSigner.certificate.serialNumber] })).rawData) });
   const now = new Date();
-  const issued = buildIssuerSigned({
+  const issued = await buildIssuerSigned({
     docType: MDL,
     nameSpaces: new Map([[NS, new Map<string, unknown>([['family_name', 'Mustermann'], ['birth_date', fullDate('1964-08-12')]])]]),
     deviceKey: device.publicJwk,
     validFrom: new Date(now.getTime() - DAY),
     validUntil: new Date(now.getTime() + DAY),
-    signer: { privateKey: KeyObject.from(revokedSigner.keys.privateKey), x5chain: [new Uint8Array(revokedSigner.certificate.rawData)] },
+    signer: { signer: keySigner(revokedSigner.keys.privateKey), x5chain: [new Uint8Array(revokedSigner.certificate.rawData)] },
     now,
   });
   const vp = presentMdoc(readIssuerSigned(Buffer.from(issued).toString('base64url')), { docType: MDL, disclose: [[NS, 'family_name'], [NS, 'birth_date']], deviceKey: device.privateKey, handover });

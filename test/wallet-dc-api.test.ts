@@ -7,7 +7,7 @@
 // opened by @hpke/core's recipient side, its issuer side checked by @owf/mdoc and its device
 // signature over the dcapi SessionTranscript with cbor2 and node:crypto. And the refusals: an origin the request does
 // not expect, an access certificate outside the trust anchors, a client_id not its hash.
-import { createHash, createPublicKey, KeyObject, verify } from 'node:crypto';
+import { createHash, createPublicKey, verify } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +19,7 @@ import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { DeviceRequest, DeviceResponse, DocRequest, Holder, ItemsRequest, SessionTranscript, Verifier } from '@owf/mdoc';
 import { certificatesToPem, createCertificateAuthority, createLeafCertificate, x509HashClientId, x5cOf, type CertifiedKey } from '../src/crypto/certificates.js';
 import { fullDate } from '../src/mdoc/claims.js';
+import { keySigner } from '../src/crypto/signer.js';
 import { buildIssuerSigned } from '../src/mdoc/issuerSigned.js';
 import { annexCSuite } from '../wallet/annexC.js';
 import { answerDcApi } from '../wallet/commands.js';
@@ -59,13 +60,13 @@ test.before(async () => {
   mdocCa = await createCertificateAuthority({ commonName: 'Test IACA', country: 'DE' });
   const signer = await createLeafCertificate(mdocCa, { commonName: 'Test Document Signer', country: 'DE', subjectAltNames: [{ type: 'url', value: 'https://mdl-issuer.example' }] });
   const now = new Date();
-  const mdl = buildIssuerSigned({
+  const mdl = await buildIssuerSigned({
     docType: MDL,
     nameSpaces: new Map([[NS, new Map<string, unknown>([['family_name', 'Mustermann'], ['given_name', 'Erika'], ['birth_date', fullDate('1964-08-12')], ['age_over_18', true]])]]),
     deviceKey: holderJwk,
     validFrom: new Date(now.getTime() - DAY),
     validUntil: new Date(now.getTime() + DAY),
-    signer: { privateKey: KeyObject.from(signer.keys.privateKey), x5chain: [new Uint8Array(signer.certificate.rawData)] },
+    signer: { signer: keySigner(signer.keys.privateKey), x5chain: [new Uint8Array(signer.certificate.rawData)] },
     now,
   });
   await wallet.add({ credential: Buffer.from(mdl).toString('base64url'), format: 'mso_mdoc', doctype: MDL, issuer: 'https://mdl-issuer.example', received_at: now.toISOString() });

@@ -3,11 +3,11 @@
 // the issuer signed it) and a device signature over the request's SessionTranscript (the redirect
 // flow's here; the Digital Credentials API's handovers in dcApi.ts and annexC.ts). Tests bend
 // the response through explicit options only (PresentMdocOptions), so each negative case says what it breaks.
-import { KeyObject } from 'node:crypto';
+import { KeyObject, sign } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import type { CryptoKey, JWK } from 'jose';
 import { dataItem, decodeCbor, encodeCbor, Tag } from '../src/mdoc/cbor.js';
-import { signCoseSign1 } from '../src/mdoc/cose.js';
+import { coseSign1ToSign } from '../src/mdoc/cose.js';
 import { parseIssuerSigned, verifyIssuerSigned, type IssuerSigned, type MdocClaims } from '../src/mdoc/issuerSigned.js';
 import { sessionTranscript, type OpenID4VPHandoverInfo } from '../src/mdoc/sessionTranscript.js';
 import { thumbprint } from './keys.js';
@@ -62,7 +62,8 @@ const selected = (issuerSigned: IssuerSigned, options: Omit<PresentMdocOptions, 
 export const mdocDocument = (issuerSigned: IssuerSigned, options: Omit<PresentMdocOptions, 'handover'>, transcript: unknown): Map<string, unknown> => {
   const deviceNameSpacesBytes = dataItem(new Map());
   const deviceAuthentication = encodeCbor(dataItem(['DeviceAuthentication', transcript, options.docType, deviceNameSpacesBytes]));
-  const deviceSignature = signCoseSign1(deviceAuthentication, KeyObject.from(options.deviceKey), new Map(), { detached: true });
+  const toSign = coseSign1ToSign(deviceAuthentication, new Map(), { detached: true });
+  const deviceSignature = toSign.withSignature(sign('sha256', toSign.toBeSigned, { key: KeyObject.from(options.deviceKey), dsaEncoding: 'ieee-p1363' }));
   const { issuerAuth } = issuerSigned;
   return new Map<string, unknown>([
     ['docType', options.documentDocType ?? options.docType],

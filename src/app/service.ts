@@ -24,7 +24,7 @@ import { ProjectionRunner } from '../readside/projectionRunner.js';
 import type { ReadModels } from '../readside/readModels.js';
 import { projectionsCheck, quarantineCheck, readiness, storeCheck } from '../readiness.js';
 import { dataKeys } from '../crypto/dataKeys.js';
-import { loadKek } from '../crypto/kek.js';
+import { openKeyStore } from './keyStore.js';
 import { features as allFeatures } from './features.js';
 import { bootstrapTenant } from '../tenancy/bootstrap.js';
 
@@ -87,13 +87,18 @@ const closeServer = (server: Server, timeoutMs: number): Promise<void> =>
   });
 
 const compose = async <R extends Closable>(config: Config, log: Logger, role: Role<R>): Promise<Service<R>> => {
-  // First: a key-encryption key that cannot be had stops the start before anything is opened.
-  const kek = await loadKek(config, log);
+  // First: keys that cannot be had (a KEK, a token) stop the start before anything is opened.
+  const keys = await openKeyStore(config, log);
   const metrics: Metrics = createMetrics(log, role.metrics);
-  const opened = instrumentedStore(await openEventStore(config), metrics);
-  const store = role.store?.(opened) ?? opened;
+  const opened = await openEventStore(config).catch((err: unknown) => {
+    keys.close();
+    throw err;
+  });
+  const instrumented = instrumentedStore(opened, metrics);
+  const store = role.store?.(instrumented) ?? instrumented;
   const runner = await role.open(store).catch(async (err: unknown) => {
     await store.close();
+    keys.close();
     throw err;
   });
   // Where the read models are kept: a worker's scrape gets the primary's figure (src/workers/metrics.ts).
@@ -106,6 +111,7 @@ const compose = async <R extends Closable>(config: Config, log: Logger, role: Ro
       projectionsCheck(runner, store, config.readinessMaxLagMs),
       quarantineCheck(runner),
       { name: 'started', failure: async () => (started ? undefined : 'the service is starting') },
+      ...(keys.readinessCheck ? [keys.readinessCheck] : []),
       ...features.flatMap((f) => f.readinessChecks ?? []),
     ],
     log,
@@ -128,7 +134,7 @@ const compose = async <R extends Closable>(config: Config, log: Logger, role: Ro
       log.info('answering probes, catching up with the event store', urls);
     }
     await role.prepare(runner, store);
-    context = { config, log, metrics, store, runner, kek, dataKeys: dataKeys(store, kek) };
+    context = { config, log, metrics, store, runner, keys, kek: keys.derivationRoot, dataKeys: dataKeys(store, keys.kek) };
     features = await allFeatures(context);
     const open = openManagementRouters({ metrics, readiness: ready, document: openApiDocument(config) });
     const managementRouters = features.flatMap((f) => f.managementRouters ?? []);
@@ -143,6 +149,7 @@ const compose = async <R extends Closable>(config: Config, log: Logger, role: Ro
     await Promise.all([closeServer(management, 0), closeServer(wallet, 0)]);
     await runner.close();
     await store.close();
+    keys.close();
     throw err;
   }
   for (const feature of features) {
@@ -159,6 +166,7 @@ const compose = async <R extends Closable>(config: Config, log: Logger, role: Ro
       await Promise.all(features.map((f) => f.stop?.()));
       await runner.close();
       await store.close();
+      keys.close();
       log.info('stopped', {});
     })());
   return { store, runner, context, managementUrl: urls.management, publicListenUrl: urls.public, routes, stop };

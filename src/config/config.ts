@@ -39,6 +39,9 @@ function decodeVar<A>(codec: t.Decoder<unknown, A>, raw: string): Either<string,
   return left(first?.message ?? `expected ${codec.name}`);
 }
 
+export const KEY_STORES = ['file', 'pkcs11'] as const;
+const KeyStoreCodec = withMessage(t.keyof({ file: null, pkcs11: null }), `expected one of ${KEY_STORES.join(', ')}`);
+
 const LogLevelCodec = withMessage(
   t.keyof(Object.fromEntries(LOG_LEVELS.map((l) => [l, null])) as Record<LogLevel, null>),
   `expected one of ${LOG_LEVELS.join(', ')}`,
@@ -133,6 +136,23 @@ const variables = {
   dataKeyEncryptionKey: optional('DATA_KEY_ENCRYPTION_KEY', Key256, { secret: true }),
   /** The key file when DATA_KEY_ENCRYPTION_KEY is unset; made on first start if missing. */
   dataKeyEncryptionKeyFile: optional('DATA_KEY_ENCRYPTION_KEY_FILE', NonEmptyText),
+  // keys (docs/key-management.md)
+  /** Where the signing keys and the key-encryption key live: `file` (files, or a development chain) or `pkcs11` (a token). */
+  keyStore: withDefault('KEY_STORE', KeyStoreCodec, 'file'),
+  /** The PKCS#11 library (e.g. /usr/lib/softhsm/libsofthsm2.so). */
+  pkcs11Module: optional('PKCS11_MODULE', NonEmptyText),
+  /** The token, by label; or PKCS11_SLOT, by slot id. */
+  pkcs11TokenLabel: optional('PKCS11_TOKEN_LABEL', NonEmptyText),
+  pkcs11Slot: optional('PKCS11_SLOT', integerFromString(0, 2 ** 32 - 1)),
+  /** The user PIN; or PKCS11_PIN_FILE, a file holding it. Never logged. */
+  pkcs11Pin: optional('PKCS11_PIN', NonEmptyText, { secret: true }),
+  pkcs11PinFile: optional('PKCS11_PIN_FILE', NonEmptyText),
+  /** Sessions the connector keeps open on the token: signing and key wrapping run in parallel up to this many. */
+  pkcs11Sessions: withDefault('PKCS11_SESSIONS', integerFromString(1, 64), '4'),
+  /** Labels of the token's keys: the access certificate's and the Issuer Signing Certificate's (EC P-256), the KEK (AES-256). */
+  accessKeyLabel: optional('ACCESS_KEY_LABEL', NonEmptyText),
+  issuerKeyLabel: optional('ISSUER_KEY_LABEL', NonEmptyText),
+  kekLabel: optional('KEK_LABEL', NonEmptyText),
   logLevel: withDefault('LOG_LEVEL', LogLevelCodec, 'info'),
   readYourWritesTimeoutMs: withDefault('READ_YOUR_WRITES_TIMEOUT_MS', MillisecondsFromString, '5000'),
   shutdownTimeoutMs: withDefault('SHUTDOWN_TIMEOUT_MS', MillisecondsFromString, '10000'),
@@ -264,6 +284,21 @@ export const configVariableNames: { readonly [K in keyof Config]: string } = Obj
 const describeValue = (raw: string, variable: Variable<unknown>): string =>
   variable.secret || variable.long ? `a ${raw.length}-character value` : JSON.stringify(raw);
 
+/** With KEY_STORE=pkcs11: what the token needs set, and the key files and KEK it replaces unset. */
+const keyStoreConfigurationProblems = (config: Config): string[] => {
+  if (config.keyStore !== 'pkcs11') return [];
+  const name = configVariableNames;
+  const required = (['pkcs11Module', 'accessKeyLabel', 'issuerKeyLabel', 'kekLabel', 'accessCertificateFile', 'issuerCertificateFile'] as const)
+    .filter((key) => config[key] === undefined)
+    .map((key) => `${name[key]}: required when KEY_STORE is pkcs11`);
+  const replaced = (['accessKeyFile', 'issuerKeyFile', 'dataKeyEncryptionKey', 'dataKeyEncryptionKeyFile'] as const)
+    .filter((key) => config[key] !== undefined)
+    .map((key) => `${name[key]}: set, but KEY_STORE is pkcs11 (the token holds that key: unset it)`);
+  const oneOf = (a: keyof Config, b: keyof Config): string[] =>
+    (config[a] === undefined) === (config[b] === undefined) ? [`${name[a]}, ${name[b]}: set exactly one when KEY_STORE is pkcs11`] : [];
+  return [...required, ...oneOf('pkcs11TokenLabel', 'pkcs11Slot'), ...oneOf('pkcs11Pin', 'pkcs11PinFile'), ...replaced];
+};
+
 /**
  * Read and validate the configuration. On failure, one message per bad variable, each starting
  * with the variable's name, e.g. `MANAGEMENT_PORT: expected an integer 0-65535, got "abc"`.
@@ -285,6 +320,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Either<string[], Config> {
   }
   if (errors.length > 0) return left(errors);
   const config = values as Config;
+  const keyStoreProblems = keyStoreConfigurationProblems(config);
+  if (keyStoreProblems.length > 0) return left(keyStoreProblems);
   // Both listeners bind in the same process; a shared fixed port can only fail at listen time.
   if (config.publicPort !== 0 && config.publicPort === config.managementPort) {
     return left([`PUBLIC_PORT: must differ from MANAGEMENT_PORT, both are ${config.publicPort}`]);

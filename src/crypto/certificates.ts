@@ -10,6 +10,7 @@ import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { exportJWK, type JWK } from 'jose';
 import type { Logger } from '../log.js';
+import { keySigner, type EcSigner } from './signer.js';
 import { x509 } from './x509.js';
 
 export type CryptoKey = webcrypto.CryptoKey;
@@ -100,7 +101,7 @@ const randomSerial = (): string => {
 };
 
 const issue = async (
-  subjectKeys: CryptoKeyPair,
+  subjectKeys: { readonly publicKey: CryptoKey; readonly privateKey?: CryptoKey },
   issuer: CertifiedKey | undefined,
   options: CertificateOptions,
   defaults: { readonly keyUsage: x509.KeyUsageFlags; readonly basicConstraints: { ca: boolean; pathLength?: number } },
@@ -117,6 +118,8 @@ const issue = async (
     extensions.push(new x509.SubjectAlternativeNameExtension(options.subjectAltNames.map((n) => ({ type: n.type, value: n.value }))));
   }
   const notBefore = options.notBefore ?? new Date(Date.now() - 60_000);
+  const signingKey = issuer ? issuer.keys.privateKey : subjectKeys.privateKey;
+  if (!signingKey) throw new Error('a self-signed certificate needs its private key');
   return x509.X509CertificateGenerator.create({
     serialNumber: randomSerial(),
     subject: distinguishedName(options),
@@ -124,7 +127,7 @@ const issue = async (
     notBefore,
     notAfter: options.notAfter ?? new Date(notBefore.getTime() + 365 * DAY_MS),
     publicKey: subjectKeys.publicKey,
-    signingKey: issuer ? issuer.keys.privateKey : subjectKeys.privateKey,
+    signingKey,
     signingAlgorithm: ECDSA_SHA256,
     extensions,
   });
@@ -146,14 +149,14 @@ export const createCertificateAuthority = async (
   return { certificate, keys };
 };
 
+/** An end-entity signing certificate (digitalSignature, cA=false) for `publicKey`, signed by `issuer`. */
+export const certifyPublicKey = (issuer: CertifiedKey, options: CertificateOptions, publicKey: CryptoKey): Promise<x509.X509Certificate> =>
+  issue({ publicKey }, issuer, options, { keyUsage: x509.KeyUsageFlags.digitalSignature, basicConstraints: { ca: false } });
+
 /** An end-entity signing certificate (digitalSignature, cA=false) signed by `issuer`. */
 export const createLeafCertificate = async (issuer: CertifiedKey, options: CertificateOptions, keys?: CryptoKeyPair): Promise<CertifiedKey> => {
   const subjectKeys = keys ?? (await generateP256KeyPair());
-  const certificate = await issue(subjectKeys, issuer, options, {
-    keyUsage: x509.KeyUsageFlags.digitalSignature,
-    basicConstraints: { ca: false },
-  });
-  return { certificate, keys: subjectKeys };
+  return { certificate: await certifyPublicKey(issuer, options, subjectKeys.publicKey), keys: subjectKeys };
 };
 
 export interface CrlOptions {
@@ -210,33 +213,43 @@ export const x509HashClientId = (certificate: x509.X509Certificate): string =>
 
 // --- signing identities
 
-/** A key and the chain certifying it, ready for jose's SignJWT (ES256, `x5c` header). */
+/** A signer (src/crypto/signer.ts) and the chain certifying its key. */
 export interface SigningIdentity {
-  /** Non-extractable once loaded; usable with jose `SignJWT#sign` for ES256. */
-  readonly privateKey: CryptoKey;
+  /** Signs inside the process (a key file) or inside a PKCS#11 token. */
+  readonly signer: EcSigner;
   readonly publicJwk: JWK;
   /** Leaf first, without the trust anchor. */
   readonly chain: readonly x509.X509Certificate[];
   readonly x5c: readonly string[];
 }
 
+/** The certificate's leaf does not hold the signer's key. */
+export class CertificateKeyMismatch extends Error {
+  override readonly name = 'CertificateKeyMismatch';
+}
+
 /**
- * Build the identity from a chain (leaf first) and the leaf's private key. A self-signed last
+ * Build the identity from a chain (leaf first) and a signer of the leaf's key. A self-signed last
  * certificate is dropped: the verifier holds its anchor, so x5c must not carry it.
- * Throws when the key is not the leaf's.
+ * Throws when the signer's key is not the leaf's.
  */
-export const signingIdentity = async (chain: readonly x509.X509Certificate[], privateKey: CryptoKey): Promise<SigningIdentity> => {
+export const certifiedSigner = async (chain: readonly x509.X509Certificate[], signer: EcSigner): Promise<SigningIdentity> => {
   const [leaf] = chain;
   if (!leaf) throw new Error('empty certificate chain');
   const last = chain[chain.length - 1];
   const withoutAnchor = chain.length > 1 && last && (await last.isSelfSigned()) ? chain.slice(0, -1) : chain;
   const publicJwk = await exportJWK(await leaf.publicKey.export(EC_P256, ['verify']));
+  if (publicJwk.kty !== 'EC' || publicJwk.crv !== 'P-256') throw new Error('the certificate does not hold a P-256 key');
+  if (signer.publicJwk.x !== publicJwk.x || signer.publicJwk.y !== publicJwk.y) throw new CertificateKeyMismatch('the private key does not match the certificate');
+  return { signer, publicJwk: { kty: 'EC', crv: 'P-256', x: publicJwk.x, y: publicJwk.y }, chain: withoutAnchor, x5c: x5cOf(withoutAnchor) };
+};
+
+/** The identity of a chain (leaf first) and the leaf's private key held in memory; see certifiedSigner. */
+export const signingIdentity = async (chain: readonly x509.X509Certificate[], privateKey: CryptoKey): Promise<SigningIdentity> => {
   const privateJwk = await exportJWK(privateKey);
   if (privateJwk.kty !== 'EC' || privateJwk.crv !== 'P-256') throw new Error('the private key is not a P-256 key');
-  if (privateJwk.x !== publicJwk.x || privateJwk.y !== publicJwk.y) throw new Error('the private key does not match the certificate');
   // Re-import without extractability: the running service never needs to export it again.
-  const signingKey = await webcrypto.subtle.importKey('jwk', privateJwk, EC_P256, false, ['sign']);
-  return { privateKey: signingKey, publicJwk: { kty: 'EC', crv: 'P-256', x: publicJwk.x, y: publicJwk.y }, chain: withoutAnchor, x5c: x5cOf(withoutAnchor) };
+  return certifiedSigner(chain, keySigner(await webcrypto.subtle.importKey('jwk', privateJwk, EC_P256, false, ['sign'])));
 };
 
 export interface SigningIdentitySource {
@@ -373,10 +386,25 @@ export const generateChain = async (
   subjectAltNames: readonly SubjectAltName[] = [],
   country: string = DEFAULT_CERTIFICATE_COUNTRY,
 ): Promise<GeneratedChain> => {
+  const { ca, leafOptions } = await developmentCa(commonName, subjectAltNames, country);
+  return { ca, leaf: await createLeafCertificate(ca, leafOptions) };
+};
+
+/** The same chain for a key held elsewhere (a PKCS#11 token): leaf (certifying `publicKey`) first, then the CA. */
+export const generateChainForPublicKey = async (
+  commonName: string,
+  subjectAltNames: readonly SubjectAltName[],
+  publicKey: CryptoKey,
+  country: string = DEFAULT_CERTIFICATE_COUNTRY,
+): Promise<x509.X509Certificate[]> => {
+  const { ca, leafOptions } = await developmentCa(commonName, subjectAltNames, country);
+  return [await certifyPublicKey(ca, leafOptions, publicKey), ca.certificate];
+};
+
+const developmentCa = async (commonName: string, subjectAltNames: readonly SubjectAltName[], country: string) => {
   const notBefore = new Date(Date.now() - 60_000);
   const ca = await createCertificateAuthority({ commonName: `${commonName} CA`, country, notBefore, notAfter: new Date(notBefore.getTime() + 3650 * DAY_MS), pathLength: 0 });
-  const leaf = await createLeafCertificate(ca, { commonName, country, notBefore, subjectAltNames });
-  return { ca, leaf };
+  return { ca, leafOptions: { commonName, country, notBefore, subjectAltNames } satisfies CertificateOptions };
 };
 
 /**

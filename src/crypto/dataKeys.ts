@@ -1,7 +1,7 @@
 // Per-flow data keys for crypto-shredding (DESIGN.md, Personal data). Personal data never enters
 // an event in the clear: it is sealed with its flow's data key. The key lives in its own stream,
-// wrapped by the key-encryption key (KEK), which is kept outside the event store; destroying the
-// key tombstones that stream. Afterwards the flow's streams still replay and the data is gone.
+// wrapped by the key-encryption key (KEK, src/crypto/kek.ts: a key file or a PKCS#11 token's
+// key), which is kept outside the event store; destroying the key tombstones that stream. Afterwards the flow's streams still replay and the data is gone.
 //
 // Keys go through the event store so that several instances over one EventStoreDB share them.
 // The embedded store erases a tombstoned stream's events at once; EventStoreDB does at its next
@@ -11,6 +11,7 @@ import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { dataKey, dataKeyStream, type Sealed } from '../../streams/dataKey.js';
 import { handleCommand, loadStream } from '../eventstore/handle.js';
 import type { AppendError, EventStore, Json } from '../eventstore/port.js';
+import type { Kek } from './kek.js';
 import { KEY_BYTES, open, seal } from './seal.js';
 import { logRef } from '../../streams/kernel.js';
 
@@ -38,12 +39,11 @@ const usable = (key: Buffer, ownerId: string): DataKey => ({
   open: (sealed, purpose) => JSON.parse(open(key, sealed, `${ownerId}/${purpose}`).toString('utf8')) as Json,
 });
 
-export const dataKeys = (store: EventStore, kek: Buffer): DataKeys => {
-  if (kek.length !== KEY_BYTES) throw new Error('the key-encryption key must be 32 bytes');
+export const dataKeys = (store: EventStore, kek: Kek): DataKeys => {
   return {
     async issue(ownerId) {
       const key = randomBytes(KEY_BYTES);
-      const wrappedKey = seal(kek, key, `datakey/${ownerId}`);
+      const wrappedKey = await kek.wrap(key, `datakey/${ownerId}`);
       // A new owner's stream: nothing to read, and the store lets one issue win. Named by the key
       // itself (its wrapping's IV), so only a re-run of this very issue is taken as written.
       const issued = await handleCommand(store, dataKey, dataKeyStream(ownerId), { type: 'IssueDataKey', data: { ownerId, wrappedKey } }, {
@@ -61,7 +61,7 @@ export const dataKeys = (store: EventStore, kek: Buffer): DataKeys => {
     async find(ownerId) {
       const loaded = await loadStream(store, dataKey, dataKeyStream(ownerId));
       if (isLeft(loaded) || loaded.right.state.status === 'none') return undefined;
-      return usable(open(kek, loaded.right.state.wrappedKey, `datakey/${ownerId}`), ownerId);
+      return usable(await kek.unwrap(loaded.right.state.wrappedKey, `datakey/${ownerId}`), ownerId);
     },
     async destroy(ownerId) {
       const result = await store.tombstone(dataKeyStream(ownerId), 'any');

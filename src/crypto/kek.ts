@@ -12,8 +12,28 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { link, mkdir, open, readFile, realpath, stat, unlink, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import type { Sealed } from '../../streams/dataKey.js';
 import type { Logger } from '../log.js';
-import { KEY_BYTES } from './seal.js';
+import { KEY_BYTES, open as openSealed, seal } from './seal.js';
+
+/**
+ * What wraps and unwraps the data keys: the key file's key in memory (fileKek), or the token's
+ * AES-256 key, which never leaves it (src/crypto/pkcs11/kek.ts). Both seal with AES-256-GCM, the
+ * associated data binding a wrapped key to its owner.
+ */
+export interface Kek {
+  wrap(dataKey: Buffer, aad: string): Promise<Sealed>;
+  /** Throws when `wrapped` was not wrapped by this KEK with this associated data. */
+  unwrap(wrapped: Sealed, aad: string): Promise<Buffer>;
+}
+
+export const fileKek = (key: Buffer): Kek => {
+  if (key.length !== KEY_BYTES) throw new Error('the key-encryption key must be 32 bytes');
+  return {
+    wrap: async (dataKey, aad) => seal(key, dataKey, aad),
+    unwrap: async (wrapped, aad) => openSealed(key, wrapped, aad),
+  };
+};
 
 export const KEK_FILE = 'data-key-encryption.key';
 const CONFIG_DIR = 'eudi-connector';

@@ -1,6 +1,7 @@
 // Problem details (RFC 9457-shaped) for the management API and the generic errors of both
 // listeners. `type` is a relative, path-like identifier rather than an absolute URL so the body
 // does not depend on where the service is deployed.
+import { KeysUnavailable } from '../crypto/keyStore.js';
 import type { Context, Middleware, Next } from 'koa';
 import type Router from '@koa/router';
 import type { Logger } from '../log.js';
@@ -96,6 +97,10 @@ export const internalError = (detail = 'An unexpected error occurred.'): Problem
 export const serviceUnavailable = (detail: string, type = '/problems/service-unavailable', title = 'Service unavailable'): Problem =>
   problem(503, type, title, detail);
 
+/** The signing keys or the key-encryption key cannot be used now (src/crypto/keyStore.ts KeysUnavailable). */
+export const keysUnavailable = (): Problem =>
+  serviceUnavailable('The keys are unavailable (the key store does not answer); nothing was changed. Retry later.', '/problems/keys-unavailable', 'Keys unavailable');
+
 /**
  * A Problem thrown at the edge (route handlers, body readers, decoders). `headers` are sent with
  * the problem response, e.g. `Allow`, `WWW-Authenticate`, `Retry-After`.
@@ -148,6 +153,7 @@ export interface ProblemsOptions {
 /**
  * Turns whatever happens below it into a response:
  * - a thrown HttpError becomes its problem (with its headers);
+ * - KeysUnavailable (a token that does not answer) becomes a 503 keys-unavailable problem;
  * - any other thrown value becomes a generic 500 problem and is logged: internal messages and
  *   stacks can carry secrets and implementation details, so they go to the log only. This
  *   includes errors carrying a `status` (http-errors, ctx.throw), because an upstream client's
@@ -169,10 +175,11 @@ export function problems(options: ProblemsOptions): Middleware {
         logger.error('error after response started', errorFields(ctx, err));
         return;
       }
-      const p = isHttpError(err) ? err.problem : internalError();
-      if (!isHttpError(err) || p.status >= 500) logger.error('request failed', errorFields(ctx, err));
+      const failure = err instanceof KeysUnavailable ? new HttpError(keysUnavailable(), { 'Retry-After': '5' }) : err;
+      const p = isHttpError(failure) ? failure.problem : internalError();
+      if (!isHttpError(failure) || p.status >= 500) logger.error('request failed', errorFields(ctx, err));
       resetHeaders(ctx, { ...outerHeaders, ...keptHeadersOf(ctx) });
-      sendProblem(ctx, p, isHttpError(err) ? err.headers : {});
+      sendProblem(ctx, p, isHttpError(failure) ? failure.headers : {});
       return;
     }
     if (ctx.status === 404 && ctx.body == null && ctx.respond !== false) {

@@ -5,6 +5,7 @@
 // (src/issuance/status/allocation.ts), the credential signed, and CredentialIssued appended at the revision
 // read: only if that append wins is the credential handed out, so an offer that expired meanwhile
 // never issues.
+import { KeysUnavailable } from '../crypto/keyStore.js';
 import type { Context } from 'koa';
 import * as t from 'io-ts';
 import { randomUUID } from 'node:crypto';
@@ -71,6 +72,8 @@ export const credentialEndpoint = (issuance: IssuanceContext) => async (http: Co
   const authorised = authorisedBy(loaded.right.state, parsed.offerId, parsed.hash, now.toISOString());
   if (isLeft(authorised)) throw invalidToken(tokenRefusal(authorised.left));
   const state = authorised.right;
+  // First of what needs keys: a key store that does not answer fails the request before the proofs are spent.
+  const key = await issuance.dataKeys.find(state.offerId);
 
   const dpop = await verifyDpopProof(issuance.store, {
     proof: http.headers['dpop'],
@@ -109,7 +112,6 @@ export const credentialEndpoint = (issuance: IssuanceContext) => async (http: Co
   const metadata = { actor: 'wallet', requestId: requestIdOf(http) };
   const offerId = state.offerId;
   const configuration = issuance.configurations.get(state.credentialConfigurationId);
-  const key = await issuance.dataKeys.find(offerId);
   let credential: string;
   // errorDetails reaches the integrator: only reasons written here, never an internal message.
   let failure = 'credential configuration no longer configured';
@@ -131,9 +133,11 @@ export const credentialEndpoint = (issuance: IssuanceContext) => async (http: Co
     };
     credential =
       configuration.format === 'mso_mdoc'
-        ? signMsoMdoc(issuance.signingKey, { ...toSign, configuration })
+        ? await signMsoMdoc(issuance.signingKey, { ...toSign, configuration })
         : await signSdJwtVc(issuance.signingKey, { ...toSign, issuer: issuance.config.publicUrl, configuration });
   } catch (err) {
+    // Keys that do not answer now fail this request only: the offer stays as it is, to retry.
+    if (err instanceof KeysUnavailable) throw err;
     issuance.log.error('credential could not be issued', { offerRef: logRef(offerId), err });
     await failOffer(issuance, offerId, failure, metadata);
     throw new OAuthError(500, 'server_error', 'The credential could not be issued; the offer has failed.');

@@ -3,7 +3,7 @@
 // offer expiry scheduler.
 import Router from '@koa/router';
 import { configVariableNames } from '../config/config.js';
-import { describeSubjectAltName, hostSubjectAltName, loadSigningIdentity, namesIssuer, subjectAltNamesOf, type SigningIdentity } from '../crypto/certificates.js';
+import { describeSubjectAltName, hostSubjectAltName, namesIssuer, subjectAltNamesOf, type SigningIdentity } from '../crypto/certificates.js';
 import type { Logger } from '../log.js';
 import type { Feature, ServiceContext } from '../featureContract.js';
 import type { Periodic } from '../periodic.js';
@@ -63,7 +63,7 @@ const warnUnlessLeafNamesIssuer = (identity: SigningIdentity, issuer: string, lo
 export const issuanceFeature = async (service: ServiceContext, trustLists: HeldLists | undefined): Promise<Feature> => {
   const { config } = service;
   const configurations = await loadCredentialConfigurations(config.credentialConfigurationsFile);
-  const identity = await loadSigningIdentity({
+  const identity = await service.keys.signingIdentity('issuer', {
     name: 'issuer',
     certificateVariable: configVariableNames.issuerCertificateFile,
     keyVariable: configVariableNames.issuerKeyFile,

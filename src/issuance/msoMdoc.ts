@@ -3,8 +3,8 @@
 // turned into its CBOR type by the configured `value_type`, for the key of the wallet's proof
 // (the MSO's deviceKeyInfo), signed by the Issuer Signing Certificate's key with its chain in
 // `x5chain`. The credential is the IssuerSigned's CBOR, base64url.
-import { KeyObject } from 'node:crypto';
 import type { JWK } from 'jose';
+import type { EcSigner } from '../crypto/signer.js';
 import type { Json } from '../eventstore/port.js';
 import { fullDate, tdate } from '../mdoc/claims.js';
 import { buildIssuerSigned } from '../mdoc/issuerSigned.js';
@@ -47,13 +47,13 @@ const elementValue = (value: Json, type: MdocValueType | undefined): unknown => 
 const asCbor = (value: Json): unknown =>
   Array.isArray(value) ? value.map(asCbor) : isObject(value) ? new Map(Object.entries(value).map(([k, v]) => [k, asCbor(v)])) : value;
 
-/** The Issuer Signing Certificate key as COSE signs with it: the key and the chain as `x5chain` DER. */
-export const coseSignerOf = (key: IssuerSigningKey): { readonly privateKey: KeyObject; readonly x5chain: Uint8Array[] } => ({
-  privateKey: KeyObject.from(key.privateKey),
+/** The Issuer Signing Certificate key as COSE signs with it: the signer and the chain as `x5chain` DER. */
+export const coseSignerOf = (key: IssuerSigningKey): { readonly signer: EcSigner; readonly x5chain: Uint8Array[] } => ({
+  signer: key.signer,
   x5chain: key.x5c.map((der) => new Uint8Array(Buffer.from(der, 'base64'))),
 });
 
-export const signMsoMdoc = (key: IssuerSigningKey, credential: MdocToSign): string => {
+export const signMsoMdoc = async (key: IssuerSigningKey, credential: MdocToSign): Promise<string> => {
   const nameSpaces = new Map<string, Map<string, unknown>>();
   for (const claim of credential.configuration.claims) {
     const value = valueAt(credential.claims, claim.path);
@@ -63,7 +63,7 @@ export const signMsoMdoc = (key: IssuerSigningKey, credential: MdocToSign): stri
     if (!elements) nameSpaces.set(namespace, (elements = new Map()));
     elements.set(element, elementValue(value, claim.value_type));
   }
-  const issued = buildIssuerSigned({
+  const issued = await buildIssuerSigned({
     docType: credential.configuration.doctype,
     nameSpaces,
     deviceKey: credential.holderJwk,

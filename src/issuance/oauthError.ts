@@ -3,6 +3,7 @@
 // wallets parse. Route handlers throw OAuthError; `oauthErrors` writes it, and turns the shared
 // body readers' problems and anything unexpected into the same shape.
 import type { Context, Middleware, Next } from 'koa';
+import { KeysUnavailable } from '../crypto/keyStore.js';
 import { isHttpError } from '../http/problem.js';
 import type { Logger } from '../log.js';
 import { requestIdOf } from '../log.js';
@@ -44,7 +45,10 @@ export const oauthErrors =
       let failure: OAuthError;
       if (err instanceof OAuthError) failure = err;
       else if (isHttpError(err) && err.status < 500) failure = new OAuthError(err.status, badRequest, err.problem.detail, err.headers);
-      else {
+      else if (err instanceof KeysUnavailable) {
+        log.error('wallet request failed: keys unavailable', { requestId: requestIdOf(http), method: http.method, err });
+        failure = new OAuthError(500, 'server_error', 'The keys are unavailable; nothing was changed. Retry later.');
+      } else {
         log.error('wallet request failed', { requestId: requestIdOf(http), method: http.method, err });
         failure = new OAuthError(500, 'server_error', 'An unexpected error occurred.');
       }

@@ -9,6 +9,7 @@ import {
   header,
   json,
   jsonBody,
+  KEYS_UNAVAILABLE,
   managementAnswers,
   noAuthentication,
   nullable,
@@ -216,7 +217,7 @@ export const issuanceArea: Area = {
         }),
         responses: {
           '201': managementAnswers.answer('Created; OFFER_CREATED is sent as a callback.', { content: json(ref.schema('CreatedOffer')) }),
-          ...managementAnswers.problems(400, 401, 403, 413, 415, 422, 500),
+          ...managementAnswers.problems(400, 401, 403, 413, 415, 422, 500, KEYS_UNAVAILABLE),
         },
       }),
     },

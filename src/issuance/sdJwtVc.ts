@@ -3,14 +3,16 @@
 // claim is disclosed by its `sd` rule (`allowed` is made selectively disclosable: the holder can
 // always reveal it, and it cannot be hidden afterwards otherwise). Salts come from the CSPRNG.
 import { createHash, randomBytes } from 'node:crypto';
-import type { webcrypto } from 'node:crypto';
-import { SignJWT, type JWK } from 'jose';
+import type { JWK } from 'jose';
+import { signCompactJws } from '../crypto/jws.js';
+import type { EcSigner } from '../crypto/signer.js';
 import type { Json } from '../eventstore/port.js';
 import { valueAt } from './claims.js';
 import type { SdJwtVcConfiguration } from './configurations.js';
 
+/** The Issuer Signing Certificate's signer and its chain (base64 DER, leaf first). */
 export interface IssuerSigningKey {
-  readonly privateKey: webcrypto.CryptoKey;
+  readonly signer: EcSigner;
   readonly x5c: readonly string[];
 }
 
@@ -53,7 +55,7 @@ export const signSdJwtVc = async (key: IssuerSigningKey, credential: CredentialT
   for (const digests of digestLists) digests.sort();
   const iat = Math.floor(credential.now.getTime() / 1000);
   const { kty, crv, x, y } = credential.holderJwk;
-  const jwt = await new SignJWT({
+  const jwt = await signCompactJws(key.signer, { typ: 'dc+sd-jwt', x5c: [...key.x5c] }, {
     ...body,
     iss: credential.issuer,
     iat,
@@ -62,9 +64,7 @@ export const signSdJwtVc = async (key: IssuerSigningKey, credential: CredentialT
     cnf: { jwk: { kty, crv, x, y } },
     ...(credential.status ? { status: { status_list: { idx: credential.status.idx, uri: credential.status.uri } } } : {}),
     _sd_alg: 'sha-256',
-  })
-    .setProtectedHeader({ alg: 'ES256', typ: 'dc+sd-jwt', x5c: [...key.x5c] })
-    .sign(key.privateKey);
+  });
   return `${jwt}~${disclosures.map((d) => `${d}~`).join('')}`;
 };
 

@@ -1,10 +1,11 @@
 // COSE_Sign1 (RFC 9052, 4.2) with ES256 (-7) only, as HAIP requires for mdocs, and the EC2 P-256
 // COSE_Key (RFC 9053, 7.1.1) of a device key. The signature is over Sig_structure
 // ["Signature1", protected, external_aad = h'', payload], with the protected header's bytes as sent.
-import { createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
+import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import type { Either } from 'fp-ts/lib/Either.js';
 import { isLeft, left, right } from 'fp-ts/lib/Either.js';
 import type { JWK } from 'jose';
+import type { EcSigner } from '../crypto/signer.js';
 import { x509 } from '../crypto/x509.js';
 import { decodeCbor, encodeCbor, isBytes, isMap, Tag } from './cbor.js';
 
@@ -99,19 +100,38 @@ export const verifyCoseSign1 = (sign1: CoseSign1, key: KeyObject, detached?: Uin
   }
 };
 
+export interface CoseSign1Options {
+  /** Leaves the payload out (null) while signing over it. */
+  readonly detached?: boolean;
+  /** Parameters added to the protected header after `alg`. */
+  readonly protectedHeader?: Map<number, unknown>;
+}
+
 /**
- * A COSE_Sign1 array `[protected, unprotected, payload, signature]` signed with ES256; `detached`
- * leaves the payload out (null) while signing over it; `protectedHeader` adds parameters after `alg`.
+ * A COSE_Sign1 to sign with ES256: `toBeSigned` (the Sig_structure) and `withSignature`, which
+ * gives the array `[protected, unprotected, payload, signature]` around a raw r||s signature.
  */
-export const signCoseSign1 = (
+export const coseSign1ToSign = (
   payload: Uint8Array,
-  privateKey: KeyObject,
   unprotectedHeader: Map<number, unknown> = new Map(),
-  options: { readonly detached?: boolean; readonly protectedHeader?: Map<number, unknown> } = {},
-): unknown[] => {
+  options: CoseSign1Options = {},
+): { readonly toBeSigned: Uint8Array; readonly withSignature: (signature: Uint8Array) => unknown[] } => {
   const protectedBytes = encodeCbor(new Map<number, unknown>([[HEADER_ALG, COSE_ALG_ES256], ...(options.protectedHeader ?? [])]));
-  const signature = sign('sha256', sigStructure(protectedBytes, payload), { key: privateKey, dsaEncoding: 'ieee-p1363' });
-  return [protectedBytes, unprotectedHeader, options.detached ? null : payload, signature];
+  return {
+    toBeSigned: sigStructure(protectedBytes, payload),
+    withSignature: (signature) => [protectedBytes, unprotectedHeader, options.detached ? null : payload, signature],
+  };
+};
+
+/** A COSE_Sign1 array signed with ES256 by `signer` (src/crypto/signer.ts); see coseSign1ToSign. */
+export const signCoseSign1 = async (
+  payload: Uint8Array,
+  signer: EcSigner,
+  unprotectedHeader: Map<number, unknown> = new Map(),
+  options: CoseSign1Options = {},
+): Promise<unknown[]> => {
+  const toSign = coseSign1ToSign(payload, unprotectedHeader, options);
+  return toSign.withSignature(await signer.sign(toSign.toBeSigned));
 };
 
 export const x5chainHeader = (certificates: readonly Uint8Array[]): Map<number, unknown> =>

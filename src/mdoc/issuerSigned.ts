@@ -3,12 +3,13 @@
 // signature by the x5chain leaf, the MSO, its validity, and that each returned item's digest
 // (over its IssuerSignedItemBytes exactly as received) is the one the MSO lists under its
 // namespace and digestID. Building it is the issuer's side of the same structure.
-import { createHash, randomBytes, randomInt, type KeyObject } from 'node:crypto';
+import { createHash, randomBytes, randomInt } from 'node:crypto';
 import type { Either } from 'fp-ts/lib/Either.js';
 import { isLeft, left, right } from 'fp-ts/lib/Either.js';
 import type { JWK } from 'jose';
 import { x509 } from '../crypto/x509.js';
 import { dataItem, dataItemBytes, decodeCbor, embeddedBytes, encodeCbor, isBytes, isMap, Tag } from './cbor.js';
+import type { EcSigner } from '../crypto/signer.js';
 import { cborToJson, tdate } from './claims.js';
 import { jwkToCoseKey, parseCoseSign1, signCoseSign1, verifyByCertificate, x5chainCertificates, x5chainHeader, type CoseSign1 } from './cose.js';
 import { DIGEST_ALGORITHMS, parseMobileSecurityObject, type MobileSecurityObject } from './mobileSecurityObject.js';
@@ -145,7 +146,8 @@ export interface IssuerSignedInput {
   readonly validUntil: Date;
   /** `{status_list: {idx, uri}}` */
   readonly status?: { readonly status_list: { readonly idx: number; readonly uri: string } };
-  readonly signer: { readonly privateKey: KeyObject; readonly x5chain: readonly Uint8Array[] };
+  /** The document signer's signer (src/crypto/signer.ts) and its chain as `x5chain` DER. */
+  readonly signer: { readonly signer: EcSigner; readonly x5chain: readonly Uint8Array[] };
   readonly now: Date;
 }
 
@@ -162,7 +164,7 @@ const uniqueDigestIds = (count: number): number[] => {
 };
 
 /** A signed IssuerSigned (its CBOR bytes) for the device key, MSO 1.0 with SHA-256 digests. */
-export const buildIssuerSigned = (input: IssuerSignedInput): Uint8Array => {
+export const buildIssuerSigned = async (input: IssuerSignedInput): Promise<Uint8Array> => {
   const nameSpaces = new Map<string, Tag[]>();
   const valueDigests = new Map<string, Map<number, Uint8Array>>();
   for (const [namespace, elements] of input.nameSpaces) {
@@ -192,6 +194,6 @@ export const buildIssuerSigned = (input: IssuerSignedInput): Uint8Array => {
     ['validityInfo', new Map([['signed', tdate(input.now)], ['validFrom', tdate(input.validFrom)], ['validUntil', tdate(input.validUntil)]])],
     ...(input.status ? [['status', new Map([['status_list', new Map<string, unknown>([['idx', input.status.status_list.idx], ['uri', input.status.status_list.uri]])]])] as [string, unknown]] : []),
   ]);
-  const issuerAuth = signCoseSign1(encodeCbor(dataItem(mso)), input.signer.privateKey, x5chainHeader(input.signer.x5chain));
+  const issuerAuth = await signCoseSign1(encodeCbor(dataItem(mso)), input.signer.signer, x5chainHeader(input.signer.x5chain));
   return encodeCbor(new Map<string, unknown>([['nameSpaces', nameSpaces], ['issuerAuth', issuerAuth]]));
 };

@@ -1,6 +1,6 @@
 // The verification feature (OpenID4VP): its routes on both listeners and the expiry scheduler.
 import { configVariableNames } from '../config/config.js';
-import { hostSubjectAltName, loadSigningIdentity, x509HashClientId } from '../crypto/certificates.js';
+import { hostSubjectAltName, x509HashClientId } from '../crypto/certificates.js';
 import type { Feature, ServiceContext } from '../featureContract.js';
 import type { Periodic } from '../periodic.js';
 import { credentialStatusCheckerFromConfig } from './status/statusCheck.js';
@@ -26,7 +26,7 @@ const expiryBounds = (context: ServiceContext): ExpiryBounds => {
 /** The relying party as wallets see it: the access certificate and the client id derived from it. */
 export const loadVerifier = async (context: ServiceContext): Promise<Verifier> => {
   const { config } = context;
-  const identity = await loadSigningIdentity({
+  const identity = await context.keys.signingIdentity('access', {
     name: 'access',
     certificateVariable: configVariableNames.accessCertificateFile,
     keyVariable: configVariableNames.accessKeyFile,

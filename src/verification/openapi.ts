@@ -8,6 +8,7 @@ import {
   arrayOf,
   dateTime,
   jsonBody,
+  KEYS_UNAVAILABLE,
   managementAnswers,
   noAuthentication,
   oauthError,
@@ -204,7 +205,7 @@ const requestObject = (description: string): Response =>
 /** Unexpected failures on these routes are answered by the listener's problem handler. */
 const walletRouteErrors = (statuses: { readonly [status: string]: string }): Operation['responses'] => ({
   ...Object.fromEntries(Object.entries(statuses).map(([status, description]) => [status, walletError(description)])),
-  ...managementAnswers.problems(500),
+  ...managementAnswers.problems(500, KEYS_UNAVAILABLE),
 });
 
 const requestObjectErrors = walletRouteErrors({
@@ -253,7 +254,7 @@ export const verificationArea = (config: Pick<Config, 'presentationExpiresInMin'
         }),
         responses: {
           '201': managementAnswers.answer('Created; nothing is sent to any wallet until one fetches the request URI, or the page passes `dc_api_request` to the browser.', { content: json(ref.schema('CreatedPresentationRequest')) }),
-          ...managementAnswers.problems(400, 401, 403, 413, 415, 500),
+          ...managementAnswers.problems(400, 401, 403, 413, 415, 500, KEYS_UNAVAILABLE),
         },
       }),
     },
@@ -272,7 +273,7 @@ export const verificationArea = (config: Pick<Config, 'presentationExpiresInMin'
         requestBody: jsonBody(ref.schema('DcApiAnswer')),
         responses: {
           '200': managementAnswers.answer('The outcome, whatever it is: the Presented Credentials Event as the callback carries it.', { headers: noStore, content: json(ref.schema('PresentedCredentialsEvent')) }),
-          ...managementAnswers.problems(400, 401, 403, 404, 409, 413, 415, 500),
+          ...managementAnswers.problems(400, 401, 403, 404, 409, 413, 415, 500, KEYS_UNAVAILABLE),
         },
       }),
     },

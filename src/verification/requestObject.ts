@@ -8,7 +8,7 @@
 // key generation and uses up nothing the wallet needs.
 import { randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { SignJWT, type JWK, type JWTPayload } from 'jose';
+import type { JWK, JWTPayload } from 'jose';
 import {
   presentation,
   presentationStream,
@@ -20,6 +20,7 @@ import {
 } from '../../streams/presentation.js';
 import type { SigningIdentity } from '../crypto/certificates.js';
 import type { DataKeys } from '../crypto/dataKeys.js';
+import { signCompactJws } from '../crypto/jws.js';
 import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
 import type { EventStore, Json } from '../eventstore/port.js';
 import { newRequest } from './requestKey.js';
@@ -156,11 +157,10 @@ export const signRequestObject = (verifier: Verifier, content: RequestContent): 
  * access certificate chain in `x5c`, `aud` the static self-issued audience (OpenID4VP 1.0 5.8),
  * valid until the session expires. The DC API's signed request is one too (OpenID4VP 1.0 A.3.2).
  */
-export const signRequestParameters = (verifier: Verifier, payload: JWTPayload, content: { readonly now: Date; readonly expiresAt: Date }): Promise<string> => {
-  return new SignJWT(payload)
-    .setProtectedHeader({ alg: 'ES256', typ: REQUEST_OBJECT_TYPE, x5c: [...verifier.identity.x5c] })
-    .setAudience(SELF_ISSUED_AUDIENCE)
-    .setIssuedAt(Math.floor(content.now.getTime() / 1000))
-    .setExpirationTime(Math.floor(content.expiresAt.getTime() / 1000))
-    .sign(verifier.identity.privateKey);
-};
+export const signRequestParameters = (verifier: Verifier, payload: JWTPayload, content: { readonly now: Date; readonly expiresAt: Date }): Promise<string> =>
+  signCompactJws(verifier.identity.signer, { typ: REQUEST_OBJECT_TYPE, x5c: [...verifier.identity.x5c] }, {
+    ...payload,
+    aud: SELF_ISSUED_AUDIENCE,
+    iat: Math.floor(content.now.getTime() / 1000),
+    exp: Math.floor(content.expiresAt.getTime() / 1000),
+  });

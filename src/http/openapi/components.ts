@@ -152,6 +152,9 @@ export const securitySchemes = {
   },
 } as const;
 
+/** `[503, why]` for an operation that needs the keys (src/crypto/keyStore.ts KeysUnavailable). */
+export const KEYS_UNAVAILABLE = [503, 'The keys are unavailable (KEY_STORE=pkcs11: the token does not answer); nothing was recorded. Retry later (`Retry-After`).'] as const;
+
 /** The status codes problem answers are described for. */
 const PROBLEM_STATUSES = {
   400: 'Invalid request: malformed JSON, failed validation (one `errors` entry per failure), a bad header or query parameter.',

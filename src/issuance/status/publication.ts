@@ -56,7 +56,7 @@ export const statusListRouter = (options: PublicationOptions): Router => {
       exp: iat + options.validitySeconds,
       ttl: options.ttlSeconds,
     };
-    const token = mediaType === STATUS_LIST_CWT_MEDIA_TYPE ? signStatusListCwt(options.signingKey, content) : await signStatusListToken(options.signingKey, content);
+    const token = mediaType === STATUS_LIST_CWT_MEDIA_TYPE ? await signStatusListCwt(options.signingKey, content) : await signStatusListToken(options.signingKey, content);
     const etag = `"${createHash('sha256').update(token).digest('base64url')}"`;
     const result = { version, iat, token, etag };
     signed.set(key, result);

@@ -4,7 +4,7 @@
 // - CWT (5.2): a COSE_Sign1 with `typ` (16) `application/statuslist+cwt` and `alg` ES256 protected,
 //   `x5chain` (33); claims `sub` (2), `iat` (6), `exp` (4), `ttl` (65534) and `status_list`
 //   (65533) `{bits, lst}` with `lst` the compressed bytes.
-import { SignJWT } from 'jose';
+import { signCompactJws } from '../../crypto/jws.js';
 import { encodeCbor, Tag } from '../../mdoc/cbor.js';
 import { COSE_SIGN1_TAG, HEADER_TYP, signCoseSign1, x5chainHeader } from '../../mdoc/cose.js';
 import { compressList, CWT_CLAIM, encodeLst, STATUS_LIST_CWT_MEDIA_TYPE, STATUS_LIST_TYP, type StatusList } from '../../statusList/statusList.js';
@@ -23,19 +23,17 @@ export interface StatusListTokenToSign {
 
 /** Signs with the Issuer Signing Certificate: the credentials' own `x5c`, so verifiers need no other trust. */
 export const signStatusListToken = (key: IssuerSigningKey, token: StatusListTokenToSign): Promise<string> =>
-  new SignJWT({
+  signCompactJws(key.signer, { typ: STATUS_LIST_TYP, x5c: [...key.x5c] }, {
     iss: token.issuer,
     sub: token.uri,
     iat: token.iat,
     exp: token.exp,
     ttl: token.ttl,
     status_list: { bits: token.list.bits, lst: encodeLst(token.list) },
-  })
-    .setProtectedHeader({ alg: 'ES256', typ: STATUS_LIST_TYP, x5c: [...key.x5c] })
-    .sign(key.privateKey);
+  });
 
 /** The CWT form, signed by the same key and carrying the same chain (in `x5chain`). */
-export const signStatusListCwt = (key: IssuerSigningKey, token: StatusListTokenToSign): Uint8Array => {
+export const signStatusListCwt = async (key: IssuerSigningKey, token: StatusListTokenToSign): Promise<Uint8Array> => {
   const claims = new Map<number, unknown>([
     [CWT_CLAIM.sub, token.uri],
     [CWT_CLAIM.iat, token.iat],
@@ -44,7 +42,7 @@ export const signStatusListCwt = (key: IssuerSigningKey, token: StatusListTokenT
     [CWT_CLAIM.statusList, new Map<string, unknown>([['bits', token.list.bits], ['lst', compressList(token.list)]])],
   ]);
   const signer = coseSignerOf(key);
-  const sign1 = signCoseSign1(encodeCbor(claims), signer.privateKey, x5chainHeader(signer.x5chain), {
+  const sign1 = await signCoseSign1(encodeCbor(claims), signer.signer, x5chainHeader(signer.x5chain), {
     protectedHeader: new Map([[HEADER_TYP, STATUS_LIST_CWT_MEDIA_TYPE]]),
   });
   return encodeCbor(new Tag(COSE_SIGN1_TAG, sign1));
