@@ -16,7 +16,7 @@ import { newOfferSecret, parseOfferSecret } from './codes.js';
 import type { IssuanceContext } from './context.js';
 import { isFreshDpopNonce } from './dpopNonce.js';
 import { single } from './form.js';
-import { invalidGrant, invalidRequest, type OAuthError } from './oauthError.js';
+import { invalidGrant, invalidRequest, type OAuthError } from '../http/oauthError.js';
 import { challengeOf } from './pkce.js';
 import { answerToken, tokenRequestDpopProof } from './tokenAnswer.js';
 import { checkAttestedWallet } from './walletAttestation.js';

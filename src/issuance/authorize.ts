@@ -12,7 +12,7 @@ import { handleCommand } from '../eventstore/handle.js';
 import { requestIdOf } from '../log.js';
 import { newOfferSecret, parseOfferSecret } from './codes.js';
 import type { IssuanceContext } from './context.js';
-import { invalidRequest, OAuthError } from './oauthError.js';
+import { invalidRequest, OAuthError } from '../http/oauthError.js';
 import { REQUEST_URI_PREFIX } from './par.js';
 
 

@@ -21,7 +21,7 @@ import { endpointUrl, PATHS, type IssuanceContext } from './context.js';
 import { verifyDpopProof } from './dpop.js';
 import { verifyKeyProof } from './keyProof.js';
 import { currentDpopNonce, isFreshDpopNonce } from './dpopNonce.js';
-import { dpopChallenge, invalidRequest, OAuthError } from './oauthError.js';
+import { dpopChallenge, invalidRequest, OAuthError } from '../http/oauthError.js';
 import { purgeClaims } from './offerEnd.js';
 import { signMsoMdoc } from './msoMdoc.js';
 import { signSdJwtVc } from './sdJwtVc.js';

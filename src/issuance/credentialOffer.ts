@@ -7,7 +7,7 @@ import { offer, offerStream } from '../../streams/offer.js';
 import { loadStream } from '../eventstore/handle.js';
 import { issuerState, preAuthorizedCode } from './codes.js';
 import { AUTHORIZATION_CODE_GRANT, PRE_AUTHORIZED_CODE_GRANT, type IssuanceContext } from './context.js';
-import { OAuthError } from './oauthError.js';
+import { OAuthError } from '../http/oauthError.js';
 
 const OFFER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

@@ -24,7 +24,7 @@ import { offersRouter } from './createOffer.js';
 import { startOfferExpiry } from './expiry.js';
 import { metadataRoutes } from './metadata.js';
 import { nonceEndpoint } from './nonce.js';
-import { oauthErrors } from './oauthError.js';
+import { oauthErrors } from '../http/oauthError.js';
 import { issuanceSecrets } from './secrets.js';
 import { tokenEndpoint } from './token.js';
 

@@ -1,6 +1,6 @@
 // Form parameters of the wallet's OAuth requests (token endpoint, pushed authorization requests).
 import type { FormFields } from '../http/body.js';
-import { invalidRequest } from './oauthError.js';
+import { invalidRequest } from '../http/oauthError.js';
 
 export const FORM_LIMIT = 16 * 1024;
 

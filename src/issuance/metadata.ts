@@ -7,7 +7,7 @@ import { scopeOf, type CredentialConfiguration, type Display, type MsoMdocConfig
 import { AUTHORIZATION_CODE_GRANT, endpointUrl, PATHS, PRE_AUTHORIZED_CODE_GRANT, type IssuanceContext } from './context.js';
 import { CODE_CHALLENGE_METHOD } from './pkce.js';
 import { CLIENT_AUTH_METHOD } from './walletAttestation.js';
-import { OAuthError } from './oauthError.js';
+import { OAuthError } from '../http/oauthError.js';
 
 /** OpenID4VCI display objects use `locale` and `name`. */
 const asLocaleDisplay = (display: readonly Display[]) =>

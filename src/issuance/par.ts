@@ -17,7 +17,7 @@ import { newOfferSecret, offerOfIssuerState } from './codes.js';
 import { scopeOf } from './configurations.js';
 import type { IssuanceContext } from './context.js';
 import { FORM_LIMIT, single } from './form.js';
-import { invalidRequest, OAuthError } from './oauthError.js';
+import { invalidRequest, OAuthError } from '../http/oauthError.js';
 import { CODE_CHALLENGE_METHOD, isCodeChallenge } from './pkce.js';
 import { requireAttestedWallet } from './walletAttestation.js';
 

@@ -16,7 +16,7 @@ import { authorizationCodeGrant } from './authorizationCodeGrant.js';
 import { AUTHORIZATION_CODE_GRANT, PRE_AUTHORIZED_CODE_GRANT, type IssuanceContext } from './context.js';
 import { checkAttestedWallet, CLIENT_ATTESTATION_HEADER } from './walletAttestation.js';
 import { FORM_LIMIT, single } from './form.js';
-import { invalidGrant, invalidRequest, OAuthError } from './oauthError.js';
+import { invalidGrant, invalidRequest, OAuthError } from '../http/oauthError.js';
 import { purgeClaims } from './offerEnd.js';
 import { answerToken, tokenRequestDpopProof } from './tokenAnswer.js';
 

@@ -5,7 +5,7 @@ import type { Context } from 'koa';
 import { endpointUrl, PATHS, type IssuanceContext } from './context.js';
 import { verifyDpopProof, type DpopCheck } from './dpop.js';
 import { currentDpopNonce } from './dpopNonce.js';
-import { invalidRequest, OAuthError } from './oauthError.js';
+import { invalidRequest, OAuthError } from '../http/oauthError.js';
 import type { IssuanceSecrets } from './secrets.js';
 
 /**

@@ -19,7 +19,7 @@ import type { WalletProviderTrust } from '../trust/walletProviderTrust.js';
 import { parseX5c, validateChain, verificationKeyOf } from '../trust/x509Chain.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { IssuanceContext } from './context.js';
-import { OAuthError } from './oauthError.js';
+import { OAuthError } from '../http/oauthError.js';
 import { spendOnce } from './singleUse.js';
 
 export const CLIENT_ATTESTATION_HEADER = 'oauth-client-attestation';

@@ -202,10 +202,10 @@ const requestObject = (description: string): Response =>
     content: { [REQUEST_OBJECT]: { schema: string('A compact JWS: header `typ: oauth-authz-req+jwt`, `alg: ES256`, `x5c`; see the README for its claims.', { pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$' }) } },
   });
 
-/** Unexpected failures on these routes are answered by the listener's problem handler. */
+/** Unexpected failures on these routes, and keys that cannot be used now, are an OAuth `server_error`. */
 const walletRouteErrors = (statuses: { readonly [status: string]: string }): Operation['responses'] => ({
   ...Object.fromEntries(Object.entries(statuses).map(([status, description]) => [status, walletError(description)])),
-  ...managementAnswers.problems(500, KEYS_UNAVAILABLE),
+  '500': oauthError('The answer could not be made (the keys are unavailable, or an unexpected failure); nothing was changed.', ['server_error']),
 });
 
 const requestObjectErrors = walletRouteErrors({

@@ -30,6 +30,7 @@ import { fetchRequestObject, REQUEST_OBJECT_TYPE, type Verifier } from './reques
 import { openSession } from './session.js';
 import { parseWalletAnswer, receiveResponse, unavailableReply, type WalletReply } from './response.js';
 import type { PresentationVerifier } from './presentationVerifier.js';
+import { oauthErrors } from '../http/oauthError.js';
 
 export interface VerificationDeps {
   readonly store: EventStore;
@@ -148,6 +149,8 @@ const walletMetadata = (ctx: Context): EventMetadata => ({ actor: 'wallet', requ
 
 export const publicRouter = (deps: VerificationDeps): Router => {
   const router = new Router();
+  // What the routes do not answer themselves (keys unavailable, the unexpected) reaches the wallet as an OAuth `server_error`.
+  router.use(oauthErrors(deps.log));
 
   /** The session and flow type a request URI names, or the reply that refuses it. */
   const requestTarget = (ctx: Context): { state: string; flowType: FlowType } | WalletReply => {

@@ -4,7 +4,7 @@
 // body readers' problems and anything unexpected into the same shape.
 import type { Context, Middleware, Next } from 'koa';
 import { KeysUnavailable } from '../crypto/keyStore.js';
-import { isHttpError } from '../http/problem.js';
+import { isHttpError } from './problem.js';
 import type { Logger } from '../log.js';
 import { requestIdOf } from '../log.js';
 
