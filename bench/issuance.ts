@@ -8,7 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify } from 'jose';
-import { generateP256KeyPair, signingIdentity, generateChain } from '../src/crypto/certificates.js';
+import { generateP256KeyPair } from '../src/crypto/certificates.js';
+import { signingIdentity, generateChain } from '../src/crypto/signingIdentity.js';
 import { open, seal } from '../src/crypto/seal.js';
 import { DEFAULT_CONFIGURATIONS, parseCredentialConfigurations } from '../src/issuance/configurations.js';
 import { signSdJwtVc } from '../src/issuance/sdJwtVc.js';

@@ -2,7 +2,8 @@
 // environment, a first deployment). Production access and issuer certificates should come from a
 // real CA; these files have the same layout, so swapping them later changes nothing else.
 import type { Command } from 'commander';
-import { DEFAULT_CERTIFICATE_COUNTRY, generateChain, writeChainFiles, x509HashClientId } from '../src/crypto/certificates.js';
+import { x509HashClientId } from '../src/crypto/certificates.js';
+import { DEFAULT_CERTIFICATE_COUNTRY, generateChain, writeChainFiles } from '../src/crypto/signingIdentity.js';
 import { action, DONE, FAILED } from './action.js';
 import { JSON_OPTION, printRecord, type JsonOption } from './output.js';
 

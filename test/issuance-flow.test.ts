@@ -6,7 +6,7 @@ import { isRight } from 'fp-ts/lib/Either.js';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { x509 } from '../src/crypto/x509.js';
-import { loadSigningIdentity } from '../src/crypto/certificates.js';
+import { loadSigningIdentity } from '../src/crypto/signingIdentity.js';
 import { loadStream } from '../src/eventstore/handle.js';
 import { callbackOf } from '../src/callbacks/callbackOf.js';
 import { Sealed } from '../streams/dataKey.js';

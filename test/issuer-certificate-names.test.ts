@@ -11,15 +11,8 @@ import { exportJWK, type JWK } from 'jose';
 import { digest, ES256 } from '@sd-jwt/crypto-nodejs';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import type { Verifier } from '@sd-jwt/types';
-import {
-  certificatesFromPem,
-  certificatesToPem,
-  createCertificateAuthority,
-  createLeafCertificate,
-  generateChain,
-  privateKeyToPem,
-  writeChainFiles,
-} from '../src/crypto/certificates.js';
+import { certificatesFromPem, certificatesToPem, createCertificateAuthority, createLeafCertificate, privateKeyToPem } from '../src/crypto/certificates.js';
+import { generateChain, writeChainFiles } from '../src/crypto/signingIdentity.js';
 import { createLogger } from '../src/log.js';
 import { createHolder, createTestIssuer, sd } from './support/credentials.js';
 import { startTestService, withTestService, type TestService } from './support/service.js';

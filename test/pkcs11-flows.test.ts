@@ -28,7 +28,7 @@ import { createTestToken, generateConnectorKeys, pkcs11Env, softHsmMissing, TEST
 const OTHER_PIN = '161803';
 
 if (softHsmMissing) {
-  test.skip(`KEY_STORE=pkcs11 flows against SoftHSM2 (skipped: ${softHsmMissing})`, (t) => t.pass());
+  test.skip(`KEY_STORE=pkcs11 flows against SoftHSM2 (skipped because it needs SoftHSM2, which .ci/run installs: ${softHsmMissing})`, (t) => t.pass());
 } else {
   let token: TokenOptions;
   let dir: string;

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import test from 'ava';
 import { compactVerify, importX509 } from 'jose';
 import { openKeyStore } from '../src/app/keyStore.js';
-import { certificatesFromPem, generateChain, certificatesToPem } from '../src/crypto/certificates.js';
+import { certificatesFromPem, certificatesToPem } from '../src/crypto/certificates.js';
+import { generateChain } from '../src/crypto/signingIdentity.js';
 import { signCompactJws } from '../src/crypto/jws.js';
 import { findKey, listKeys } from '../src/crypto/pkcs11/keys.js';
 import { openToken, TokenProblem, type TokenOptions } from '../src/crypto/pkcs11/token.js';
@@ -24,7 +25,7 @@ import { createTestToken, generateConnectorKeys, pkcs11Env, softHsmMissing, TEST
 const WRONG_PIN = '999999';
 
 if (softHsmMissing) {
-  test.skip(`PKCS#11 keys against SoftHSM2 (skipped: ${softHsmMissing})`, (t) => t.pass());
+  test.skip(`PKCS#11 keys against SoftHSM2 (skipped because it needs SoftHSM2, which .ci/run installs: ${softHsmMissing})`, (t) => t.pass());
 } else {
   let token: TokenOptions;
   let dir: string;

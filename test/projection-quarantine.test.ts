@@ -20,7 +20,7 @@ import { acknowledgeQuarantine, listQuarantine } from '../src/readside/quarantin
 import { createTenant } from '../src/tenancy/commands.js';
 import { bounded } from './support/bounded.js';
 import { appendPoisonRevision } from './support/poison.js';
-import { openStore, withStoreDir } from './support/readmodels.js';
+import { withStoreDir } from './support/readmodels.js';
 
 const BOUND_MS = 60_000;
 

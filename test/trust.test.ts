@@ -5,20 +5,10 @@ import { mkdtemp, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
-import { isLeft, isRight, type Either } from 'fp-ts/lib/Either.js';
-import { jwtVerify, SignJWT, importX509 } from 'jose';
-import {
-  certificatesFromPem,
-  certificatesToPem,
-  createCertificateAuthority,
-  createCrl,
-  createLeafCertificate,
-  loadSigningIdentity,
-  privateKeyToPem,
-  x509HashClientId,
-  x5cOf,
-  type CertifiedKey,
-} from '../src/crypto/certificates.js';
+import { isRight } from 'fp-ts/lib/Either.js';
+import { jwtVerify, importX509 } from 'jose';
+import { certificatesFromPem, certificatesToPem, createCertificateAuthority, createCrl, createLeafCertificate, privateKeyToPem, x509HashClientId, x5cOf, type CertifiedKey } from '../src/crypto/certificates.js';
+import { loadSigningIdentity } from '../src/crypto/signingIdentity.js';
 import { x509 } from '../src/crypto/x509.js';
 import { loadConfig } from '../src/config/config.js';
 import { createCrlChecker } from '../src/trust/crl.js';

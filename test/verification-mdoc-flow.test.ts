@@ -1,7 +1,6 @@
 // mdocs through the whole verification flow: POST /oidc4vp with an `mso_mdoc` credential query
 // (alone, or beside an SD-JWT VC query), the wallet's encrypted DeviceResponse, and the callback.
 import { keySigner } from '../src/crypto/signer.js';
-import { KeyObject } from 'node:crypto';
 import test from 'ava';
 import { exportJWK } from 'jose';
 import { CoseKey, DateOnly, DeviceKey, DeviceRequest, DocRequest, Holder, Issuer, ItemsRequest, SessionTranscript, SignatureAlgorithm } from '@owf/mdoc';

@@ -2,7 +2,6 @@
 // judgement, trusted_authorities, status checker and credential object fields as an SD-JWT VC,
 // with the mdoc's own checks (src/mdoc) before them and only the requested elements delivered.
 import { keySigner } from '../src/crypto/signer.js';
-import { KeyObject } from 'node:crypto';
 import test from 'ava';
 import { right } from 'fp-ts/lib/Either.js';
 import { calculateJwkThumbprint } from 'jose';

@@ -2,7 +2,7 @@
 // requested claims, key binding and transaction data. Credentials come from the test issuer
 // (test/support/credentials.ts) and, as a cross-check, from the independent @sd-jwt library.
 import test from 'ava';
-import { isLeft, isRight, type Either } from 'fp-ts/lib/Either.js';
+import { isRight, type Either } from 'fp-ts/lib/Either.js';
 import { calculateJwkThumbprint, exportJWK } from 'jose';
 import { ES256, digest, generateSalt } from '@sd-jwt/crypto-nodejs';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';

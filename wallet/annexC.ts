@@ -8,25 +8,18 @@
 // HKDF-SHA256, AES-128-GCM, info the SessionTranscript's CBOR, empty aad). The answer `data` is
 // `{response: base64url(CBOR(["dcapi", {enc, cipherText}]))}`. ReaderAuth, when present, is not
 // checked: the simulator shows every verifier the same.
-import { createHash } from 'node:crypto';
 import { Aes128Gcm, CipherSuite, DhkemP256HkdfSha256, HkdfSha256 } from '@hpke/core';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { decodeCbor, embeddedBytes, encodeCbor, isMap } from '../src/mdoc/cbor.js';
 import { coseKeyToJwk } from '../src/mdoc/cose.js';
-import type { DcApiWallet } from './dcApi.js';
+import { sessionTranscript } from '../src/mdoc/sessionTranscript.js';
+import type { DcApiWallet } from './dcApiWallet.js';
 import { heldOf, select } from './dcql.js';
 import { deviceResponseBytes, mdocDocument, readIssuerSigned } from './mdoc.js';
 import type { CredentialQuery } from './presentation.js';
 
 /** The HPKE suite Annex C names. */
 export const annexCSuite = (): CipherSuite => new CipherSuite({ kem: new DhkemP256HkdfSha256(), kdf: new HkdfSha256(), aead: new Aes128Gcm() });
-
-/** `[null, null, ["dcapi", sha-256(CBOR([encryptionInfo, origin]))]]`, `encryptionInfo` the base64url string as the request carried it. */
-export const annexCSessionTranscript = (encryptionInfo: string, origin: string): unknown[] => [
-  null,
-  null,
-  ['dcapi', createHash('sha256').update(encodeCbor([encryptionInfo, origin])).digest()],
-];
 
 const decodeBase64urlCbor = (value: unknown, name: string): unknown => {
   if (typeof value !== 'string' || !/^[A-Za-z0-9_-]+$/.test(value)) throw new Error(`org-iso-mdoc: ${name} is not base64url`);
@@ -69,7 +62,7 @@ export const answerAnnexC = async (data: unknown, wallet: DcApiWallet): Promise<
   const { held, heldMdocs } = heldOf(wallet.credentials);
   const { mdocs, missing } = select({ credentialQueries: queries }, held, { keys: { privateKey: wallet.holderKey.privateKey } }, heldMdocs);
   if (missing.length > 0) throw new Error(`cannot answer this DeviceRequest: ${missing.join('; ')}`);
-  const transcript = annexCSessionTranscript(fields['encryptionInfo'] as string, wallet.bend?.handoverOrigin ?? wallet.origin);
+  const transcript = sessionTranscript({ encryptionInfo: fields['encryptionInfo'] as string, origin: wallet.bend?.handoverOrigin ?? wallet.origin });
   const documents = queries.map((query) => {
     const { mdoc, disclose } = mdocs[query.id]!;
     say(`${query.id}: an mdoc ${mdoc.doctype}, disclosing ${disclose.map(([ns, element]) => `${ns}/${element}`).join(', ')}; device-signed over the dcapi SessionTranscript (encryptionInfo, origin)`);

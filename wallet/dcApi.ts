@@ -16,17 +16,14 @@
 import { createHash } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { compactVerify, decodeProtectedHeader, type JWK } from 'jose';
-import type { x509 } from '../src/crypto/x509.js';
-import { encodeCbor } from '../src/mdoc/cbor.js';
-import { jwkThumbprintBytes } from '../src/mdoc/sessionTranscript.js';
+import { jwkThumbprintBytes, sessionTranscript } from '../src/mdoc/sessionTranscript.js';
+import type { DcApiWallet } from './dcApiWallet.js';
 import { findTrustAnchor, parseX5c, validateChain } from '../src/trust/x509Chain.js';
 import { answerAnnexC } from './annexC.js';
 import { heldOf, select } from './dcql.js';
-import type { WalletKey } from './keys.js';
 import { deviceResponseBytes, mdocDocument, readIssuerSigned } from './mdoc.js';
 import { buildVpToken, disclosedFor, encryptResponse, type CredentialQuery, type CredentialSetQuery } from './presentation.js';
 import { claimsOf } from './sdJwt.js';
-import type { StoredCredential } from './store.js';
 import { x5cLeaf } from './x5c.js';
 
 /** One entry of `navigator.credentials.get({digital: {requests}})`. */
@@ -40,30 +37,6 @@ export interface DcApiAnswer {
   readonly origin: string;
   readonly protocol: string;
   readonly data: { readonly response: string };
-}
-
-export interface DcApiWallet {
-  /** The page's origin, as the browser asserts it. */
-  readonly origin: string;
-  readonly holderKey: WalletKey;
-  readonly credentials: readonly StoredCredential[];
-  /** Anchors a signed request's x5c chain must lead to; absent: any chain (a simulator). */
-  readonly trustAnchors?: readonly x509.X509Certificate[];
-  readonly now?: Date;
-  readonly say?: (line: string) => void;
-  /** Changes to the honest answer, for the connector's negative tests: each names what it breaks. */
-  readonly bend?: DcApiBend;
-}
-
-export interface DcApiBend {
-  /** The KB-JWT's `aud` instead of `origin:<origin>` (the client_id, another origin). */
-  readonly audience?: string;
-  /** The origin the mdoc's handover (or Annex C's SessionTranscript) names instead of the page's. */
-  readonly handoverOrigin?: string;
-  /** The nonce the mdoc's OpenID4VPDCAPIHandover names instead of the request's. */
-  readonly handoverNonce?: string;
-  /** Encrypt the answer to this public key (a JWK) instead of the request's. */
-  readonly encryptTo?: JWK;
 }
 
 /** The protocols this wallet answers. */
@@ -84,13 +57,6 @@ export const chooseRequest = (requests: unknown): DcApiRequest & { readonly prot
   }
   return supported;
 };
-
-/** `[null, null, ["OpenID4VPDCAPIHandover", sha-256(CBOR([origin, nonce, jwkThumbprint]))]]` (OpenID4VP 1.0, B.2.6.2). */
-export const openID4VPDCAPISessionTranscript = (origin: string, nonce: string, jwkThumbprint: Uint8Array): unknown[] => [
-  null,
-  null,
-  ['OpenID4VPDCAPIHandover', createHash('sha256').update(encodeCbor([origin, nonce, jwkThumbprint])).digest()],
-];
 
 const CONTENT_ENCRYPTION = ['A128GCM', 'A256GCM'] as const;
 
@@ -197,7 +163,7 @@ const answerOpenID4VP = async (protocol: 'openid4vp-v1-signed' | 'openid4vp-v1-u
     say(`query "${id}": ${String(claimsOf(holding.credential)['vct'])}, disclosing ${disclosedFor(query, holding.credential).join(', ')}; KB-JWT aud ${audience}, the request's nonce`);
   }
   const vpToken: Record<string, string[]> = await buildVpToken(request, holdings, audience);
-  const transcript = openID4VPDCAPISessionTranscript(bend.handoverOrigin ?? wallet.origin, bend.handoverNonce ?? request.nonce, await jwkThumbprintBytes(request.encryptionKey));
+  const transcript = sessionTranscript({ origin: bend.handoverOrigin ?? wallet.origin, nonce: bend.handoverNonce ?? request.nonce, jwkThumbprint: await jwkThumbprintBytes(request.encryptionKey) });
   for (const [id, { mdoc, disclose }] of Object.entries(mdocs)) {
     say(`query "${id}": an mdoc ${mdoc.doctype}, disclosing ${disclose.map(([ns, element]) => `${ns}/${element}`).join(', ')}; device-signed over the OpenID4VPDCAPIHandover (origin, nonce, key thumbprint)`);
     const document = mdocDocument(readIssuerSigned(mdoc.credential), { docType: mdoc.doctype, disclose, deviceKey: wallet.holderKey.privateKey }, transcript);

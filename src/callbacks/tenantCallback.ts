@@ -3,7 +3,7 @@
 // tenant by the associated data) rather than with a data key: nothing needs shredding, and the
 // deliverer opens it without another read of the store.
 import { randomUUID } from 'node:crypto';
-import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
+import { isLeft, right, type Either } from 'fp-ts/lib/Either.js';
 import type { Sealed } from '../../streams/dataKey.js';
 import { tenant, tenantStream, type Command, type DomainError } from '../../streams/tenant.js';
 import { open, seal } from '../crypto/seal.js';

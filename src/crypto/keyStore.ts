@@ -6,7 +6,7 @@
 // src/app/keyStore.ts opens the configured one.
 import type { Logger } from '../log.js';
 import type { ReadinessCheck } from '../readiness.js';
-import { loadSigningIdentity, type SigningIdentity, type SigningIdentitySource } from './certificates.js';
+import { loadSigningIdentity, type SigningIdentity, type SigningIdentitySource } from './signingIdentity.js';
 import { fileKek, loadKek, type Kek, type KekSource } from './kek.js';
 
 export type SigningRole = 'access' | 'issuer';

@@ -3,7 +3,8 @@
 // offer expiry scheduler.
 import Router from '@koa/router';
 import { configVariableNames } from '../config/config.js';
-import { describeSubjectAltName, hostSubjectAltName, namesIssuer, subjectAltNamesOf, type SigningIdentity } from '../crypto/certificates.js';
+import { describeSubjectAltName, hostSubjectAltName, namesIssuer, subjectAltNamesOf } from '../crypto/certificates.js';
+import { type SigningIdentity } from '../crypto/signingIdentity.js';
 import type { Logger } from '../log.js';
 import type { Feature, ServiceContext } from '../featureContract.js';
 import type { Periodic } from '../periodic.js';

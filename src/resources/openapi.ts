@@ -1,8 +1,8 @@
 // The platform resource API (src/resources/): each kind's own routes beside the shared ones
 // (resourceOperations.ts), and the public routes for uploads, published schemas and DID documents.
-import { json, jsonBody, managementAnswers, mergePaths, noAuthentication, object, operation, pathParameter, queryParameter, ref, string, uuid } from '../http/openapi/components.js';
+import { json, jsonBody, managementAnswers, mergePaths, noAuthentication, operation, pathParameter, queryParameter, ref, string, uuid } from '../http/openapi/components.js';
 import { resourceSchemas, searchBody } from './openapiSchemas.js';
-import type { Area, Content, Operation, Paths, Schema } from '../http/openapi/types.js';
+import type { Area, Operation, Paths, Schema } from '../http/openapi/types.js';
 import {
   answerHeaders,
   blobGone,

@@ -8,7 +8,7 @@ import { FILE_SEARCH } from './files.js';
 import { schemasKind } from './schemas.js';
 import { ENVELOPE_ONLY, SEARCH_LIMIT, type DataSearch } from './search.js';
 import { apiKey, arrayOf, json, jsonBody, object, operation, queryParameter, ref, resourceAnswers, string, uuid, type ProblemStatus } from '../http/openapi/components.js';
-import type { Content, Operation, Parameter, Paths, Reference, Response, Schema } from '../http/openapi/types.js';
+import type { Content, Operation, Parameter, Paths, Reference, Response } from '../http/openapi/types.js';
 
 interface KindDocument {
   /** The path segment: `/api-keys/...`. */

@@ -18,7 +18,7 @@ import {
   type FetchedRequest,
   type FlowType,
 } from '../../streams/presentation.js';
-import type { SigningIdentity } from '../crypto/certificates.js';
+import type { SigningIdentity } from '../crypto/signingIdentity.js';
 import type { DataKeys } from '../crypto/dataKeys.js';
 import { signCompactJws } from '../crypto/jws.js';
 import { handleCommand, type EventMetadata } from '../eventstore/handle.js';

@@ -21,16 +21,7 @@
 // committed to, e.g. forgedDisclosure).
 import { createHash, randomBytes } from 'node:crypto';
 import { exportJWK, SignJWT, type JWK } from 'jose';
-import {
-  createCertificateAuthority,
-  createLeafCertificate,
-  generateP256KeyPair,
-  x5cOf,
-  type CertificateOptions,
-  type CertifiedKey,
-  type CryptoKey,
-  type CryptoKeyPair,
-} from '../../src/crypto/certificates.js';
+import { createCertificateAuthority, createLeafCertificate, generateP256KeyPair, x5cOf, type CertificateOptions, type CertifiedKey, type CryptoKey, type CryptoKeyPair } from '../../src/crypto/certificates.js';
 import type { HeldCredential } from '../../wallet/sdJwt.js';
 
 const SD_MARK = Symbol('selectively disclosable');

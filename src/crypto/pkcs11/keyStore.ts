@@ -3,7 +3,8 @@
 // each key, each certificate against its token key); the PIN is in none of them.
 import { readFile } from 'node:fs/promises';
 import type { Logger } from '../../log.js';
-import { CertificateKeyMismatch, certificatesFromPem, certifiedSigner, type SigningIdentity } from '../certificates.js';
+import { certificatesFromPem } from '../certificates.js';
+import { CertificateKeyMismatch, certifiedSigner, type SigningIdentity } from '../signingIdentity.js';
 import type { KeyStore, SigningRole } from '../keyStore.js';
 import { derivationRoot, tokenKek } from './kek.js';
 import { ecPublicJwk, keyProblem, tokenSigner } from './keys.js';
