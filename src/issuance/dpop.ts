@@ -41,6 +41,9 @@ const withoutQuery = (url: string): string | undefined => {
   }
 };
 
+/** A SHA-256 JWK thumbprint (RFC 7638) in base64url, as `dpop_jkt` carries it (RFC 9449 section 10). */
+export const isJwkThumbprint = (value: string): boolean => /^[A-Za-z0-9_-]{43}$/.test(value);
+
 const fail = (reason: string): DpopResult => ({ ok: false, missing: false, reason });
 
 export const verifyDpopProof = async (store: EventStore, check: DpopCheck): Promise<DpopResult> => {
