@@ -16,13 +16,13 @@ import { parseBoundedJson } from '../http/boundedJson.js';
 import { requestIdOf } from '../log.js';
 import { newOfferSecret, offerOfIssuerState } from './codes.js';
 import { scopeOf } from './configurations.js';
-import { endpointUrl, PATHS, type IssuanceContext } from './context.js';
+import { PATHS, type IssuanceContext } from './context.js';
 import { FORM_LIMIT, single } from './form.js';
 import { invalidRequest, OAuthError } from '../http/oauthError.js';
 import { CODE_CHALLENGE_METHOD, isCodeChallenge } from './pkce.js';
 import { checkAttestedWallet } from './walletAttestation.js';
 import { redirectUriProblem } from './redirectUri.js';
-import { isJwkThumbprint, verifyDpopProof } from './dpop.js';
+import { isJwkThumbprint, verifyPostDpopProof } from './dpop.js';
 import { currentDpopNonce } from './dpopNonce.js';
 
 /** RFC 9126 section 2.2: the request_uri's prefix. */
@@ -112,13 +112,7 @@ export const parseAuthorizationRequest = (
  */
 const pushedDpopKey = async (issuance: IssuanceContext, http: Context, dpopJkt: string | undefined, now: Date): Promise<string | undefined> => {
   if (http.headers['dpop'] === undefined) return dpopJkt;
-  const proof = await verifyDpopProof(issuance.store, {
-    proof: http.headers['dpop'],
-    htm: 'POST',
-    htu: endpointUrl(issuance.config.publicUrl, PATHS.par),
-    now,
-    maxAgeSeconds: issuance.config.proofMaxAgeSeconds,
-  });
+  const proof = await verifyPostDpopProof(issuance, http.headers, PATHS.par, now);
   if (!proof.ok) throw new OAuthError(400, 'invalid_dpop_proof', proof.reason);
   if (dpopJkt !== undefined && dpopJkt !== proof.jkt) throw new OAuthError(400, 'invalid_dpop_proof', "dpop_jkt is not the thumbprint of the DPoP proof's key.");
   return proof.jkt;
