@@ -247,7 +247,13 @@ const evolveAuthorization = (state: Open, event: Extract<OfferEvent, { type: `Au
         ? state
         : at({
             request: { ...grant.request, used: true },
-            authorization: { authorizationIdHash: event.data.authorizationIdHash, expiresAt: event.data.expiresAt, request: grant.request, outcome: 'pending' },
+            authorization: {
+              authorizationIdHash: event.data.authorizationIdHash,
+              expiresAt: event.data.expiresAt,
+              request: grant.request,
+              outcome: 'pending',
+              dpopJkt: grant.request.dpopJkt ?? event.data.dpopJkt,
+            },
           });
     case 'AuthorizationCompleted':
       return {
@@ -288,7 +294,10 @@ const decideAuthorization = (command: AuthorizationCommand, state: Open): Either
       }
       if (request.wallet.clientId !== c.clientId) return left({ _tag: 'ClientMismatch', offerId });
       if (grant.authorization !== null && grant.authorization.outcome !== 'pending') return left({ _tag: 'AlreadyAuthorized', offerId });
-      return right([{ type: 'AuthorizationStarted', data: { requestUriHash: c.requestUriHash, authorizationIdHash: c.authorizationIdHash, startedAt: c.at, expiresAt: c.expiresAt } }]);
+      // RFC 9449 section 10.1: one key binds the code; a second naming another is refused.
+      if (c.dpopJkt !== undefined && request.dpopJkt !== undefined && c.dpopJkt !== request.dpopJkt) return left({ _tag: 'DpopKeyMismatch', offerId });
+      const dpopJkt = request.dpopJkt === undefined && c.dpopJkt !== undefined ? { dpopJkt: c.dpopJkt } : {};
+      return right([{ type: 'AuthorizationStarted', data: { requestUriHash: c.requestUriHash, authorizationIdHash: c.authorizationIdHash, startedAt: c.at, expiresAt: c.expiresAt, ...dpopJkt } }]);
     }
     case 'CompleteAuthorization':
     case 'DenyAuthorization': {
@@ -316,14 +325,17 @@ const decideAuthorization = (command: AuthorizationCommand, state: Open): Either
     case 'RedeemAuthorizationCode': {
       const c = command.data;
       const code = grant.code;
-      const request = grant.authorization?.request;
-      if (code === null || request === undefined || !sameHash(code.codeHash, c.codeHash)) return left({ _tag: 'AuthorizationCodeUnknown', offerId });
+      const authorization = grant.authorization;
+      const request = authorization?.request;
+      if (code === null || authorization === null || request === undefined || !sameHash(code.codeHash, c.codeHash)) return left({ _tag: 'AuthorizationCodeUnknown', offerId });
       // A code used twice: refused, and the token issued with it revoked (RFC 6749 section 4.1.2).
       if (code.redeemed) return right(state.token === null ? [] : [{ type: 'AuthorizationCodeReplayed', data: { replayedAt: c.at } }]);
       if (!before(code.expiresAt, c.at)) return left({ _tag: 'AuthorizationCodeUnknown', offerId });
       if (c.clientId !== request.wallet.clientId) return left({ _tag: 'ClientMismatch', offerId });
       if (c.redirectUri !== request.redirectUri) return left({ _tag: 'RedirectUriMismatch', offerId });
       if (!sameHash(c.codeChallenge, request.codeChallenge)) return left({ _tag: 'CodeVerifierMismatch', offerId });
+      // RFC 9449 section 10: a code bound to a DPoP key is redeemed only with a proof of that key; refused, it stays unspent.
+      if (authorization.dpopJkt !== undefined && c.dpopJkt !== authorization.dpopJkt) return left({ _tag: 'DpopKeyMismatch', offerId });
       return right([
         { type: 'AuthorizationCodeRedeemed', data: { accessTokenHash: c.accessTokenHash, dpopJkt: c.dpopJkt, clientId: c.clientId, redeemedAt: c.at, expiresAt: state.expiresAt } },
       ]);

@@ -3,7 +3,9 @@
 // made with the authorization_code grant: a wallet pushes an authorization request (PAR), is sent
 // to the integrator's authentication page, the integrator completes (or denies) the authorization,
 // and the wallet redeems the code. Each step is recorded with the wallet that took it;
-// request_uri, authorization_id, code and access token only as SHA-256 hashes.
+// request_uri, authorization_id, code and access token only as SHA-256 hashes. A DPoP key named at
+// PAR (its proof, or `dpop_jkt`) or at the authorization endpoint (`dpop_jkt`) binds the code
+// (RFC 9449 section 10): its thumbprint is recorded, and the code is redeemed only with that key.
 import * as t from 'io-ts';
 import { Sealed } from './dataKey.js';
 import { eventCodec } from './event.js';
@@ -25,24 +27,33 @@ export type AttestedWallet = t.TypeOf<typeof AttestedWallet>;
 
 export const AuthorizationRequestPushed = eventCodec(
   'AuthorizationRequestPushed',
-  t.type({
-    requestUriHash: t.string,
-    wallet: AttestedWallet,
-    redirectUri: t.string,
-    /** S256 code challenge (RFC 7636): a hash of the wallet's secret verifier. */
-    codeChallenge: t.string,
-    /** The wallet's `state`, returned to it with the code. */
-    state: t.union([t.string, t.null]),
-    credentialConfigurationIds: t.array(t.string),
-    /** Whether the wallet asked with authorization_details (answered with credential_identifiers). */
-    authorizationDetails: t.boolean,
-    pushedAt: t.string,
-    expiresAt: t.string,
-  }),
+  t.intersection([
+    t.type({
+      requestUriHash: t.string,
+      wallet: AttestedWallet,
+      redirectUri: t.string,
+      /** S256 code challenge (RFC 7636): a hash of the wallet's secret verifier. */
+      codeChallenge: t.string,
+      /** The wallet's `state`, returned to it with the code. */
+      state: t.union([t.string, t.null]),
+      credentialConfigurationIds: t.array(t.string),
+      /** Whether the wallet asked with authorization_details (answered with credential_identifiers). */
+      authorizationDetails: t.boolean,
+      pushedAt: t.string,
+      expiresAt: t.string,
+    }),
+    // RFC 7638 thumbprint of the DPoP key the code is bound to (the PAR's DPoP proof or `dpop_jkt`);
+    // absent when the wallet named none, and in every request recorded before the binding was kept.
+    t.partial({ dpopJkt: t.string }),
+  ]),
 );
 export const AuthorizationStarted = eventCodec(
   'AuthorizationStarted',
-  t.type({ requestUriHash: t.string, authorizationIdHash: t.string, startedAt: t.string, expiresAt: t.string }),
+  t.intersection([
+    t.type({ requestUriHash: t.string, authorizationIdHash: t.string, startedAt: t.string, expiresAt: t.string }),
+    // `dpop_jkt` of the authorization request, when it had one (and the pushed request named no other key).
+    t.partial({ dpopJkt: t.string }),
+  ]),
 );
 export const AuthorizationCompleted = eventCodec(
   'AuthorizationCompleted',
@@ -73,6 +84,8 @@ export interface AuthorizationCodeState {
     readonly expiresAt: string;
     readonly request: t.TypeOf<typeof AuthorizationRequestPushed>['data'];
     readonly outcome: 'pending' | 'completed' | 'denied';
+    /** The DPoP key thumbprint the code is bound to: the pushed request's, else the authorization request's; undefined when neither named one. */
+    readonly dpopJkt: string | undefined;
   } | null;
   readonly code: { readonly codeHash: string; readonly expiresAt: string; readonly redeemed: boolean } | null;
 }
@@ -91,6 +104,8 @@ export type AuthorizationCommand =
         readonly requestUriHash: string;
         readonly clientId: string;
         readonly authorizationIdHash: string;
+        /** `dpop_jkt` of the authorization request, when it has one. */
+        readonly dpopJkt: string | undefined;
         /** When the integrator must have completed it. */
         readonly expiresAt: string;
         readonly at: string;
@@ -147,4 +162,6 @@ export type AuthorizationError =
   /** Unknown or expired code. */
   | { readonly _tag: 'AuthorizationCodeUnknown'; readonly offerId: string }
   | { readonly _tag: 'RedirectUriMismatch'; readonly offerId: string }
-  | { readonly _tag: 'CodeVerifierMismatch'; readonly offerId: string };
+  | { readonly _tag: 'CodeVerifierMismatch'; readonly offerId: string }
+  /** The authorization request names another DPoP key than its pushed request, or the token request proves another key than the code is bound to. */
+  | { readonly _tag: 'DpopKeyMismatch'; readonly offerId: string };

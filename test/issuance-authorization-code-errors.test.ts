@@ -1,12 +1,14 @@
 // Every refusal of the authorization code flow over HTTP, with the right OAuth error and nothing
 // issued: client authentication, PKCE, redirect_uri, request_uri and code reuse, issuer_state,
-// DPoP nonces at the token and credential endpoints, and the integrator's denial.
+// DPoP nonces at the token and credential endpoints, the DPoP key a code is bound to (RFC 9449
+// section 10), redirect_uri schemes a browser would run, and the integrator's denial.
 import test from 'ava';
 import { createHash, randomBytes } from 'node:crypto';
 import { isLeft, isRight } from 'fp-ts/lib/Either.js';
+import { offerStream } from '../streams/offer.js';
 import { configureTenantAuthentication } from '../src/issuance/tenantAuthentication.js';
 import { createApiKey, createTenant } from '../src/tenancy/commands.js';
-import { newWalletKey, dpopProof, type WalletKey } from '../wallet/keys.js';
+import { newWalletKey, dpopProof, thumbprint, type WalletKey } from '../wallet/keys.js';
 import { attestationPop, createWalletProvider, walletAttestation, type WalletProvider } from '../wallet/walletProvider.js';
 import { startTestService, withReachablePublicUrl, type TestService } from './support/service.js';
 import { createOffer, PID_CLAIMS, waitForOffer } from './support/wallet/issuanceChecks.js';
@@ -319,4 +321,79 @@ test('a tenant without an authentication URL cannot offer the authorization code
   const configured = await configureTenantAuthentication(service.service.store, { tenantId: other.right.tenantId, url: 'https://tenant-login.example/start' }, { actor: 'test' });
   t.true(isRight(configured));
   t.is((await offer()).status, 201);
+});
+
+const parUrl = () => `${service.config.publicUrl}/oidc4vci/par`;
+
+test('a pushed request whose DPoP proof is bad, or whose dpop_jkt is not the proof\'s key, is invalid_dpop_proof, records nothing and spends no attestation PoP', async (t) => {
+  const w = await newWallet();
+  const other = await newWalletKey();
+  const created = await createOffer(service, { credential_configuration_id: 'pid', claims: PID_CLAIMS, grant: 'authorization_code' });
+  const fields = parFields(w, await issuerStateOf(created.offer_id));
+  const attestation = await attestationHeaders(w);
+  const wrongHtu = await form('/oidc4vci/par', fields, { ...attestation, DPoP: await dpopProof(w.dpop, { htm: 'POST', htu: tokenUrl() }) });
+  t.like(wrongHtu, { status: 400, body: { error: 'invalid_dpop_proof' } });
+  const mismatch = await form('/oidc4vci/par', { ...fields, dpop_jkt: await thumbprint(other.publicJwk) }, { ...attestation, DPoP: await dpopProof(w.dpop, { htm: 'POST', htu: parUrl() }) });
+  t.like(mismatch, { status: 400, body: { error: 'invalid_dpop_proof', error_description: "dpop_jkt is not the thumbprint of the DPoP proof's key." } });
+  const malformed = await form('/oidc4vci/par', { ...fields, dpop_jkt: 'not a thumbprint' }, attestation);
+  t.like(malformed, { status: 400, body: { error: 'invalid_request' } });
+  const read = await service.service.store.readStream(offerStream(created.offer_id));
+  t.deepEqual(read._tag === 'Found' ? read.events.map((e) => e.type) : [], ['OfferCreated'], 'the refusals recorded nothing');
+  const both = await form('/oidc4vci/par', { ...fields, dpop_jkt: await thumbprint(w.dpop.publicJwk) }, { ...attestation, DPoP: await dpopProof(w.dpop, { htm: 'POST', htu: parUrl() }) });
+  t.is(both.status, 201, 'the same attestation PoP, unspent by the refusals, with a proof and dpop_jkt of one key');
+  t.truthy(both.headers.get('dpop-nonce'), 'the answer carries the nonce for the token request');
+});
+
+test('dpop_jkt at the authorization endpoint binds the code; one naming another key than the pushed request is refused', async (t) => {
+  const w = await newWallet();
+  const other = await newWalletKey();
+  const created = await createOffer(service, { credential_configuration_id: 'pid', claims: PID_CLAIMS, grant: 'authorization_code' });
+  const par = await form('/oidc4vci/par', parFields(w, await issuerStateOf(created.offer_id)), await attestationHeaders(w));
+  const requestUri = par.body['request_uri'] as string;
+  const visit = (jkt: string) => service.wallet(`/oidc4vci/authorize?${new URLSearchParams({ client_id: w.clientId, request_uri: requestUri, dpop_jkt: jkt })}`, { redirect: 'manual' });
+  t.is((await visit('short')).status, 400);
+  const bound = await visit(await thumbprint(w.dpop.publicJwk));
+  t.is(bound.status, 302);
+  const completed = await complete(new URL(bound.headers.get('location')!).searchParams.get('authorization_id')!, {});
+  const code = new URL(completed.body.redirect_to!).searchParams.get('code')!;
+  const nonce = await currentNonce(w, code);
+  const wrongKey = await form('/oidc4vci/token', { grant_type: 'authorization_code', code, code_verifier: w.verifier, redirect_uri: REDIRECT_URI, client_id: w.clientId }, {
+    ...(await attestationHeaders(w)),
+    DPoP: await dpopProof(other, { htm: 'POST', htu: tokenUrl(), nonce }),
+  });
+  t.like(wrongKey, { status: 400, body: { error: 'invalid_dpop_proof' } });
+  t.is((await tokenRequest(w, code, {}, nonce)).status, 200, 'the code, unspent, is redeemed with the bound key');
+
+  const w2 = await newWallet();
+  const created2 = await createOffer(service, { credential_configuration_id: 'pid', claims: PID_CLAIMS, grant: 'authorization_code' });
+  const par2 = await form('/oidc4vci/par', { ...parFields(w2, await issuerStateOf(created2.offer_id)), dpop_jkt: await thumbprint(w2.dpop.publicJwk) }, await attestationHeaders(w2));
+  const conflicting = await service.wallet(`/oidc4vci/authorize?${new URLSearchParams({ client_id: w2.clientId, request_uri: par2.body['request_uri'] as string, dpop_jkt: await thumbprint(other.publicJwk) })}`, { redirect: 'manual' });
+  t.is(conflicting.status, 400);
+  t.like(await conflicting.json(), { error: 'invalid_request' });
+});
+
+test('a pushed request whose redirect_uri a browser would run or render is invalid_request, however it is spelled', async (t) => {
+  const w = await newWallet();
+  const created = await createOffer(service, { credential_configuration_id: 'pid', claims: PID_CLAIMS, grant: 'authorization_code' });
+  const issuerState = await issuerStateOf(created.offer_id);
+  const refused = [
+    'javascript:alert(1)', 'JavaScript:alert(1)', 'JAVASCRIPT://%0aalert(1)', ' javascript:alert(1)', '\x01javascript:alert(1)', 'java\tscript:alert(1)', 'java\nscript:alert(1)',
+    'data:text/html,<script>alert(1)</script>', 'DATA:text/html;base64,PHNjcmlwdD4=', 'vbscript:msgbox(1)', 'VBScript:msgbox(1)',
+    'file:///etc/passwd', 'FILE://host/share', 'blob:https://wallet.example/1234', 'Blob:null/abcd',
+  ];
+  for (const uri of refused) {
+    const answer = await form('/oidc4vci/par', parFields(w, issuerState, { redirect_uri: uri }), await attestationHeaders(w));
+    t.like(answer, { status: 400, body: { error: 'invalid_request' } }, JSON.stringify(uri));
+  }
+  const read = await service.service.store.readStream(offerStream(created.offer_id));
+  t.deepEqual(read._tag === 'Found' ? read.events.map((e) => e.type) : [], ['OfferCreated'], 'nothing recorded');
+});
+
+test('claimed https, private-use schemes and loopback http redirect URIs are accepted', async (t) => {
+  const w = await newWallet();
+  for (const uri of ['https://wallet.example/callback', 'eu.europa.ec.wallet:/cb', 'com.example.app:/oauth2redirect', 'http://127.0.0.1:49152/callback', 'http://[::1]:8080/cb']) {
+    const created = await createOffer(service, { credential_configuration_id: 'pid', claims: PID_CLAIMS, grant: 'authorization_code' });
+    const answer = await form('/oidc4vci/par', parFields(w, await issuerStateOf(created.offer_id), { redirect_uri: uri }), await attestationHeaders(w));
+    t.is(answer.status, 201, uri);
+  }
 });

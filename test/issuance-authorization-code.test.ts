@@ -3,25 +3,22 @@
 // request with its wallet attestation and PKCE, follows the authorization URL, takes the code
 // from the redirect the integrator's completion produced, redeems it with DPoP (retrying with the
 // server's nonce), and fetches the credential, which @sd-jwt/sd-jwt-vc verifies.
-import test from 'ava';
-import { createHash, randomBytes } from 'node:crypto';
+import test, { type ExecutionContext } from 'ava';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isRight } from 'fp-ts/lib/Either.js';
-import { SignJWT, type JWK } from 'jose';
-import { clientAuthenticationClientAttestationJwt, createClientAttestationJwt, HashAlgorithm, Oauth2Client, setGlobalConfig, type CallbackContext, type JwtSigner } from '@openid4vc/oauth2';
-import { Openid4vciClient } from '@openid4vc/openid4vci';
+import { Oauth2ClientErrorResponseError, setGlobalConfig } from '@openid4vc/oauth2';
 import { callbackOf } from '../src/callbacks/callbackOf.js';
-import { x5cOf } from '../src/crypto/certificates.js';
 import { loadStream } from '../src/eventstore/handle.js';
 import { offer, offerStream } from '../streams/offer.js';
-import { newWalletKey, thumbprint, type WalletKey } from '../wallet/keys.js';
+import { thumbprint } from '../wallet/keys.js';
 import { acceptOffer } from '../wallet/commands.js';
 import { createWalletProvider, localWalletProvider, type WalletProvider } from '../wallet/walletProvider.js';
 import { startTestService, withReachablePublicUrl, type TestService } from './support/service.js';
 import { documentedFetch } from './support/openapi.js';
 import { createOffer, PID_CLAIMS, verifyIssuedCredential, waitForOffer } from './support/wallet/issuanceChecks.js';
+import { libraryWallet, type LibraryWallet } from './support/wallet/libraryWallet.js';
 
 const LOGIN = 'https://login.integrator.example/authenticate';
 const REDIRECT_URI = 'https://wallet.example/callback';
@@ -47,50 +44,6 @@ test.after.always(async () => {
   if (simulatorDir) await rm(simulatorDir, { recursive: true, force: true });
 });
 
-/** A wallet built on oid4vc-ts: its keys live here, the protocol is the library's. */
-const libraryWallet = async () => {
-  const instanceKey = await newWalletKey();
-  const dpopKey = await newWalletKey();
-  const holderKey = await newWalletKey();
-  const keys = new Map<string, WalletKey>();
-  for (const key of [instanceKey, dpopKey, holderKey]) keys.set(await thumbprint(key.publicJwk), key);
-  const clientId = `wallet-${randomBytes(6).toString('hex')}`;
-
-  const signJwt: CallbackContext['signJwt'] = async (signer: JwtSigner, { header, payload }) => {
-    if (signer.method === 'x5c') {
-      return { jwt: await new SignJWT(payload).setProtectedHeader(header as never).sign(provider.privateKey), signerJwk: {} as never };
-    }
-    if (signer.method !== 'jwk') throw new Error(`no key for signer ${signer.method}`);
-    const key = keys.get(await thumbprint(signer.publicJwk as JWK));
-    if (!key) throw new Error('unknown signing key');
-    return { jwt: await new SignJWT(payload).setProtectedHeader(header as never).sign(key.privateKey), signerJwk: signer.publicJwk };
-  };
-  // The attestation as oid4vc-ts builds it, signed by the test wallet provider's certificate.
-  const clientAttestationJwt = await createClientAttestationJwt({
-    issuer: provider.issuer,
-    clientId,
-    confirmation: { jwk: instanceKey.publicJwk as never },
-    expiresAt: new Date(Date.now() + 3_600_000),
-    additionalPayload: { wallet_name: 'oid4vc-ts wallet' },
-    callbacks: { signJwt },
-    signer: { method: 'x5c', alg: 'ES256', x5c: x5cOf([provider.certificate]) },
-  });
-  const generateRandom = (length: number) => new Uint8Array(randomBytes(length));
-  const callbacks = {
-    hash: (data: Uint8Array, alg: HashAlgorithm) => new Uint8Array(createHash(alg === HashAlgorithm.Sha256 ? 'sha256' : alg === HashAlgorithm.Sha384 ? 'sha384' : 'sha512').update(data).digest()),
-    generateRandom,
-    signJwt,
-    // Every answer must be one the OpenAPI document describes.
-    fetch: documentedFetch('public') as never,
-    clientAuthentication: clientAuthenticationClientAttestationJwt({ clientAttestationJwt, callbacks: { signJwt, generateRandom } }),
-  };
-  const client = new Openid4vciClient({ callbacks });
-  const oauth2 = new Oauth2Client({ callbacks });
-  const dpopSigner = { method: 'jwk' as const, alg: 'ES256', publicJwk: dpopKey.publicJwk as never };
-  const holderSigner = { method: 'jwk' as const, alg: 'ES256', publicJwk: holderKey.publicJwk as never };
-  return { client, oauth2, clientId, dpopSigner, holderSigner, holderKey, instanceKey, clientAttestationJwt };
-};
-
 const complete = async (authorizationId: string, body: unknown) => {
   const response = await service.management(`/authorizations/${encodeURIComponent(authorizationId)}/complete`, {
     method: 'POST',
@@ -101,7 +54,11 @@ const complete = async (authorizationId: string, body: unknown) => {
 };
 
 /** The wallet library's flow up to the authorization URL; the browser's visit to it is a plain GET here. */
-const authorize = async (wallet: Awaited<ReturnType<typeof libraryWallet>>, credentialOfferUri: string) => {
+const authorize = async (
+  wallet: LibraryWallet,
+  credentialOfferUri: string,
+  options: { readonly dpop?: { readonly signer: LibraryWallet['dpopSigner'] }; readonly extra?: Record<string, string> } = {},
+) => {
   const credentialOffer = await wallet.client.resolveCredentialOffer(credentialOfferUri);
   const issuerMetadata = await wallet.client.resolveIssuerMetadata(credentialOffer.credential_issuer);
   // Openid4vciClient.initiateAuthorization does not pass `state` on; its Oauth2Client does, with issuer_state as an extra parameter.
@@ -111,7 +68,8 @@ const authorize = async (wallet: Awaited<ReturnType<typeof libraryWallet>>, cred
     redirectUri: REDIRECT_URI,
     scope: 'pid',
     state: 'wallet-state-1',
-    additionalRequestPayload: { issuer_state: credentialOffer.grants?.authorization_code?.issuer_state },
+    additionalRequestPayload: { issuer_state: credentialOffer.grants?.authorization_code?.issuer_state, ...options.extra },
+    ...(options.dpop === undefined ? {} : { dpop: options.dpop }),
   });
   const visit = await documentedFetch('public')(initiated.authorizationRequestUrl, { redirect: 'manual' });
   const location = new URL(visit.headers.get('location') ?? '');
@@ -120,7 +78,7 @@ const authorize = async (wallet: Awaited<ReturnType<typeof libraryWallet>>, cred
 
 test('an independent wallet library gets a credential through PAR, authorize, the integrator completing, the token with PKCE, DPoP nonce and attestation, and the credential endpoint', async (t) => {
   const created = await createOffer(service, { credential_configuration_id: 'pid', claims: PID_CLAIMS, grant: 'authorization_code' });
-  const wallet = await libraryWallet();
+  const wallet = await libraryWallet(provider);
   const { credentialOffer, issuerMetadata, initiated, visit, location, authorizationId } = await authorize(wallet, created.credential_offer_uri);
   t.truthy(credentialOffer.grants?.authorization_code?.issuer_state);
   t.is(visit.status, 302);
@@ -182,7 +140,7 @@ test('an independent wallet library gets a credential through PAR, authorize, th
 
 test('an offer made without claims gets them when the integrator completes the authorization', async (t) => {
   const created = await createOffer(service, { credential_configuration_id: 'pid', grant: 'authorization_code' });
-  const wallet = await libraryWallet();
+  const wallet = await libraryWallet(provider);
   const { credentialOffer, issuerMetadata, initiated, authorizationId } = await authorize(wallet, created.credential_offer_uri);
   const asked = await service.management(`/authorizations/${encodeURIComponent(authorizationId)}`);
   t.like(await asked.json(), { claims_required: true });
@@ -226,4 +184,45 @@ test('the wallet simulator runs the flow: its local wallet provider attests it, 
   t.is('vct' in stored ? stored.vct : undefined, 'urn:example:membership:1');
   t.true(lines.some((line) => line.includes('/oidc4vci/authorize?')));
   await waitForOffer(service, created.offer_id, (o) => o.status === 'ISSUED');
+});
+
+/**
+ * RFC 9449 section 10.1 with the library as the wallet: the code bound at PAR (its DPoP proof, or
+ * `dpop_jkt`) is refused for a token request proving another key, unspent, and then redeemed with
+ * the bound key; the credential follows.
+ */
+const boundFlow = async (t: ExecutionContext, bind: (wallet: LibraryWallet) => Promise<Parameters<typeof authorize>[2]>) => {
+  const created = await createOffer(service, { credential_configuration_id: 'pid', claims: PID_CLAIMS, grant: 'authorization_code' });
+  const wallet = await libraryWallet(provider);
+  const { credentialOffer, issuerMetadata, initiated, authorizationId } = await authorize(wallet, created.credential_offer_uri, await bind(wallet));
+  const completed = await complete(authorizationId, {});
+  const code = new URL(completed.body.redirect_to!).searchParams.get('code')!;
+  const redeem = (signer: LibraryWallet['dpopSigner']) =>
+    wallet.client.retrieveAuthorizationCodeAccessTokenFromOffer({
+      credentialOffer, issuerMetadata, authorizationCode: code, pkceCodeVerifier: initiated.pkce?.codeVerifier, redirectUri: REDIRECT_URI,
+      dpop: { signer, ...(initiated.dpop?.nonce ? { nonce: initiated.dpop.nonce } : {}) },
+    });
+  const refused = await t.throwsAsync(redeem(wallet.otherDpopSigner), { instanceOf: Oauth2ClientErrorResponseError });
+  t.is((refused as Oauth2ClientErrorResponseError).errorResponse.error, 'invalid_dpop_proof');
+  const token = await redeem(wallet.dpopSigner);
+  t.is(token.accessTokenResponse.token_type, 'DPoP');
+  const { c_nonce } = await wallet.client.requestNonce({ issuerMetadata });
+  const proof = await wallet.client.createCredentialRequestJwtProof({ issuerMetadata, credentialConfigurationId: 'pid', signer: wallet.holderSigner, nonce: c_nonce, clientId: wallet.clientId });
+  const credentials = await wallet.client.retrieveCredentials({
+    issuerMetadata, accessToken: token.accessTokenResponse.access_token, credentialConfigurationId: 'pid', proofs: { jwt: [proof.jwt] }, dpop: token.dpop!,
+  });
+  t.is(typeof (credentials.credentialResponse.credentials?.[0] as { credential?: unknown } | undefined)?.credential, 'string');
+  const read = await service.service.store.readStream(offerStream(created.offer_id));
+  if (read._tag !== 'Found') return t.fail('offer stream missing');
+  const pushed = read.events.find((e) => e.type === 'AuthorizationRequestPushed')!.data as { dpopJkt?: string };
+  t.is(pushed.dpopJkt, await thumbprint(wallet.dpopKey.publicJwk), 'the binding is on the record, so every instance and a restart keep it');
+  t.deepEqual(read.events.map((e) => e.type).filter((type) => type.startsWith('AuthorizationCode')), ['AuthorizationCodeRedeemed'], 'the refused request spent nothing');
+};
+
+test('a code bound at PAR by the DPoP proof the library sends with it: a token request with another key is invalid_dpop_proof and spends nothing, then the bound key gets the token', async (t) => {
+  await boundFlow(t, async (wallet) => ({ dpop: { signer: wallet.dpopSigner } }));
+});
+
+test('a code bound at PAR by dpop_jkt: a token request with another key is invalid_dpop_proof and spends nothing, then the bound key gets the token', async (t) => {
+  await boundFlow(t, async (wallet) => ({ extra: { dpop_jkt: await thumbprint(wallet.dpopKey.publicJwk) } }));
 });

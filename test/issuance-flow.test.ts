@@ -3,8 +3,11 @@
 // independent SD-JWT library. Afterwards the offer stream replays and its claims are gone.
 import test from 'ava';
 import { isRight } from 'fp-ts/lib/Either.js';
-import { readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { JWK } from 'jose';
 import { x509 } from '../src/crypto/x509.js';
 import { loadSigningIdentity } from '../src/crypto/signingIdentity.js';
 import { loadStream } from '../src/eventstore/handle.js';
@@ -28,6 +31,13 @@ test.after.always(async () => {
 });
 
 const wallet = () => IssuanceWallet.create(service.config.publicUrl, service.service.publicListenUrl);
+
+/** RFC 9278 over RFC 7638, computed here by hand rather than by the library the service uses. */
+const rfc9278Uri = (jwk: JWK): string => {
+  const { crv, kty, x, y } = jwk;
+  const canonical = JSON.stringify({ crv, kty, x, y });
+  return `urn:ietf:params:oauth:jwk-thumbprint:sha-256:${createHash('sha256').update(canonical, 'utf8').digest('base64url')}`;
+};
 
 test('a wallet receives a PID with tx_code and DPoP; an independent SD-JWT library verifies it', async (t) => {
   const created = await createOffer(service, {
@@ -72,6 +82,8 @@ test('a wallet receives a PID with tx_code and DPoP; an independent SD-JWT libra
   t.is(typeof p['iat'], 'number');
   t.true((p['exp'] as number) > (p['iat'] as number));
   t.deepEqual((p['cnf'] as { jwk: unknown }).jwk, w.holderKey.publicJwk);
+  // sub: the holder key's JWK Thumbprint URI (RFC 9278), plain like the other registered claims.
+  t.is(p['sub'], rfc9278Uri(w.holderKey.publicJwk));
   t.is(p['issuing_authority'], 'DE');
   t.is(p['given_name'], undefined);
   t.is(p['birthdate'], undefined);
@@ -175,4 +187,29 @@ test('the nonce endpoint hands out a fresh c_nonce each time, not cacheable', as
   t.is(response.headers.get('cache-control'), 'no-store');
   const { c_nonce } = (await response.json()) as { c_nonce: string };
   t.not(c_nonce, await w.nonce());
+});
+
+test('a configuration with sub_jwk_thumbprint: false issues credentials without sub; by default they carry the holder key\'s thumbprint URI', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'sub-optout-'));
+  const file = join(dir, 'configurations.json');
+  const configuration = (id: string, more: Record<string, unknown>) => ({
+    id, vct: `urn:example:${id}:1`, display: [{ lang: 'en', name: id }], claims: [{ path: ['seat'], mandatory: true, sd: 'never', display: [] }], ...more,
+  });
+  await writeFile(file, JSON.stringify({ credential_configurations: [configuration('ticket', { sub_jwk_thumbprint: false }), configuration('pass', {})] }));
+  const other = await startTestService({ env: { CREDENTIAL_CONFIGURATIONS: file } });
+  try {
+    const receive = async (id: string) => {
+      const created = await createOffer(other, { credential_configuration_id: id, claims: { seat: '12A' } });
+      const w = await IssuanceWallet.create(other.config.publicUrl, other.service.publicListenUrl);
+      return { verified: await verifyIssuedCredential(other, await w.receive(created.credential_offer_uri)), holder: w.holderKey.publicJwk };
+    };
+    const off = await receive('ticket');
+    t.false('sub' in off.verified.payload);
+    t.is(off.verified.payload['seat'], '12A');
+    const on = await receive('pass');
+    t.is(on.verified.payload['sub'], rfc9278Uri(on.holder));
+  } finally {
+    await other.cleanup();
+    await rm(dir, { recursive: true, force: true });
+  }
 });

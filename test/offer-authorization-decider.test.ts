@@ -1,9 +1,10 @@
 // The offer decider's authorization code flow in given / when / then form: a pushed request,
 // the authorization started with its request_uri, completed or denied by the integrator, and the
-// code redeemed once, with the PKCE challenge, redirect_uri and client of the pushed request.
+// code redeemed once, with the PKCE challenge, redirect_uri and client of the pushed request, and
+// with the DPoP key the pushed or the authorization request bound it to (RFC 9449 section 10).
 import test from 'ava';
-import { left, right } from 'fp-ts/lib/Either.js';
-import { decide, evolve, initialState, type Command, type OfferEvent } from '../streams/offer.js';
+import { isRight, left, right } from 'fp-ts/lib/Either.js';
+import { decide, evolve, initialState, OfferEvent, type Command } from '../streams/offer.js';
 import { givenWhen, stateAfter } from './support/decider.js';
 
 const ID = 'offer-1';
@@ -31,7 +32,7 @@ const pushedData = {
 };
 const push = (over: Partial<typeof pushedData> = {}): Command => ({ type: 'PushAuthorizationRequest', data: { offerId: ID, ...pushedData, ...over, at: T0 } });
 const pushed: OfferEvent = { type: 'AuthorizationRequestPushed', data: { ...pushedData, pushedAt: T0 } };
-const startData = { offerId: ID, requestUriHash: h('request uri'), clientId: 'wallet-1', authorizationIdHash: h('authorization id'), expiresAt: '2026-05-01T10:04:00.000Z', at: T1 };
+const startData = { offerId: ID, requestUriHash: h('request uri'), clientId: 'wallet-1', authorizationIdHash: h('authorization id'), dpopJkt: undefined as string | undefined, expiresAt: '2026-05-01T10:04:00.000Z', at: T1 };
 const start = (over: Partial<typeof startData> = {}): Command => ({ type: 'StartAuthorization', data: { ...startData, ...over } });
 const started: OfferEvent = { type: 'AuthorizationStarted', data: { requestUriHash: h('request uri'), authorizationIdHash: h('authorization id'), startedAt: T1, expiresAt: '2026-05-01T10:04:00.000Z' } };
 const completeData = { offerId: ID, authorizationIdHash: h('authorization id'), claims: null, claimsDiffer: false, codeHash: h('code'), codeExpiresAt: '2026-05-01T10:03:00.000Z', at: T2 };
@@ -119,4 +120,43 @@ test('an authorization-code offer has no pre-authorized code to redeem', (t) => 
 test('every step is refused once the offer has expired', (t) => {
   t.deepEqual(scenario([created()], { ...push(), data: { ...push().data, at: EXPIRES } } as Command), left({ _tag: 'OfferHasExpired', offerId: ID }));
   t.deepEqual(scenario(flow, redeem({ at: EXPIRES })), left({ _tag: 'OfferHasExpired', offerId: ID }));
+});
+
+const KEY_A = 'jkt-dpop';
+const KEY_B = 'jkt-other';
+const pushedBound: OfferEvent = { type: 'AuthorizationRequestPushed', data: { ...pushedData, dpopJkt: KEY_A, pushedAt: T0 } };
+
+test('given a pushed request naming a DPoP key, when it is pushed, then AuthorizationRequestPushed records the key', (t) => {
+  t.deepEqual(scenario([created()], push({ dpopJkt: KEY_A } as Partial<typeof pushedData>)), right([pushedBound]));
+});
+
+test('given a code bound to a DPoP key at PAR, when the token request proves another key, then DpopKeyMismatch and nothing is recorded; with the bound key, AuthorizationCodeRedeemed', (t) => {
+  const bound = [created(), pushedBound, started, completed()];
+  t.deepEqual(scenario(bound, redeem({ dpopJkt: KEY_B })), left({ _tag: 'DpopKeyMismatch', offerId: ID }));
+  // Refused, the code is not spent: the same code with the bound key is redeemed afterwards.
+  t.deepEqual(scenario(bound, redeem({ dpopJkt: KEY_A })), right([redeemed]));
+});
+
+test('given a code bound by the authorization request\'s dpop_jkt, when the token request proves another key, then DpopKeyMismatch; with that key, redeemed', (t) => {
+  const startedBound: OfferEvent = {
+    type: 'AuthorizationStarted',
+    data: { requestUriHash: h('request uri'), authorizationIdHash: h('authorization id'), startedAt: T1, expiresAt: '2026-05-01T10:04:00.000Z', dpopJkt: KEY_A },
+  };
+  t.deepEqual(scenario([created(), pushed], start({ dpopJkt: KEY_A })), right([startedBound]));
+  const bound = [created(), pushed, startedBound, completed()];
+  t.deepEqual(scenario(bound, redeem({ dpopJkt: KEY_B })), left({ _tag: 'DpopKeyMismatch', offerId: ID }));
+  t.deepEqual(scenario(bound, redeem({ dpopJkt: KEY_A })), right([redeemed]));
+});
+
+test('an authorization request naming another DPoP key than its pushed request is refused; the same key is not recorded twice', (t) => {
+  t.deepEqual(scenario([created(), pushedBound], start({ dpopJkt: KEY_B })), left({ _tag: 'DpopKeyMismatch', offerId: ID }));
+  t.deepEqual(scenario([created(), pushedBound], start({ dpopJkt: KEY_A })), right([started]));
+  t.like(stateOf([created(), pushedBound, started]), { authorizationCode: { authorization: { dpopJkt: KEY_A } } });
+});
+
+test('a code bound to no DPoP key is redeemed with any key, as before the binding existed (events recorded without dpopJkt still read)', (t) => {
+  t.deepEqual(scenario(flow, redeem({ dpopJkt: KEY_B })), right([{ ...redeemed, data: { ...redeemed.data, dpopJkt: KEY_B } } as OfferEvent]));
+  const recordedBefore = { type: 'AuthorizationRequestPushed', data: { ...pushedData, pushedAt: T0 } };
+  t.true(isRight(OfferEvent.decode(recordedBefore)));
+  t.true(isRight(OfferEvent.decode(pushedBound)));
 });

@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { calculateJwkThumbprint } from 'jose';
 import { createCertificateAuthority, x509HashClientId } from '../src/crypto/certificates.js';
 import { presentationStream } from '../streams/presentation.js';
 import { runScript, walletScript } from './support/processes.js';
@@ -86,6 +87,8 @@ test('accept keeps the credential in a 0600 wallet file; present answers a reque
   const [credential] = (callback['credentials'] as Record<string, Record<string, unknown>[]>)['pid']!;
   t.like(credential, { kbSignatureIsValid: true, claims: { given_name: 'Erika', family_name: 'Mustermann' } });
   t.false('birthdate' in (credential!['claims'] as object));
+  // The credential's plain registered claims other than iss, iat, nbf, exp, cnf and status reach the callback: vct, and sub.
+  t.like(credential, { claims: { vct: 'urn:eudi:pid:1', sub: `urn:ietf:params:oauth:jwk-thumbprint:sha-256:${await calculateJwkThumbprint({ kty, crv, x, y }, 'sha256')}` } });
 });
 
 test('accept without the transaction code the offer needs says so and spends nothing: the code still works after', async (t) => {

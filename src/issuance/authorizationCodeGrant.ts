@@ -2,7 +2,8 @@
 // HAIP 1.0 section 4): the wallet authenticates with its attestation (its PoP spent after the DPoP
 // proof and nonce are checked), proves the PKCE verifier,
 // names the redirect_uri of its pushed request, and binds the token to its DPoP key with a proof
-// carrying the server's nonce. The offer's decider takes the decision; a code sent again is
+// carrying the server's nonce; a code bound to a DPoP key at PAR (RFC 9449 section 10.1) needs a
+// proof of that key, and refused for another it stays unspent. The offer's decider takes the decision; a code sent again is
 // refused and revokes the token it was redeemed for.
 import type { Context } from 'koa';
 import { randomUUID } from 'node:crypto';
@@ -16,7 +17,7 @@ import { newOfferSecret, parseOfferSecret } from './codes.js';
 import type { IssuanceContext } from './context.js';
 import { isFreshDpopNonce } from './dpopNonce.js';
 import { single } from './form.js';
-import { invalidGrant, invalidRequest, type OAuthError } from '../http/oauthError.js';
+import { invalidGrant, invalidRequest, OAuthError } from '../http/oauthError.js';
 import { challengeOf } from './pkce.js';
 import { answerToken, tokenRequestDpopProof } from './tokenAnswer.js';
 import { checkAttestedWallet } from './walletAttestation.js';
@@ -33,6 +34,9 @@ const refusal = (error: DomainError): OAuthError => {
       return invalidGrant('code_verifier does not match the code_challenge.');
     case 'ClientMismatch':
       return invalidGrant('The code was issued to another client.');
+    // RFC 9449 section 10 says only to reject; invalid_dpop_proof tells the wallet its proof is what is wrong, and the code, unspent, still works with the bound key.
+    case 'DpopKeyMismatch':
+      return new OAuthError(400, 'invalid_dpop_proof', 'The DPoP proof is not signed with the key the authorization code is bound to (the DPoP key of the pushed authorization request, or its dpop_jkt).');
     default:
       return invalidGrant('The authorization code is unknown or expired.');
   }

@@ -3,6 +3,8 @@
 // user's browser to the integrator's authentication page with a fresh, single-use
 // `authorization_id`; the integrator answers with POST /authorizations/{id}/complete. Errors are
 // shown, not redirected: the redirect_uri is trusted only once the request is (RFC 6749 section 4.1.2.1).
+// A `dpop_jkt` here binds the code to that DPoP key as one in the pushed request does (RFC 9449
+// section 10); naming another key than the pushed request did is refused.
 import type { Context } from 'koa';
 import { randomUUID } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
@@ -14,6 +16,7 @@ import { newOfferSecret, parseOfferSecret } from './codes.js';
 import type { IssuanceContext } from './context.js';
 import { invalidRequest, OAuthError } from '../http/oauthError.js';
 import { REQUEST_URI_PREFIX } from './par.js';
+import { isJwkThumbprint } from './dpop.js';
 
 
 const queryValue = (http: Context, name: string): string | undefined => {
@@ -26,6 +29,8 @@ const refusal = (error: DomainError): OAuthError => {
   switch (error._tag) {
     case 'ClientMismatch':
       return invalidRequest('client_id is not the one of the pushed authorization request.');
+    case 'DpopKeyMismatch':
+      return invalidRequest('dpop_jkt names another key than the pushed authorization request bound the code to.');
     case 'AlreadyAuthorized':
     case 'OfferEnded':
     case 'OfferHasExpired':
@@ -43,6 +48,8 @@ export const authorizeEndpoint = (issuance: IssuanceContext) => async (http: Con
   if (requestUri === undefined) throw invalidRequest('request_uri is required: push the authorization request first.');
   const parsed = requestUri.startsWith(REQUEST_URI_PREFIX) ? parseOfferSecret(requestUri.slice(REQUEST_URI_PREFIX.length)) : undefined;
   if (parsed === undefined) throw invalidRequest('request_uri is unknown, expired or already used.');
+  const dpopJkt = queryValue(http, 'dpop_jkt');
+  if (dpopJkt !== undefined && !isJwkThumbprint(dpopJkt)) throw invalidRequest('dpop_jkt must be the base64url SHA-256 JWK thumbprint of the DPoP key.');
   const now = issuance.now();
   const authorizationId = newOfferSecret(parsed.offerId);
   const start: Command = {
@@ -52,6 +59,7 @@ export const authorizeEndpoint = (issuance: IssuanceContext) => async (http: Con
       requestUriHash: parsed.hash,
       clientId,
       authorizationIdHash: authorizationId.hash,
+      dpopJkt,
       expiresAt: new Date(now.getTime() + issuance.config.authorizationTtlSeconds * 1000).toISOString(),
       at: now.toISOString(),
     },

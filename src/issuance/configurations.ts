@@ -47,8 +47,11 @@ const Uri = t.refinement(t.string, (s) => /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/.test(s
 export const SdJwtVcConfiguration = t.intersection(
   [
     t.type({ id: ConfigurationId, vct: Uri, display: t.array(Display), claims: t.array(ClaimConfiguration) }),
-    /** `status_list: false`: credentials of this type carry no Status List entry and cannot be revoked or suspended. */
-    t.partial({ format: t.literal('dc+sd-jwt'), status_list: t.boolean }),
+    /**
+     * `status_list: false`: credentials of this type carry no Status List entry and cannot be revoked or suspended.
+     * `sub_jwk_thumbprint: false`: they carry no `sub` (by default the holder key's JWK Thumbprint URI, RFC 9278).
+     */
+    t.partial({ format: t.literal('dc+sd-jwt'), status_list: t.boolean, sub_jwk_thumbprint: t.boolean }),
   ],
   'SdJwtVcConfiguration',
 );

@@ -1,4 +1,4 @@
-// DPoP proof validation (RFC 9449 section 4.3) for the token and credential endpoints. A proof
+// DPoP proof validation (RFC 9449 section 4.3) for the PAR, token and credential endpoints. A proof
 // is accepted once: its (key thumbprint, jti) pair is spent in the store, so a replay fails on
 // every instance. Proofs older than the configured age are refused, which bounds how long a
 // replay record matters.
@@ -6,6 +6,8 @@ import { createHash } from 'node:crypto';
 import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify, type JWK } from 'jose';
 import { dpopProof, dpopProofStream } from '../../streams/dpopProof.js';
 import type { EventStore } from '../eventstore/port.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import { endpointUrl, type IssuanceContext } from './context.js';
 import { spendOnce } from './singleUse.js';
 
 export interface DpopCheck {
@@ -40,6 +42,9 @@ const withoutQuery = (url: string): string | undefined => {
     return undefined;
   }
 };
+
+/** A SHA-256 JWK thumbprint (RFC 7638) in base64url, as `dpop_jkt` carries it (RFC 9449 section 10). */
+export const isJwkThumbprint = (value: string): boolean => /^[A-Za-z0-9_-]{43}$/.test(value);
 
 const fail = (reason: string): DpopResult => ({ ok: false, missing: false, reason });
 
@@ -77,3 +82,20 @@ export const verifyDpopProof = async (store: EventStore, check: DpopCheck): Prom
   });
   return spent ? { ok: true, jkt } : fail('The DPoP proof was already used (jti replayed).');
 };
+
+/** The DPoP proof of a POST to one of the issuer's endpoints (PAR, token), `htu` its URL under PUBLIC_URL. */
+export const verifyPostDpopProof = (
+  issuance: Pick<IssuanceContext, 'store' | 'config'>,
+  headers: IncomingHttpHeaders,
+  path: string,
+  now: Date,
+  acceptsNonce?: DpopCheck['acceptsNonce'],
+): Promise<DpopResult> =>
+  verifyDpopProof(issuance.store, {
+    proof: headers['dpop'],
+    htm: 'POST',
+    htu: endpointUrl(issuance.config.publicUrl, path),
+    now,
+    maxAgeSeconds: issuance.config.proofMaxAgeSeconds,
+    ...(acceptsNonce === undefined ? {} : { acceptsNonce }),
+  });

@@ -307,7 +307,7 @@ export const issuanceArea: Area = {
         responses: {
           '200': wallet('A DPoP-bound access token.', 'TokenResponse', { ...noStore, Pragma: ref.header('NoCache'), 'DPoP-Nonce': ref.header('DpopNonce') }),
           '400': oauthError(
-            'Missing or repeated parameters or no DPoP proof (`invalid_request`), another grant, an unknown, used, ended or expired code, a wrong tx_code, redirect_uri or code_verifier (`invalid_grant`), a bad proof (`invalid_dpop_proof`), a proof without the current nonce (`use_dpop_nonce`, with `DPoP-Nonce`).',
+            'Missing or repeated parameters or no DPoP proof (`invalid_request`), another grant, an unknown, used, ended or expired code, a wrong tx_code, redirect_uri or code_verifier (`invalid_grant`), a bad proof or (authorization code) a proof of another key than the code is bound to (`invalid_dpop_proof`; the code stays unspent), a proof without the current nonce (`use_dpop_nonce`, with `DPoP-Nonce`).',
             ['invalid_request', 'unsupported_grant_type', 'invalid_grant', 'invalid_dpop_proof', 'use_dpop_nonce'],
             { 'DPoP-Nonce': ref.header('DpopNonce') },
           ),

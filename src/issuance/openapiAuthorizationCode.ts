@@ -89,8 +89,9 @@ export const authorizationCodeArea: Area = {
       post: walletOperation({
         operationId: 'pushedAuthorizationRequest',
         summary: 'Pushed authorization request (RFC 9126)',
-        description: 'Authenticated by the wallet attestation; recorded on the offer named by `issuer_state`.',
+        description: 'Authenticated by the wallet attestation; recorded on the offer named by `issuer_state`. A `DPoP` proof or `dpop_jkt` binds the code to that DPoP key (RFC 9449 section 10.1): the token request must prove it.',
         parameters: [
+          header('DPoP', 'Optional: a DPoP proof (RFC 9449) with `htu` = this endpoint under PUBLIC_URL, checked like the token endpoint\'s (no server nonce needed here). Binds the code to its key.'),
           header('OAuth-Client-Attestation', 'The wallet attestation (`oauth-client-attestation+jwt`, ES256, `x5c` to a trusted wallet provider).'),
           header('OAuth-Client-Attestation-PoP', 'Its proof of possession (`oauth-client-attestation-pop+jwt`), `aud` PUBLIC_URL, fresh `iat`, unused `jti`.'),
         ],
@@ -107,14 +108,23 @@ export const authorizationCodeArea: Area = {
                   code_challenge_method: { const: 'S256' },
                   issuer_state: string('From the credential offer.'),
                 },
-                { state: string(), scope: string('Credential configuration ids.'), authorization_details: string('JSON: `[{"type": "openid_credential", "credential_configuration_id": ...}]`.') },
+                {
+                  state: string(),
+                  scope: string('Credential configuration ids.'),
+                  authorization_details: string('JSON: `[{"type": "openid_credential", "credential_configuration_id": ...}]`.'),
+                  dpop_jkt: string('RFC 9449 section 10: the base64url SHA-256 JWK thumbprint of the DPoP key the code is bound to; with a `DPoP` proof, its key.', { pattern: '^[A-Za-z0-9_-]{43}$' }),
+                },
               ),
             },
           },
         },
         responses: {
-          '201': managementAnswers.answer('The request_uri for the authorization endpoint.', { headers: { 'Cache-Control': ref.header('NoStore') }, content: json(ref.schema('PushedAuthorizationResponse')) }),
-          '400': oauthError('A missing, repeated or wrong parameter, PKCE other than S256, an unknown or missing `issuer_state`, an offer that ended or was authorized.', [
+          '201': managementAnswers.answer('The request_uri for the authorization endpoint, and the DPoP nonce for the token request.', {
+            headers: { 'Cache-Control': ref.header('NoStore'), 'DPoP-Nonce': ref.header('DpopNonce') },
+            content: json(ref.schema('PushedAuthorizationResponse')),
+          }),
+          '400': oauthError('A missing, repeated or wrong parameter, a `redirect_uri` with a fragment, spaces or control characters or a scheme a browser runs or renders (`javascript:`, `data:`, `vbscript:`, `file:`, `blob:`), PKCE other than S256, an unknown or missing `issuer_state`, an offer that ended or was authorized (`invalid_request`); a bad `DPoP` proof, or `dpop_jkt` not its key (`invalid_dpop_proof`).', [
+            'invalid_dpop_proof',
             'invalid_request',
             'unsupported_response_type',
             'request_not_supported',
@@ -133,10 +143,14 @@ export const authorizationCodeArea: Area = {
         operationId: 'authorize',
         summary: 'Authorization endpoint',
         description: 'Spends the request_uri and redirects the browser to the authentication URL with `authorization_id`.',
-        parameters: [queryParameter('client_id', 'As in the pushed request.', string(), true), queryParameter('request_uri', 'From the pushed request.', string(), true)],
+        parameters: [
+          queryParameter('client_id', 'As in the pushed request.', string(), true),
+          queryParameter('request_uri', 'From the pushed request.', string(), true),
+          queryParameter('dpop_jkt', 'RFC 9449 section 10: binds the code to this DPoP key thumbprint; refused when the pushed request bound another.', string(undefined, { pattern: '^[A-Za-z0-9_-]{43}$' })),
+        ],
         responses: {
           '302': { description: 'To the authentication URL.', headers: { Location: { description: 'The authentication URL with `authorization_id`.', required: true, schema: string() }, 'X-Request-Id': ref.header('RequestId') }, content: { 'text/html': { schema: string('A link to the same place, for browsers that do not follow redirects.') } } },
-          '400': oauthError('A missing client_id or request_uri, an unknown, used or expired request_uri, another client.', ['invalid_request']),
+          '400': oauthError('A missing client_id or request_uri, an unknown, used or expired request_uri, another client, a malformed `dpop_jkt` or one naming another key than the pushed request.', ['invalid_request']),
           '500': oauthError('The answer could not be made.', ['server_error']),
         },
       }),

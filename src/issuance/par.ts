@@ -3,7 +3,8 @@
 // attestation, names the offer by `issuer_state`, what it wants by `scope` and/or
 // `authorization_details`, and commits to a PKCE S256 challenge and a redirect_uri. The request is
 // recorded on the offer's stream with the wallet that made it; the answer's request_uri is single
-// use and short-lived, and only its hash is recorded.
+// use and short-lived, and only its hash is recorded. A DPoP proof on the request, or `dpop_jkt`,
+// binds the code to that key (RFC 9449 section 10.1): the token request must prove it.
 import type { Context } from 'koa';
 import { randomUUID } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
@@ -15,11 +16,14 @@ import { parseBoundedJson } from '../http/boundedJson.js';
 import { requestIdOf } from '../log.js';
 import { newOfferSecret, offerOfIssuerState } from './codes.js';
 import { scopeOf } from './configurations.js';
-import type { IssuanceContext } from './context.js';
+import { PATHS, type IssuanceContext } from './context.js';
 import { FORM_LIMIT, single } from './form.js';
 import { invalidRequest, OAuthError } from '../http/oauthError.js';
 import { CODE_CHALLENGE_METHOD, isCodeChallenge } from './pkce.js';
-import { requireAttestedWallet } from './walletAttestation.js';
+import { checkAttestedWallet } from './walletAttestation.js';
+import { redirectUriProblem } from './redirectUri.js';
+import { isJwkThumbprint, verifyPostDpopProof } from './dpop.js';
+import { currentDpopNonce } from './dpopNonce.js';
 
 /** RFC 9126 section 2.2: the request_uri's prefix. */
 export const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
@@ -36,16 +40,9 @@ export interface AuthorizationRequest {
   readonly state: string | null;
   readonly credentialConfigurationIds: readonly string[];
   readonly authorizationDetails: boolean;
+  /** `dpop_jkt` (RFC 9449 section 10): the thumbprint of the DPoP key the code is to be bound to. */
+  readonly dpopJkt: string | undefined;
 }
-
-const isRedirectUri = (value: string): boolean => {
-  try {
-    // Wallets register custom schemes (an app link) as often as https; RFC 6749 section 3.1.2 forbids a fragment.
-    return new URL(value).hash === '' && !value.includes('#');
-  } catch {
-    return false;
-  }
-};
 
 /** `authorization_details` (RFC 9396) of type openid_credential: the configuration ids asked for. */
 const credentialDetails = (text: string, configurations: ReadonlySet<string>): string[] => {
@@ -71,7 +68,9 @@ export const parseAuthorizationRequest = (
   const clientId = single(fields, 'client_id');
   if (clientId === undefined) throw invalidRequest('client_id is required.');
   const redirectUri = single(fields, 'redirect_uri');
-  if (redirectUri === undefined || !isRedirectUri(redirectUri)) throw invalidRequest('redirect_uri must be an absolute URI without a fragment.');
+  if (redirectUri === undefined) throw invalidRequest('redirect_uri is required.');
+  const redirectProblem = redirectUriProblem(redirectUri);
+  if (redirectProblem !== undefined) throw invalidRequest(redirectProblem);
   const codeChallenge = single(fields, 'code_challenge');
   if (codeChallenge === undefined) throw invalidRequest('code_challenge is required (PKCE).');
   if (single(fields, 'code_challenge_method') !== CODE_CHALLENGE_METHOD) throw invalidRequest('code_challenge_method must be S256.');
@@ -81,6 +80,8 @@ export const parseAuthorizationRequest = (
   if (issuerState === undefined) throw invalidRequest('issuer_state is required: start from a credential offer.');
   const offerId = offerOfIssuerState(issuance.secrets, issuerState);
   if (offerId === undefined) throw invalidRequest('issuer_state is unknown.');
+  const dpopJkt = single(fields, 'dpop_jkt');
+  if (dpopJkt !== undefined && !isJwkThumbprint(dpopJkt)) throw invalidRequest('dpop_jkt must be the base64url SHA-256 JWK thumbprint of the DPoP key.');
 
   const configurations = new Set(issuance.configurations.keys());
   const scope = single(fields, 'scope');
@@ -100,7 +101,21 @@ export const parseAuthorizationRequest = (
     state: single(fields, 'state') ?? null,
     credentialConfigurationIds: [...new Set([...fromScope, ...fromDetails])],
     authorizationDetails: details !== undefined,
+    dpopJkt,
   };
+};
+
+/**
+ * The DPoP key the code is bound to (RFC 9449 section 10.1): the request's DPoP proof, checked like
+ * any (its jti spent; no server nonce asked for, as the token request that must prove the same key
+ * carries one), or its `dpop_jkt`; both must name the same key. Undefined when the wallet names none.
+ */
+const pushedDpopKey = async (issuance: IssuanceContext, http: Context, dpopJkt: string | undefined, now: Date): Promise<string | undefined> => {
+  if (http.headers['dpop'] === undefined) return dpopJkt;
+  const proof = await verifyPostDpopProof(issuance, http.headers, PATHS.par, now);
+  if (!proof.ok) throw new OAuthError(400, 'invalid_dpop_proof', proof.reason);
+  if (dpopJkt !== undefined && dpopJkt !== proof.jkt) throw new OAuthError(400, 'invalid_dpop_proof', "dpop_jkt is not the thumbprint of the DPoP proof's key.");
+  return proof.jkt;
 };
 
 const refusal = (error: DomainError): OAuthError => {
@@ -120,7 +135,10 @@ const refusal = (error: DomainError): OAuthError => {
 export const parEndpoint = (issuance: IssuanceContext) => async (http: Context): Promise<void> => {
   const request = parseAuthorizationRequest(await readForm(http, { limitBytes: FORM_LIMIT }), issuance);
   const now = issuance.now();
-  const wallet = await requireAttestedWallet(issuance, http.headers, request.clientId, now);
+  // The attestation's PoP is spent once the DPoP proof has passed, as at the token endpoint.
+  const { wallet, spend } = await checkAttestedWallet(issuance, http.headers, request.clientId, now);
+  const dpopJkt = await pushedDpopKey(issuance, http, request.dpopJkt, now);
+  await spend();
   const requestUri = newOfferSecret(request.offerId);
   const push: Command = {
     type: 'PushAuthorizationRequest',
@@ -133,6 +151,7 @@ export const parEndpoint = (issuance: IssuanceContext) => async (http: Context):
       state: request.state,
       credentialConfigurationIds: [...request.credentialConfigurationIds],
       authorizationDetails: request.authorizationDetails,
+      ...(dpopJkt === undefined ? {} : { dpopJkt }),
       expiresAt: new Date(now.getTime() + REQUEST_URI_TTL_SECONDS * 1000).toISOString(),
       at: now.toISOString(),
     },
@@ -140,8 +159,10 @@ export const parEndpoint = (issuance: IssuanceContext) => async (http: Context):
   const metadata = { actor: 'wallet', requestId: requestIdOf(http) };
   const result = await handleCommand(issuance.store, offer, offerStream(request.offerId), push, { commandId: randomUUID(), metadata, retries: 1 });
   if (isLeft(result)) throw 'offerId' in result.left ? refusal(result.left) : invalidRequest('The offer could not be read.');
-  issuance.log.info('authorization request pushed', { offerRef: logRef(request.offerId), walletProvider: wallet.walletProvider });
+  issuance.log.info('authorization request pushed', { offerRef: logRef(request.offerId), walletProvider: wallet.walletProvider, dpopBound: dpopJkt !== undefined });
   http.status = 201;
   http.set('Cache-Control', 'no-store');
+  // The nonce the token request's DPoP proof carries (RFC 9449 section 8), saving the wallet a use_dpop_nonce round.
+  http.set('DPoP-Nonce', currentDpopNonce(issuance.secrets, now));
   http.body = { request_uri: `${REQUEST_URI_PREFIX}${requestUri.token}`, expires_in: REQUEST_URI_TTL_SECONDS };
 };

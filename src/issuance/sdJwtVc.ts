@@ -1,9 +1,12 @@
 // The credential: an SD-JWT VC (`typ: dc+sd-jwt`), ES256, with the Issuer Signing Certificate
-// chain in `x5c`. `iss`, `iat`, `exp`, `vct`, `cnf` and `status` are always plain; each configured
+// chain in `x5c`. `iss`, `sub`, `iat`, `exp`, `vct`, `cnf` and `status` are always plain; each configured
 // claim is disclosed by its `sd` rule (`allowed` is made selectively disclosable: the holder can
 // always reveal it, and it cannot be hidden afterwards otherwise). Salts come from the CSPRNG.
+// `sub` is the holder key's JWK Thumbprint URI (RFC 9278): the spec has the connector add it, and
+// it says nothing `cnf` does not already say, so it adds no correlation; a configuration with
+// `sub_jwk_thumbprint: false` issues none.
 import { createHash, randomBytes } from 'node:crypto';
-import type { JWK } from 'jose';
+import { calculateJwkThumbprintUri, type JWK } from 'jose';
 import { signCompactJws } from '../crypto/jws.js';
 import type { EcSigner } from '../crypto/signer.js';
 import type { Json } from '../eventstore/port.js';
@@ -55,13 +58,16 @@ export const signSdJwtVc = async (key: IssuerSigningKey, credential: CredentialT
   for (const digests of digestLists) digests.sort();
   const iat = Math.floor(credential.now.getTime() / 1000);
   const { kty, crv, x, y } = credential.holderJwk;
+  const holderJwk = { kty, crv, x, y };
+  const sub = credential.configuration.sub_jwk_thumbprint === false ? {} : { sub: await calculateJwkThumbprintUri(holderJwk, 'sha256') };
   const jwt = await signCompactJws(key.signer, { typ: 'dc+sd-jwt', x5c: [...key.x5c] }, {
     ...body,
     iss: credential.issuer,
+    ...sub,
     iat,
     exp: iat + credential.validitySeconds,
     vct: credential.configuration.vct,
-    cnf: { jwk: { kty, crv, x, y } },
+    cnf: { jwk: holderJwk },
     ...(credential.status ? { status: { status_list: { idx: credential.status.idx, uri: credential.status.uri } } } : {}),
     _sd_alg: 'sha-256',
   });

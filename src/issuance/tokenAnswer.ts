@@ -2,8 +2,8 @@
 // and 8): the request's DPoP proof, and the answer: never cached, a DPoP-bound access token that
 // lasts as long as its offer, and the DPoP nonce the wallet's next proof carries.
 import type { Context } from 'koa';
-import { endpointUrl, PATHS, type IssuanceContext } from './context.js';
-import { verifyDpopProof, type DpopCheck } from './dpop.js';
+import { PATHS, type IssuanceContext } from './context.js';
+import { verifyPostDpopProof, type DpopCheck } from './dpop.js';
 import { currentDpopNonce } from './dpopNonce.js';
 import { invalidRequest, OAuthError } from '../http/oauthError.js';
 import type { IssuanceSecrets } from './secrets.js';
@@ -19,14 +19,7 @@ export const tokenRequestDpopProof = async (
   now: Date,
   acceptsNonce?: DpopCheck['acceptsNonce'],
 ) => {
-  const dpop = await verifyDpopProof(issuance.store, {
-    proof: http.headers['dpop'],
-    htm: 'POST',
-    htu: endpointUrl(issuance.config.publicUrl, PATHS.token),
-    now,
-    maxAgeSeconds: issuance.config.proofMaxAgeSeconds,
-    ...(acceptsNonce === undefined ? {} : { acceptsNonce }),
-  });
+  const dpop = await verifyPostDpopProof(issuance, http.headers, PATHS.token, now, acceptsNonce);
   if (dpop.ok) return dpop;
   if (dpop.useNonce) throw new OAuthError(400, 'use_dpop_nonce', dpop.reason, { 'DPoP-Nonce': currentDpopNonce(issuance.secrets, now) });
   throw dpop.missing ? invalidRequest(dpop.reason) : new OAuthError(400, 'invalid_dpop_proof', dpop.reason);

@@ -5,8 +5,8 @@
 // The attestation must chain (x5c, anchor excluded) to a trusted wallet provider
 // (src/trust/walletProviderTrust.ts: a trusted list's WALLET_PROVIDER service in good standing, or
 // WALLET_PROVIDER_TRUST_ANCHORS); its PoP is fresh, for this issuer, and used once (its jti is
-// spent in the store, like a DPoP proof's). The checks and the spending are apart, so the token
-// endpoint can check the request's DPoP proof and nonce in between: a wallet told
+// spent in the store, like a DPoP proof's). The checks and the spending are apart, so the token and
+// PAR endpoints can check the request's DPoP proof (and nonce) in between: a wallet told
 // `use_dpop_nonce` sends the same PoP again. Every failure fails closed with the reason, which
 // the routes send as `invalid_client`.
 import { createHash } from 'node:crypto';
@@ -161,13 +161,6 @@ const checkHeaders = (issuance: WalletRequest, headers: IncomingHttpHeaders, cli
 });
 
 const invalidClient = (reason: string): OAuthError => new OAuthError(401, 'invalid_client', reason);
-
-/** The headers of a wallet request, authenticated (the PoP spent): the wallet, or throws `401 invalid_client` with the reason. */
-export const requireAttestedWallet = async (issuance: WalletRequest, headers: IncomingHttpHeaders, clientId: string | undefined, now: Date): Promise<AttestedWallet> => {
-  const authenticated = await authenticateWallet(issuance.store, checkHeaders(issuance, headers, clientId, now));
-  if (!authenticated.ok) throw invalidClient(authenticated.reason);
-  return authenticated.wallet;
-};
 
 /**
  * The headers of a wallet request, checked but the PoP not yet spent (throws `401 invalid_client`
