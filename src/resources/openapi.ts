@@ -41,7 +41,7 @@ const apiKeyPaths = (): Paths => ({
   },
 });
 
-/** Content is served while its resource is live (docs/data-protection.md). */
+/** Content is served while its resource is live (docs/data-at-rest.md). */
 const contentGone = [410, 'The resource is deleted (restore it to read its content), or its content was erased: deleted past the restore window, or the tenant\'s data erased (`/problems/content-gone`).'] as const;
 
 const filePaths = (): Paths => {
