@@ -8,7 +8,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { blob, blobStream, CONTENT_PURPOSE, uploadable, usable, type BlobPurpose, type BlobState, type Command, type UploadedBlob } from '../../streams/blob.js';
-import { handleCommand, loadStream, type EventMetadata, type Loaded } from '../eventstore/handle.js';
+import { handleCommand, type EventMetadata, type Loaded } from '../eventstore/handle.js';
 import { conflict, contentTooLarge, forbidden, HttpError, notFound, unsupportedMediaType } from '../http/problem.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { BlobTooLarge, type SealedBlobStore } from '../blobStore.js';
