@@ -343,3 +343,43 @@ test('erasing one tenant\'s blobs destroys its content keys and files; another t
     await s.cleanup();
   }
 });
+
+test('two uploads to one URL at once: one is recorded and its sealed file kept, the other is 409 and leaves no file', async (t) => {
+  const s = await startTestService();
+  try {
+    for (let round = 0; round < 3; round++) {
+      const requested = await requestUpload(s, 'files');
+      const url = new URL(requested.upload_uri);
+      const put = (text: string) => s.wallet(`${url.pathname}${url.search}`, { method: 'PUT', headers: { 'Content-Type': 'text/plain' }, body: text });
+      const answers = await Promise.all([put(`first ${round}`), put(`second ${round}`)]);
+      t.deepEqual(answers.map((a) => a.status).sort(), [200, 409]);
+      const won = (await answers.find((a) => a.status === 200)!.json()) as { digest_multibase: string };
+      await answers.find((a) => a.status === 409)!.body?.cancel();
+      t.is((await sealedFiles(s)).filter((name) => name.startsWith(requested.blob_id)).length, 1);
+      const file = await create(s, `/files?blob_id=${requested.blob_id}`);
+      t.is(file.body.data['digest_multibase'], won.digest_multibase);
+      t.regex(await (await download(s, file.body.id)).text(), new RegExp(`^(first|second) ${round}$`));
+    }
+  } finally {
+    await s.cleanup();
+  }
+});
+
+test('a sealed blob copied over another blob\'s file does not open as that blob: the values are not served', async (t) => {
+  const s = await startTestService();
+  try {
+    const first = await create(s, `/credentials?blob_id=${await upload(s, 'credentials', vc('first-holder'))}`);
+    const second = await create(s, `/credentials?blob_id=${await upload(s, 'credentials', vc('second-holder'))}`);
+    const sealedDir = join(s.dataDir, 'blobs', 'sealed');
+    const fileOf = async (id: string) => (await sealedFiles(s)).find((name) => name.startsWith(id))!;
+    const firstFile = await fileOf(await blobIdOf(s, `credential-${first.body.id}`));
+    const secondFile = await fileOf(await blobIdOf(s, `credential-${second.body.id}`));
+    await writeFile(join(sealedDir, secondFile), await readFile(join(sealedDir, firstFile)));
+    const values = await s.management(`/credentials/${second.body.id}/values`);
+    t.is(values.status, 500);
+    t.false((await values.text()).includes('first-holder'));
+    t.is((await s.management(`/credentials/${first.body.id}/values`)).status, 200);
+  } finally {
+    await s.cleanup();
+  }
+});
