@@ -97,6 +97,14 @@ export const applyChange = (envelope: Envelope | undefined, change: ResourceChan
 };
 
 /**
+ * Whether a resource deleted at `deletedAt` may still be restored at `at`: within the restore
+ * window (RESTORE_WINDOW_SECONDS). Past it, a kind whose content is erased then (credentials,
+ * files: their blob's key is destroyed) refuses the restore.
+ */
+export const restorable = (deletedAt: string, at: string, restoreWindowSeconds: number): boolean =>
+  Date.parse(at) < Date.parse(deletedAt) + restoreWindowSeconds * 1000;
+
+/**
  * The strong entity tag of a resource revision: opaque, different for every revision, and
  * computable from the stream alone, so the write side and every read model agree on it.
  */

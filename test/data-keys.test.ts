@@ -7,6 +7,9 @@ import { join } from 'node:path';
 import { isLeft, isRight } from 'fp-ts/lib/Either.js';
 import { fileKek } from '../src/crypto/kek.js';
 import { dataKeys } from '../src/crypto/dataKeys.js';
+import { Readable, type Transform } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
+import { CHUNK_BYTES, openStream, sealStream } from '../src/crypto/sealedStream.js';
 import { openStore } from './support/readmodels.js';
 
 const withStore = async (body: (dir: string, keys: ReturnType<typeof dataKeys>) => Promise<void>) => {
@@ -57,4 +60,64 @@ test('a destroyed key is gone: nothing opens, and its bytes are erased from the 
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+/** Runs `bytes` through a transform, as chunks of `size`; the output, or the error. */
+const through = async (transform: Transform, bytes: Buffer, size = 10_000): Promise<Buffer> => {
+  const chunks: Buffer[] = [];
+  for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size));
+  return buffer(Readable.from(chunks).pipe(transform));
+};
+
+const opened = (key: Buffer, aad: string, sealed: Buffer): Promise<Buffer> => {
+  const open = openStream(key, aad);
+  return new Promise((resolve, reject) => {
+    const out: Buffer[] = [];
+    open.on('data', (chunk: Buffer) => out.push(chunk)).on('end', () => resolve(Buffer.concat(out))).on('error', reject);
+    open.end(sealed);
+  });
+};
+
+test('a sealed stream opens to its bytes, whatever their length, with its key and associated data only', async (t) => {
+  const key = randomBytes(32);
+  for (const length of [0, 1, CHUNK_BYTES - 1, CHUNK_BYTES, CHUNK_BYTES + 1, 3 * CHUNK_BYTES + 17]) {
+    const plaintext = randomBytes(length);
+    const sealed = await through(sealStream(key, 'blob.1/content'), plaintext);
+    t.true(sealed.length > length, `${length}`);
+    t.deepEqual(await opened(key, 'blob.1/content', sealed), plaintext, `${length}`);
+    await t.throwsAsync(opened(key, 'blob.2/content', sealed), undefined, `other associated data, ${length}`);
+    await t.throwsAsync(opened(randomBytes(32), 'blob.1/content', sealed), undefined, `other key, ${length}`);
+  }
+});
+
+test('a sealed stream altered, cut at a chunk boundary, reordered or extended does not open', async (t) => {
+  const key = randomBytes(32);
+  const plaintext = randomBytes(3 * CHUNK_BYTES);
+  const sealed = await through(sealStream(key, 'a'), plaintext);
+  const header = 11;
+  const record = CHUNK_BYTES + 16;
+  t.is(sealed.length, header + 3 * record);
+  const flipped = Buffer.from(sealed);
+  flipped[header + record + 5]! ^= 1;
+  await t.throwsAsync(opened(key, 'a', flipped));
+  // The first two chunks alone: the second is not flagged last.
+  await t.throwsAsync(opened(key, 'a', sealed.subarray(0, header + 2 * record)));
+  const swapped = Buffer.concat([sealed.subarray(0, header), sealed.subarray(header + record, header + 2 * record), sealed.subarray(header, header + record), sealed.subarray(header + 2 * record)]);
+  await t.throwsAsync(opened(key, 'a', swapped));
+  await t.throwsAsync(opened(key, 'a', Buffer.concat([sealed, sealed.subarray(header, header + record)])));
+  await t.throwsAsync(opened(key, 'a', sealed.subarray(0, 5)));
+  t.deepEqual(await opened(key, 'a', sealed), plaintext);
+});
+
+test('a data key seals and opens streams for its owner and purpose', async (t) => {
+  await withStore(async (_dir, keys) => {
+    const owner = randomUUID();
+    const issued = await keys.issue(owner);
+    if (!isRight(issued)) throw new Error('not issued');
+    const sealed = await through(issued.right.sealStream('content'), Buffer.from('Erika Mustermann'));
+    t.false(sealed.includes(Buffer.from('Erika')));
+    const found = await keys.find(owner);
+    t.is((await through(found!.openStream('content'), sealed)).toString(), 'Erika Mustermann');
+    await t.throwsAsync(through(found!.openStream('other'), sealed));
+  });
 });

@@ -186,7 +186,7 @@ test('every file and directory the service creates is private to its user: 0600 
     for (const expected of ['events.sqlite', 'events.sqlite-wal', 'events.sqlite-shm', 'readmodels.sqlite', 'readmodels.sqlite-wal', 'readmodels.sqlite-shm', 'blobs', 'access-identity/key.pem', 'issuer-identity/key.pem']) {
       t.true(names.includes(`deployment/data/${expected}`), expected);
     }
-    t.true(names.some((name) => /^deployment\/data\/blobs\/z\w+$/.test(name)), 'a stored blob');
+    t.true(names.some((name) => /^deployment\/data\/blobs\/sealed\/[\w-]+\.[\w-]+$/.test(name)), 'a stored blob');
     const modes = await Promise.all(created.map(async (path) => {
       const info = await stat(path);
       return { path: path.slice(parent.length + 1), mode: (info.mode & 0o777).toString(8), expected: info.isDirectory() ? '700' : '600' };

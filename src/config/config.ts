@@ -261,6 +261,10 @@ const variables = {
   blobMaxBytes: withDefault('BLOB_MAX_BYTES', integerFromString(1, 1_073_741_824), '10485760'),
   /** The blob store's directory; unset means DATA_DIR/blobs. Instances of one deployment share it. */
   blobDir: optional('BLOB_DIR', NonEmptyText),
+  /** How long a deleted credential or file may be restored; then its content key is destroyed and its blob removed. */
+  restoreWindowSeconds: withDefault('RESTORE_WINDOW_SECONDS', integerFromString(0, 31_622_400), '604800'),
+  /** How often the blob sweeper runs (removes shredded, expired and unreferenced blob files). */
+  blobSweepIntervalMs: withDefault('BLOB_SWEEP_INTERVAL_MS', integerFromString(10, 86_400_000), '60000'),
   /** How long an Idempotency-Key holds its recorded reply (24 h in the spec); then the reply is shredded. */
   idempotencyKeyTtlSeconds: withDefault('IDEMPOTENCY_KEY_TTL_SECONDS', integerFromString(1, 86_400), '86400'),
   /** How often the scheduler shreds the replies of expired Idempotency-Keys. */

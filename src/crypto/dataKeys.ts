@@ -13,6 +13,8 @@ import { handleCommand, loadStream } from '../eventstore/handle.js';
 import type { AppendError, EventStore, Json } from '../eventstore/port.js';
 import type { Kek } from './kek.js';
 import { KEY_BYTES, open, seal } from './seal.js';
+import { openStream, sealStream } from './sealedStream.js';
+import type { Transform } from 'node:stream';
 import { logRef } from '../../streams/kernel.js';
 
 /** A flow's data key, usable until it is destroyed. */
@@ -22,11 +24,19 @@ export interface DataKey {
   readonly open: (sealed: Sealed, purpose: string) => Json;
 }
 
+/** A data key that also seals byte streams (blob content) of any length. */
+export interface StreamDataKey extends DataKey {
+  /** Seals the bytes written to it, in bounded memory (src/crypto/sealedStream.ts). */
+  readonly sealStream: (purpose: string) => Transform;
+  /** Opens what sealStream sealed for this purpose; errors on anything else. */
+  readonly openStream: (purpose: string) => Transform;
+}
+
 export interface DataKeys {
   /** Issues the owner's key; issuing twice is refused with WrongExpectedRevision. */
-  issue(ownerId: string): Promise<Either<AppendError, DataKey>>;
+  issue(ownerId: string): Promise<Either<AppendError, StreamDataKey>>;
   /** The owner's key, or undefined once destroyed (or never issued). */
-  find(ownerId: string): Promise<DataKey | undefined>;
+  find(ownerId: string): Promise<StreamDataKey | undefined>;
   /** Destroys the owner's key for good; destroying twice is a no-op. */
   destroy(ownerId: string): Promise<void>;
 }
@@ -34,9 +44,11 @@ export interface DataKeys {
 /** Keys are the service's bookkeeping, whoever's flow they serve. */
 const SERVICE = { actor: 'service' };
 
-const usable = (key: Buffer, ownerId: string): DataKey => ({
+const usable = (key: Buffer, ownerId: string): StreamDataKey => ({
   seal: (value, purpose) => seal(key, Buffer.from(JSON.stringify(value), 'utf8'), `${ownerId}/${purpose}`),
   open: (sealed, purpose) => JSON.parse(open(key, sealed, `${ownerId}/${purpose}`).toString('utf8')) as Json,
+  sealStream: (purpose) => sealStream(key, `${ownerId}/${purpose}`),
+  openStream: (purpose) => openStream(key, `${ownerId}/${purpose}`),
 });
 
 export const dataKeys = (store: EventStore, kek: Kek): DataKeys => {

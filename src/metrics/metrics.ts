@@ -53,6 +53,8 @@ export interface Metrics {
   readonly trustLists: { readonly fetches: Counter<'source' | 'outcome'> };
   /** For the status-list fetcher: `outcome` ok, not_modified or error. */
   readonly statusLists: { readonly fetches: Counter<'outcome'> };
+  /** For the blob sweeper: `reason` shredded, expired, erased or unreferenced. */
+  readonly blobs: { readonly removed: Counter<'reason'> };
   /**
    * Runs `refresh` before each scrape, for gauges read from elsewhere (read models, the store).
    * When it throws, `unknown` sets them to NaN: no value is better than a stale one.
@@ -142,6 +144,7 @@ export const createMetrics = (log: Logger, options: MetricsOptions = {}): Metric
     },
     trustLists: { fetches: counter('trust_list_fetches_total', 'Trusted list downloads, by list and outcome.', ['source', 'outcome']) },
     statusLists: { fetches: counter('status_list_fetches_total', 'Status list downloads, by outcome.', ['outcome']) },
+    blobs: { removed: counter('blob_files_removed_total', 'Blob files removed (their content key destroyed first where they had one), by reason.', ['reason']) },
     refreshOnScrape(what, refresh, unknown) {
       refreshers.push({ what, refresh, unknown });
     },

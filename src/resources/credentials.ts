@@ -19,7 +19,7 @@ import { HttpError, invalidRequest, invalidValues, notFound, type Problem } from
 import { decode } from '../http/validate.js';
 import type { Sqlite } from '../sqlite/connection.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
-import type { BlobStore } from '../blobStore.js';
+import { contentOfResource, openBlob, restoreWithinWindow, type BlobContentDeps } from './blobContent.js';
 import { DATA_ID_SORT } from './search.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import type { KindCommand } from '../../streams/resource.js';
@@ -76,7 +76,7 @@ export interface ImportRequest {
 export interface ImportDeps {
   readonly db: Sqlite;
   readonly uploads: Pick<Uploads, 'find'>;
-  readonly blobs: Pick<BlobStore, 'read'>;
+  readonly content: BlobContentDeps;
   readonly now: () => Date;
 }
 
@@ -91,7 +91,9 @@ export const importCredential = async (deps: ImportDeps, request: ImportRequest,
   if (isLeft(found)) return left({ _tag: 'BlobNotFound' });
   if (draftId !== null && !findLatest(deps.db, { tenantId, kind: DRAFT_KIND.name, id: draftId })) return left({ _tag: 'DraftNotFound' });
   const { blob, take } = found.right;
-  const read = readCredential(await buffer(deps.blobs.read(blob.digestMultibase)));
+  const opened = await openBlob(deps.content, blobId);
+  if (isLeft(opened)) return left({ _tag: 'BlobNotFound' });
+  const read = readCredential(await buffer(opened.right));
   if (isLeft(read)) return read;
   const vc = read.right;
   const links = linksOf(deps.db, tenantId, vc);
@@ -145,8 +147,10 @@ const importProblem = (error: ImportError): Problem => {
   }
 };
 
-export const credentialRoutes = (router: Router, deps: ResourcesContext, uploads: Uploads, blobs: BlobStore): void => {
-  const scope = requireScope(credentialsKind.scope);
+export const credentialRoutes = (router: Router, deps: ResourcesContext, uploads: Uploads, content: BlobContentDeps): void => {
+  // Restored only within the restore window: past it the content's key is destroyed.
+  const kind = { ...credentialsKind, lifecycle: restoreWithinWindow(deps.config.restoreWindowSeconds) };
+  const scope = requireScope(kind.scope);
   uploads.uploadRoute(router, credentialsKind.path, 'credential');
 
   router.post('/credentials', scope, async (ctx) => {
@@ -155,21 +159,21 @@ export const credentialRoutes = (router: Router, deps: ResourcesContext, uploads
     const body = decode(CreateBody, await readJson(ctx, { limitBytes: JSON_LIMIT }), 'body');
     const request = { tenantId: principalOf(ctx).tenantId, blobId, draftId, annotations: body.annotations ?? {}, labels: body.labels ?? {} };
     await deps.idempotent(ctx, body, async () => {
-      const imported = await importCredential({ db: deps.runner.db, uploads, blobs, now: deps.now }, request, metadataOf(ctx));
+      const imported = await importCredential({ db: deps.runner.db, uploads, content, now: deps.now }, request, metadataOf(ctx));
       if (isLeft(imported)) throw new HttpError(importProblem(imported.left));
-      return createResource(deps, credentialsKind, ctx, imported.right.data.credentialId, imported.right);
+      return createResource(deps, kind, ctx, imported.right.data.credentialId, imported.right);
     });
   });
 
   router.get('/credentials/:id/values', scope, async (ctx) => {
-    const found = findLatest(deps.runner.db, await readableAddressOf(ctx, deps, credentialsKind));
+    const found = findLatest(deps.runner.db, await readableAddressOf(ctx, deps, kind));
     if (!found) throw new HttpError(notFound('No resource of this kind has this id.'));
-    const read = readCredential(await buffer(blobs.read(String(found.data['digest_multibase']))));
+    const read = readCredential(await buffer(await contentOfResource(content, 'credential', found)));
     if (isLeft(read)) throw new HttpError(notACredential(read.left));
     ctx.body = claimValues(read.right);
   });
 
-  versionedRoutes(router, credentialsKind, deps);
+  versionedRoutes(router, kind, deps);
 };
 
 /** Search compares stored timestamps as `toISOString()` text, so they are stored that way. */

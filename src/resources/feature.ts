@@ -2,7 +2,7 @@
 import Router from '@koa/router';
 import type { Feature, ServiceContext } from '../featureContract.js';
 import { apiKeyRoutes } from './apiKeys.js';
-import { blobDirectory, directoryBlobStore } from '../blobStore.js';
+import { blobDirectory, sealedBlobStore } from '../blobStore.js';
 import { credentialRoutes } from './credentials.js';
 import { didcommRoutes } from './didcommMessages.js';
 import { draftRoutes } from './drafts.js';
@@ -17,32 +17,40 @@ import type { ResourcesContext } from './context.js';
 import { idempotentWrites } from './idempotency.js';
 import { startReplyExpiry } from './replyExpiry.js';
 import type { Periodic } from '../periodic.js';
+import { startBlobSweeper } from './blobSweeper.js';
+import { sealClearBlobs } from './clearBlobSealing.js';
 
 export const resourcesFeature = async (service: ServiceContext): Promise<Feature> => {
   const now = (): Date => new Date();
   const deps: ResourcesContext = { ...service, now, idempotent: idempotentWrites(service, now) };
-  const blobs = await directoryBlobStore(blobDirectory(service.config));
+  const blobDir = blobDirectory(service.config);
+  const blobs = await sealedBlobStore(blobDir);
+  const content = { store: service.store, dataKeys: service.dataKeys, blobs };
+  await sealClearBlobs({ ...content, blobDir, log: service.log, now });
   const blobUploads = uploads(deps, service.kek, blobs);
   const router = new Router();
   router.use(rateLimit(service.config.resourceRateLimit, service.config.resourceRateWindowSeconds, now), requireKnownApiLine);
   apiKeyRoutes(router, deps);
-  fileRoutes(router, deps, blobUploads, blobs);
-  credentialRoutes(router, deps, blobUploads, blobs);
+  fileRoutes(router, deps, blobUploads, content);
+  credentialRoutes(router, deps, blobUploads, content);
   const publishedSchemas = schemaRoutes(router, deps);
   draftRoutes(router, deps);
   supportRequestRoutes(router, deps);
   didcommRoutes(router, deps);
   const didDocuments = tenantDidRoutes(router, deps, service.kek);
   let replyExpiry: Periodic | undefined;
+  let sweeper: Periodic | undefined;
   return {
     name: 'resources',
     managementRouters: [router],
     publicRouters: [blobUploads.publicRouter, publishedSchemas, didDocuments],
     start: () => {
       replyExpiry = startReplyExpiry(deps);
+      sweeper = startBlobSweeper({ ...content, metrics: service.metrics, restoreWindowSeconds: service.config.restoreWindowSeconds, now }, service.config.blobSweepIntervalMs, service.log);
     },
     stop: async () => {
       await replyExpiry?.stop();
+      await sweeper?.stop();
     },
   };
 };

@@ -4,7 +4,7 @@ import type Router from '@koa/router';
 import * as t from 'io-ts';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { randomUUID } from 'node:crypto';
-import { findRevision } from '../../projections/resources.js';
+import { findLatest, findRevision } from '../../projections/resources.js';
 import { file, FILE_KIND, fileStream, type CreateFile, type FileEvent } from '../../streams/file.js';
 import { StringMap, type Envelope } from '../../streams/resource.js';
 import { loadStream, type EventMetadata } from '../eventstore/handle.js';
@@ -14,7 +14,7 @@ import { Uuid } from '../http/codecs.js';
 import { conflict, HttpError, notFound } from '../http/problem.js';
 import { decode } from '../http/validate.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
-import type { BlobStore } from '../blobStore.js';
+import { contentGone, contentOfResource, restoreRefusal, type BlobContentDeps } from './blobContent.js';
 import { noneMatchHits } from '../http/conditional.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import { etagOfEnvelope } from './envelope.js';
@@ -37,9 +37,10 @@ const contentOf = (envelope: Envelope) => ({ tenantId: envelope.tenantId, digest
 /**
  * The files kind. A live file holds its content's claim (src/resources/fileContent.ts, in
  * `store`): delete releases it, and restore claims it again, so restoring a file whose content
- * another live file has meanwhile taken is 409 (and records nothing).
+ * another live file has meanwhile taken is 409 (and records nothing). Past the restore window a
+ * restore is 409 too: the content is erased.
  */
-export const filesKind = (store: EventStore): VersionedKind<FileEvent, KindCommand<CreateFile, never>> => ({
+export const filesKind = (store: EventStore, restoreWindowSeconds: number): VersionedKind<FileEvent, KindCommand<CreateFile, never>> => ({
   path: 'files',
   name: FILE_KIND.name,
   scope: 'resources',
@@ -55,6 +56,8 @@ export const filesKind = (store: EventStore): VersionedKind<FileEvent, KindComma
       const release = async () => (revision === undefined ? undefined : releaseFileContentAt(store, content, revision, metadata));
       return right({ appended: release, notAppended: async () => undefined });
     }
+    const refusal = restoreRefusal(envelope, at, restoreWindowSeconds);
+    if (refusal !== undefined) return left(refusal);
     const claimed = await claimFileContent(store, content, metadata, true);
     if (isLeft(claimed)) return left(SAME_CONTENT);
     return right({
@@ -137,8 +140,8 @@ export const createFile = async (
   return right({ create, release });
 };
 
-export const fileRoutes = (router: Router, deps: ResourcesContext, uploads: Uploads, blobs: BlobStore): void => {
-  const kind = filesKind(deps.store);
+export const fileRoutes = (router: Router, deps: ResourcesContext, uploads: Uploads, content: BlobContentDeps): void => {
+  const kind = filesKind(deps.store, deps.config.restoreWindowSeconds);
   const scope = requireScope(kind.scope);
   uploads.uploadRoute(router, kind.path, 'file');
 
@@ -163,15 +166,20 @@ export const fileRoutes = (router: Router, deps: ResourcesContext, uploads: Uplo
   });
 
   router.get('/files/:id/revisions/:revision/blob', scope, async (ctx) => {
-    const found = findRevision(deps.runner.db, await readableAddressOf(ctx, deps, kind), revisionOf(ctx));
+    const address = await readableAddressOf(ctx, deps, kind);
+    const found = findRevision(deps.runner.db, address, revisionOf(ctx));
     if (!found) throw new HttpError(notFound('No resource of this kind has this id.'));
+    // Served while the file is live, whichever revision is asked for.
+    const latest = findLatest(deps.runner.db, address);
+    if (!latest) throw new HttpError(notFound('No resource of this kind has this id.'));
+    if (latest.deletedAt !== null) throw contentGone(false);
     const etag = etagOfEnvelope(found);
     ctx.set('ETag', etag);
     if (noneMatchHits(ctx, etag)) {
       ctx.status = 304;
       return;
     }
-    ctx.body = blobs.read(String(found.data['digest_multibase']));
+    ctx.body = await contentOfResource(content, 'file', latest);
     // Set as recorded: ctx.type would add a charset the upload never declared.
     ctx.set('Content-Type', String(found.data['content_type']));
     ctx.length = Number(found.data['filesize']);

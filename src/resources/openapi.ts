@@ -41,6 +41,9 @@ const apiKeyPaths = (): Paths => ({
   },
 });
 
+/** Content is served while its resource is live (docs/data-at-rest.md). */
+const contentGone = [410, 'The resource is deleted (restore it to read its content), or its content was erased: deleted past the restore window, or the tenant\'s data erased (`/problems/content-gone`).'] as const;
+
 const filePaths = (): Paths => {
   const files = kind('files');
   return mergePaths(upload(files), {
@@ -66,7 +69,7 @@ const filePaths = (): Paths => {
         responses: {
           '200': ok('The bytes, with the file\'s `content_type`.', { '*/*': { schema: string(undefined, { contentMediaType: 'application/octet-stream' }) } }, answerHeaders.etag),
           '304': notModified,
-          ...problems(...conditionalRead),
+          ...problems(...conditionalRead, contentGone),
         },
       }),
     },
@@ -98,7 +101,7 @@ const credentialPaths = (): Paths => {
         scope: 'resources',
         responses: {
           '200': ok('Claim name -> `{kind, value}`.', json({ type: 'object', additionalProperties: ref.schema('KindedValue') }), {}),
-          ...problems(400, 403, [404, 'No credential with this id in the caller\'s tenant.']),
+          ...problems(400, 403, [404, 'No credential with this id in the caller\'s tenant.'], contentGone),
         },
       }),
     },

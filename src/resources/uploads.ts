@@ -7,11 +7,12 @@ import { createHmac, hkdfSync, randomUUID, timingSafeEqual } from 'node:crypto';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { blob, blobStream, uploadable, usable, type BlobPurpose, type BlobState, type Command, type UploadedBlob } from '../../streams/blob.js';
-import { handleCommand, loadStream, type EventMetadata, type Loaded } from '../eventstore/handle.js';
+import { blob, blobStream, CONTENT_PURPOSE, uploadable, usable, type BlobPurpose, type BlobState, type Command, type UploadedBlob } from '../../streams/blob.js';
+import { handleCommand, type EventMetadata, type Loaded } from '../eventstore/handle.js';
 import { conflict, contentTooLarge, forbidden, HttpError, notFound, unsupportedMediaType } from '../http/problem.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
-import { BlobTooLarge, type BlobStore } from '../blobStore.js';
+import { BlobTooLarge, type SealedBlobStore } from '../blobStore.js';
+import { contentKeyOf, loadBlob } from './blobContent.js';
 import type { ResourcesContext } from './context.js';
 import { metadataOf } from './routes.js';
 
@@ -36,15 +37,12 @@ export interface FoundBlob {
 const run = (deps: ResourcesContext, blobId: string, command: Command, metadata: EventMetadata, loaded: Loaded<BlobState>) =>
   handleCommand(deps.store, blob, blobStream(blobId), command, { commandId: randomUUID(), metadata, loaded });
 
-export const uploads = (deps: ResourcesContext, kek: Buffer, blobs: BlobStore): Uploads => {
+export const uploads = (deps: ResourcesContext, kek: Buffer, blobs: SealedBlobStore): Uploads => {
   const key = Buffer.from(hkdfSync('sha256', kek, Buffer.alloc(0), 'resource-api blob upload', 32));
   const sign = (blobId: string, tenantId: string, expires: string): string =>
     createHmac('sha256', key).update(`PUT\n${blobId}\n${tenantId}\n${expires}`, 'utf8').digest('base64url');
 
-  const load = async (blobId: string): Promise<Loaded<BlobState>> => {
-    const loaded = await loadStream(deps.store, blob, blobStream(blobId));
-    return isLeft(loaded) ? { state: blob.initialState, expectedRevision: 'no_stream' } : loaded.right;
-  };
+  const load = (blobId: string): Promise<Loaded<BlobState>> => loadBlob(deps.store, blobId);
 
   const uploadRoute: Uploads['uploadRoute'] = (router, path, purpose) => {
     router.post(`/${path}/upload`, requireScope('resources'), async (ctx) => {
@@ -88,9 +86,11 @@ export const uploads = (deps: ResourcesContext, kek: Buffer, blobs: BlobStore): 
     const allowed = uploadable(loaded.state, blobId, tenant);
     if (isLeft(allowed)) throw allowed.left._tag === 'BlobNotFound' ? new HttpError(notFound()) : uploadedAlready();
     const mediaType = ctx.get('Content-Type').split(';')[0]!.trim().toLowerCase();
+    // Sealed as it arrives, with the blob's own data key: the bytes never reach the disk in the clear.
+    const key = await contentKeyOf(deps.dataKeys, blobId);
     let stored;
     try {
-      stored = await blobs.put(ctx.req, deps.config.blobMaxBytes);
+      stored = await blobs.put(blobId, ctx.req, deps.config.blobMaxBytes, key.sealStream(CONTENT_PURPOSE));
     } catch (err) {
       if (err instanceof BlobTooLarge) throw new HttpError(contentTooLarge(deps.config.blobMaxBytes), { Connection: 'close' });
       throw err;
@@ -105,8 +105,11 @@ export const uploads = (deps: ResourcesContext, kek: Buffer, blobs: BlobStore): 
       { actor: 'upload' },
       loaded,
     );
-    // Two uploads to one URL at once: the first recorded wins.
-    if (isLeft(uploaded)) throw uploadedAlready();
+    // Two uploads to one URL at once: the first recorded wins; the other's file is not kept.
+    if (isLeft(uploaded)) {
+      await blobs.remove(stored.sealedFile);
+      throw uploadedAlready();
+    }
     ctx.body = { blob_id: blobId, digest_multibase: stored.digestMultibase, filesize: stored.size };
   };
 
