@@ -6,6 +6,7 @@
 import test from 'ava';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { loadConfig } from '../src/config/config.js';
 import { createEgress, isPublicAddress, type Egress, type EgressHooks, type EgressRequest } from '../src/egress/egress.js';
 
 interface Listener {
@@ -318,4 +319,22 @@ test('a POST sends its body and answers what came back; the caller can interrupt
   } finally {
     await listener.close();
   }
+});
+
+// --- the switch
+
+test('EGRESS_ALLOW_PRIVATE_NETWORKS is off by default; DIDCOMM_ALLOW_PRIVATE_ENDPOINTS, its deprecated name, still sets it; the two disagreeing stop the start', (t) => {
+  const switchOf = (env: Record<string, string>) => {
+    const config = loadConfig(env);
+    return config._tag === 'Right' ? config.right.egressAllowPrivateNetworks : config.left;
+  };
+  t.is(switchOf({}), false);
+  t.is(switchOf({ EGRESS_ALLOW_PRIVATE_NETWORKS: 'true' }), true);
+  t.is(switchOf({ DIDCOMM_ALLOW_PRIVATE_ENDPOINTS: 'true' }), true);
+  t.is(switchOf({ EGRESS_ALLOW_PRIVATE_NETWORKS: 'true', DIDCOMM_ALLOW_PRIVATE_ENDPOINTS: 'true' }), true);
+  t.is(switchOf({ EGRESS_ALLOW_PRIVATE_NETWORKS: 'false', DIDCOMM_ALLOW_PRIVATE_ENDPOINTS: '' }), false);
+  t.deepEqual(switchOf({ EGRESS_ALLOW_PRIVATE_NETWORKS: 'false', DIDCOMM_ALLOW_PRIVATE_ENDPOINTS: 'true' }), [
+    'EGRESS_ALLOW_PRIVATE_NETWORKS: set, and its deprecated name DIDCOMM_ALLOW_PRIVATE_ENDPOINTS is set to another value (unset DIDCOMM_ALLOW_PRIVATE_ENDPOINTS)',
+  ]);
+  t.deepEqual(switchOf({ DIDCOMM_ALLOW_PRIVATE_ENDPOINTS: 'yes' }), ['DIDCOMM_ALLOW_PRIVATE_ENDPOINTS: expected true or false, got "yes"']);
 });

@@ -7,9 +7,7 @@ import { checkUrl, type EgressFailure, type EgressPolicy } from '../egress/egres
 
 /** The URL when the egress guard allows it and it is https (or the switch is on); why not otherwise. */
 export const checkEndpointUrl = (text: string, policy: EgressPolicy): Either<EgressFailure, URL> => {
-  const checked = checkUrl(text, policy);
-  if (checked._tag === 'Right' && checked.right.protocol !== 'https:' && !policy.allowPrivateNetworks) {
-    return left({ _tag: 'EgressFailure', kind: 'refused', detail: `uses the scheme ${checked.right.protocol} (https only)` });
-  }
-  return checked;
+  const scheme = URL.canParse(text) ? new URL(text).protocol : undefined;
+  if (scheme === 'http:' && !policy.allowPrivateNetworks) return left({ _tag: 'EgressFailure', kind: 'refused', detail: 'uses the scheme http: (https only)' });
+  return checkUrl(text, policy);
 };
