@@ -98,11 +98,7 @@ export interface Egress {
 
 const hostOf = (url: URL): string => url.hostname.replace(/^\[(.*)\]$/, '$1');
 
-/**
- * What can be checked of a URL without the network: http(s), no credentials, and, when its host
- * is an address, a public one. A host name is checked where it resolves (`request`).
- */
-export const checkUrl = (url: string | URL, policy: EgressPolicy, isPublic: (address: string) => boolean = isPublicAddress): Either<EgressFailure, URL> => {
+const checkUrlWith = (url: string | URL, policy: EgressPolicy, isPublic: (address: string) => boolean): Either<EgressFailure, URL> => {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -117,6 +113,12 @@ export const checkUrl = (url: string | URL, policy: EgressPolicy, isPublic: (add
   }
   return right(parsed);
 };
+
+/**
+ * What can be checked of a URL without the network: http(s), no credentials, and, when its host
+ * is an address, a public one. A host name is checked where it resolves (`request`).
+ */
+export const checkUrl = (url: string | URL, policy: EgressPolicy): Either<EgressFailure, URL> => checkUrlWith(url, policy, isPublicAddress);
 
 /** A socket lookup that answers with the addresses already resolved and checked. */
 const checkedLookup = (addresses: readonly ResolvedAddress[]): LookupFunction => (_hostname, options, callback) => {
@@ -225,7 +227,7 @@ export const createEgress = (policy: EgressPolicy, hooks: EgressHooks = {}): Egr
           // A hop after a redirect is refused for what it is, said as where the redirect led.
           const refused = (why: EgressFailure): Either<EgressFailure, never> =>
             left(redirects === 0 ? why : failure(why.kind, `was redirected to a URL that ${why.detail}`));
-          const checked = checkUrl(next, policy, isPublic);
+          const checked = checkUrlWith(next, policy, isPublic);
           if (checked._tag === 'Left') return refused(checked.left);
           const url = checked.right;
           const addresses = await addressesOf(url, signal);
