@@ -23,6 +23,7 @@ import { presentMdoc, readIssuerSigned } from '../wallet/mdoc.js';
 import { holdCredential, present } from '../wallet/sdJwt.js';
 import { alternatingSamples, type PresentationVerificationBenchOptions } from './presentationVerification.js';
 import type { Figure } from './report.js';
+import { loopbackEgress } from '../test/support/egress.js';
 
 const NS = 'org.iso.18013.5.1';
 const MDL_CLAIMS = {
@@ -81,8 +82,8 @@ export const mdocFigures = async (options: PresentationVerificationBenchOptions)
     transactionData: [],
     credentialId: 'bench',
   };
-  const trust = createTrustVerifier({ verifyTrustAnchor: false, anchors: [], crl: createCrlChecker({ timeoutMs: 1000 }) });
-  const status = createCredentialStatusChecker({ policy: 'enforce', client: createStatusListClient({ fetch: { timeoutMs: 1000, maxBytes: 1 << 20 }, trust, cacheMaxSeconds: 60, cacheMaxBytes: 1 << 20 }) });
+  const trust = createTrustVerifier({ verifyTrustAnchor: false, anchors: [], crl: createCrlChecker({ egress: loopbackEgress, timeoutMs: 1000 }) });
+  const status = createCredentialStatusChecker({ policy: 'enforce', client: createStatusListClient({ fetch: { egress: loopbackEgress, timeoutMs: 1000, maxBytes: 1 << 20 }, trust, cacheMaxSeconds: 60, cacheMaxBytes: 1 << 20 }) });
   const verify = createPresentationVerifier(trust, status, silentLogger);
 
   const mdocQuery = decoded(MsoMdocQuery.decode({ id: 'bench', format: 'mso_mdoc', meta: { doctype_value: mdl.doctype }, claims: [{ path: [NS, 'family_name'] }, { path: [NS, 'birth_date'] }, { path: [NS, 'driving_privileges'] }] }));

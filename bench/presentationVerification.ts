@@ -21,6 +21,7 @@ import { present } from '../wallet/sdJwt.js';
 import { packLst, signStatusList, startStatusListServer } from '../test/support/statusLists.js';
 import type { Figure } from './report.js';
 import { perSecond } from './stats.js';
+import { loopbackEgress } from '../test/support/egress.js';
 
 const CLIENT_ID = 'x509_hash:bench';
 const NONCE = 'bench-nonce';
@@ -84,10 +85,10 @@ export const presentationVerificationFigures = async (options: PresentationVerif
   const presentation = await present(credential, { disclose, keyBinding: { holder, aud: CLIENT_ID, nonce: NONCE } });
   const requirements: CredentialRequirements = { vctValues: ['urn:eudi:pid:1'], claimPaths: [['given_name'], ['family_name'], ['address', 'street']], requireHolderBinding: true };
   const context: PresentationContext = { audience: CLIENT_ID, nonce: NONCE, now: new Date(), transactionData: [], credentialId: 'pid' };
-  const trust = createTrustVerifier({ verifyTrustAnchor: false, anchors: [], crl: createCrlChecker({ timeoutMs: 1000 }) });
+  const trust = createTrustVerifier({ verifyTrustAnchor: false, anchors: [], crl: createCrlChecker({ egress: loopbackEgress, timeoutMs: 1000 }) });
   const status = createCredentialStatusChecker({
     policy: 'enforce',
-    client: createStatusListClient({ fetch: { timeoutMs: 5000, maxBytes: 1 << 20 }, trust, cacheMaxSeconds: 3600, cacheMaxBytes: 1 << 24 }),
+    client: createStatusListClient({ fetch: { egress: loopbackEgress, timeoutMs: 5000, maxBytes: 1 << 20 }, trust, cacheMaxSeconds: 3600, cacheMaxBytes: 1 << 24 }),
   });
 
   const issuerJwt = presentation.slice(0, presentation.indexOf('~'));

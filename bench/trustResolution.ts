@@ -27,6 +27,7 @@ import { present } from '../wallet/sdJwt.js';
 import { startTrustWorld } from '../test/support/trustListWorld.js';
 import { interleavedRounds } from './load.js';
 import type { Figure } from './report.js';
+import { loopbackEgress } from '../test/support/egress.js';
 
 const CLIENT_ID = 'x509_hash:bench';
 const NONCE = 'bench-nonce';
@@ -82,7 +83,7 @@ export const trustResolutionFigures = async (options: TrustResolutionBenchOption
     const snapshot = lists.snapshot();
     if (snapshot.missing.length > 0) throw new Error(`bench: lists not fetched: ${snapshot.missing.join(', ')}`);
 
-    const crl = createCrlChecker({ timeoutMs: 1000 });
+    const crl = createCrlChecker({ egress: loopbackEgress, timeoutMs: 1000 });
     const lotl = createLotlTrustVerifier({
       lists,
       staticAnchors: undefined,
@@ -103,7 +104,7 @@ export const trustResolutionFigures = async (options: TrustResolutionBenchOption
     // These credentials carry no status reference: the checker never fetches.
     const status = createCredentialStatusChecker({
       policy: 'enforce',
-      client: createStatusListClient({ fetch: { timeoutMs: 5000, maxBytes: 1 << 20 }, trust: unanchored, cacheMaxSeconds: 3600, cacheMaxBytes: 1 << 24 }),
+      client: createStatusListClient({ fetch: { egress: loopbackEgress, timeoutMs: 5000, maxBytes: 1 << 20 }, trust: unanchored, cacheMaxSeconds: 3600, cacheMaxBytes: 1 << 24 }),
     });
     const verify = (trust: typeof lotl, expected: { isTrusted?: boolean; trustSource?: string }) => async (): Promise<void> => {
       const result = await verifySdJwtVcPresentation(presentation, requirements, context, trust, status);

@@ -21,7 +21,7 @@ type Delivery = { status: string; attempts: number; last_attempt_at: string | nu
 const json = { 'Content-Type': 'application/json' };
 const QUICK = { CALLBACK_RETRY_SCHEDULE: '0,100ms,200ms', CALLBACK_TIMEOUT_SECONDS: '2' };
 
-const withDidcommService = async (body: (s: TestService, receiver: Receiver) => Promise<void>, env: Record<string, string> = { DIDCOMM_ALLOW_PRIVATE_ENDPOINTS: 'true' }) => {
+const withDidcommService = async (body: (s: TestService, receiver: Receiver) => Promise<void>, env: Record<string, string> = { EGRESS_ALLOW_PRIVATE_NETWORKS: 'true' }) => {
   const receiver = await startReceiver();
   const s = await withReachablePublicUrl((urls) => startTestService({ env: { ...urls, ...QUICK, ...env } }));
   try {
@@ -193,7 +193,7 @@ test('an unsupported DID method, or a did:peer:2 the connector cannot send to, i
   });
 });
 
-test('without DIDCOMM_ALLOW_PRIVATE_ENDPOINTS, endpoints on private addresses and plain http are refused, at creation or where the name resolves', async (t) => {
+test('without EGRESS_ALLOW_PRIVATE_NETWORKS, endpoints on private addresses and plain http are refused, at creation or where the name resolves', async (t) => {
   await withDidcommService(async (s, receiver) => {
     const port = new URL(receiver.url).port;
     const refused = async (uri: string, message: RegExp) => {
@@ -201,7 +201,7 @@ test('without DIDCOMM_ALLOW_PRIVATE_ENDPOINTS, endpoints on private addresses an
       t.is(answer.status, 400, uri);
       t.regex(answer.body.errors?.[0]?.message ?? '', message);
     };
-    await refused(receiver.url, /scheme http: not allowed/);
+    await refused(receiver.url, /scheme http: \(https only\)/);
     await refused(`https://127.0.0.1:${port}/`, /private or reserved address/);
     await refused('https://169.254.169.254/latest', /private or reserved address/);
     await refused('https://[::1]/', /private or reserved address/);
@@ -215,14 +215,16 @@ test('without DIDCOMM_ALLOW_PRIVATE_ENDPOINTS, endpoints on private addresses an
     const failures = (await deliveryEvents(s.service.store, deliveryId)).filter((e) => e.type === 'DeliveryAttemptFailed');
     t.deepEqual(failures.map((e) => e.type === 'DeliveryAttemptFailed' && e.data.reason), ['endpoint_refused', 'endpoint_refused', 'endpoint_refused']);
     t.like(await deliveryOf(s, sent.body.id, 'abandoned'), { status: 'abandoned', last_error: 'endpoint_refused: the endpoint resolves to a private or reserved address' });
+    t.is(receiver.connections(), 0, 'nothing connected to the private address');
 
     // A did:web whose host is private is not even read.
     const web = await send(s, `did:web:localhost%3A${port}`);
     t.is(web.status, 201);
     t.is((await eventuallyDelivery(s.service.store, didcommDeliveryId(BOOTSTRAP_TENANT_ID, web.body.id), ended)).status, 'abandoned');
-    t.like(await deliveryOf(s, web.body.id, 'abandoned'), { last_error: 'unresolvable: did:web document not read: EPRIVATEADDRESS' });
+    t.like(await deliveryOf(s, web.body.id, 'abandoned'), { last_error: 'unresolvable: did:web document not read: resolves to a private or reserved address' });
     t.is(receiver.received.length, 0, 'nothing reached the private address');
-  }, {});
+    t.is(receiver.connections(), 0);
+  }, { EGRESS_ALLOW_PRIVATE_NETWORKS: 'false' });
 });
 
 test('a did:web recipient is resolved over the network: its key agreement and DIDComm service are read from its document', async (t) => {

@@ -30,6 +30,7 @@ import type { VerifiedPresentation } from '../src/verification/vpToken.js';
 import { exportWalletKey, newWalletKey } from '../wallet/keys.js';
 import { annexCAnswer, owfDcapiTranscript, withNonce, type AnnexCAnswerOptions } from './support/annexCWallet.js';
 import { leftOf, rightOf } from './support/either.js';
+import { loopbackEgress } from './support/egress.js';
 
 const MDL = 'org.iso.18013.5.1.mDL';
 const NS = 'org.iso.18013.5.1';
@@ -62,8 +63,8 @@ test.before(async () => {
     now,
   });
   mdl = OwfIssuerSigned.fromEncodedForOid4Vci(Buffer.from(issued).toString('base64url'));
-  const trust = createTrustVerifier({ verifyTrustAnchor: true, anchors: [ca.certificate], crl: createCrlChecker({ timeoutMs: 1000 }), policy: 'enforce' });
-  const status = createCredentialStatusChecker({ policy: 'enforce', client: createStatusListClient({ fetch: { timeoutMs: 1000, maxBytes: 1 << 20 }, trust, cacheMaxSeconds: 60, cacheMaxBytes: 1 << 20 }) });
+  const trust = createTrustVerifier({ verifyTrustAnchor: true, anchors: [ca.certificate], crl: createCrlChecker({ egress: loopbackEgress, timeoutMs: 1000 }), policy: 'enforce' });
+  const status = createCredentialStatusChecker({ policy: 'enforce', client: createStatusListClient({ fetch: { egress: loopbackEgress, timeoutMs: 1000, maxBytes: 1 << 20 }, trust, cacheMaxSeconds: 60, cacheMaxBytes: 1 << 20 }) });
   verify = createPresentationVerifier(trust, status, silentLogger);
 });
 

@@ -14,6 +14,7 @@ import { jwkThumbprintBytes, openID4VPDCAPIHandover, openID4VPHandover, sessionT
 import { createCrlChecker } from '../src/trust/crl.js';
 import { createTrustVerifier } from '../src/trust/issuerTrust.js';
 import { leftOf, rightOf } from './support/either.js';
+import { loopbackEgress } from './support/egress.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`../../test/fixtures/mdoc/${name}`, import.meta.url), 'utf8').trim();
 const hex = (text: string): Buffer => Buffer.from(text.replace(/\s+/g, ''), 'hex');
@@ -103,7 +104,7 @@ test('the Paradym DeviceResponse verifies: issuer signature, MSO, digests and th
 
 test('its issuer chain resolves to the Animo root with the same trust judgement as an SD-JWT VC issuer', async (t) => {
   const verified = rightOf(verifyDeviceResponse(paradym, paradymRequest));
-  const crl = createCrlChecker({ timeoutMs: 1000 });
+  const crl = createCrlChecker({ egress: loopbackEgress, timeoutMs: 1000 });
   const anchored = createTrustVerifier({ verifyTrustAnchor: true, anchors: paradymRoot ? [paradymRoot] : [], crl, policy: 'enforce' });
   t.deepEqual(rightOf(await anchored.verify(verified.chain, paradymRequest.now)).trust, { supportTrustAnchor: true, isTrusted: true, isCertificateRevoked: false });
   const elsewhere = createTrustVerifier({ verifyTrustAnchor: true, anchors: [], crl, policy: 'enforce' });

@@ -17,11 +17,12 @@ import { createTrustVerifier } from '../src/trust/issuerTrust.js';
 import { createTestIssuer, type TestIssuer } from './support/credentials.js';
 import { leftOf, rightOf } from './support/either.js';
 import { cwtClaims, packLst, signStatusList, signStatusListCwt, startStatusListServer, type StatusListCwtOptions, type StatusListServer } from './support/statusLists.js';
+import { loopbackEgress } from './support/egress.js';
 
-const trust = createTrustVerifier({ verifyTrustAnchor: false, anchors: [], crl: createCrlChecker({ timeoutMs: 1000 }) });
+const trust = createTrustVerifier({ verifyTrustAnchor: false, anchors: [], crl: createCrlChecker({ egress: loopbackEgress, timeoutMs: 1000 }) });
 
 const clientWith = (overrides: Partial<StatusListClientOptions> = {}) =>
-  createStatusListClient({ fetch: { timeoutMs: 2000, maxBytes: 1 << 20 }, trust, cacheMaxSeconds: 300, cacheMaxBytes: 1 << 24, ...overrides });
+  createStatusListClient({ fetch: { egress: loopbackEgress, timeoutMs: 2000, maxBytes: 1 << 20 }, trust, cacheMaxSeconds: 300, cacheMaxBytes: 1 << 24, ...overrides });
 
 let issuer: TestIssuer;
 let server: StatusListServer;
@@ -114,7 +115,7 @@ test('a response or a list over STATUS_LIST_MAX_BYTES is refused', async (t) => 
   server.serve('/big', { status: 200, body: big });
   const bomb = deflateSync(Buffer.alloc(1 << 16)).toString('base64url');
   server.serve('/bomb', { status: 200, body: await signStatusList(signer(), { sub: server.url('/bomb'), lst: bomb }) });
-  const client = clientWith({ fetch: { timeoutMs: 2000, maxBytes: 4096 } });
+  const client = clientWith({ fetch: { egress: loopbackEgress, timeoutMs: 2000, maxBytes: 4096 } });
   t.is(leftOf(await client.get(server.url('/big'), at(0))), 'response larger than 4096 bytes');
   t.is(leftOf(await client.get(server.url('/bomb'), new Date())), 'status_list.lst decompresses to more than 4096 bytes');
 });

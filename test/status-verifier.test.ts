@@ -23,12 +23,16 @@ const query = (vct: string) => ({
 
 const credentialOf = (callback: Record<string, unknown>) => (callback['credentials'] as Record<string, Record<string, unknown>[]>)['pid']![0]!;
 
-/** Presents `credential` (held by `holder`) to the harness's connector; the callback it leads to. */
-const presented = async (h: VerificationHarness, vct: string, credential: IssuedCredential, holder: Holder): Promise<Record<string, unknown>> => {
+/** Presents `credential` (held by `holder`) to the harness's connector, cross-device; what the wallet was told and the callback. */
+const presentedWithAnswer = async (h: VerificationHarness, vct: string, credential: IssuedCredential, holder: Holder) => {
   const { created, request } = await h.requestAndFetch({ dcql_query: query(vct) });
-  await answer(h.endpoints, request, { pid: { credential, holder } });
-  return h.callback(created.state);
+  const posted = await answer(h.endpoints, request, { pid: { credential, holder } });
+  return { wallet: { status: posted.status, body: posted.body }, callback: await h.callback(created.state) };
 };
+
+/** Presents `credential` (held by `holder`) to the harness's connector; the callback it leads to. */
+const presented = async (h: VerificationHarness, vct: string, credential: IssuedCredential, holder: Holder): Promise<Record<string, unknown>> =>
+  (await presentedWithAnswer(h, vct, credential, holder)).callback;
 
 /** An SD-JWT VC as issued, split into the test wallet's form: disclosures by claim name. */
 const held = (sdJwt: string): IssuedCredential => {
@@ -92,11 +96,13 @@ test('issue, present FULFILLED with supportRevocation; suspend, reinstate and re
 interface Fixture {
   readonly h: VerificationHarness;
   readonly server: StatusListServer;
-  /** A credential of the harness's issuer naming entry `idx` of the list at `path`. */
+  /** A credential of the harness's issuer naming entry `idx` of the list at `path` on the server (or at a whole URL). */
   credential(path: string, idx: number): Promise<IssuedCredential>;
   /** Serves a 2-bit list at `path` signed by the issuer's own leaf (or `signer`), `set` its non-VALID entries. */
   serve(path: string, set?: Record<number, number>, overrides?: Partial<Parameters<typeof signStatusList>[1]> & { signer?: Parameters<typeof signStatusList>[0] }): Promise<void>;
   present(credential: IssuedCredential): Promise<Record<string, unknown>>;
+  /** What the wallet was told, and the callback. */
+  presentWithAnswer(credential: IssuedCredential): ReturnType<typeof presentedWithAnswer>;
 }
 
 const withFixture = async (env: Record<string, string>, body: (f: Fixture) => Promise<void>) => {
@@ -111,13 +117,14 @@ const withFixture = async (env: Record<string, string>, body: (f: Fixture) => Pr
         h.issuer.issue({
           vct: PID_VCT,
           holder: h.holder,
-          claims: { given_name: sd('Erika'), family_name: sd('Mustermann'), status: { status_list: { idx, uri: server.url(path) } } },
+          claims: { given_name: sd('Erika'), family_name: sd('Mustermann'), status: { status_list: { idx, uri: path.startsWith('http') ? path : server.url(path) } } },
         }),
       async serve(path, set = {}, overrides = {}) {
         const { signer, ...claims } = overrides;
         server.serve(path, { status: 200, body: await signStatusList(signer ?? issuerSigner, { sub: server.url(path), lst: packLst(2, 64, set), bits: 2, ...claims }) });
       },
       present: (credential) => presented(h, PID_VCT, credential, h.holder),
+      presentWithAnswer: (credential) => presentedWithAnswer(h, PID_VCT, credential, h.holder),
     });
   } finally {
     await server.close();
@@ -186,6 +193,49 @@ test('forged or unusable status lists fail closed: wrong key, stranger\'s chain,
       t.regex(callback['errorDetails'] as string, /^credential status unknown: status list http:\/\/127\.0\.0\.1:\d+\//, path);
       t.regex(callback['errorDetails'] as string, reason, path);
     }
+  });
+});
+
+// --- URLs the wallet's credential chose: the egress guard, and nothing learned reaches the wallet
+
+/** The wallet's answer to any failed verification, cross-device. */
+const failedVerification = { status: 400, body: { error: 'invalid_request', error_description: 'The presentation failed verification.' } };
+
+test('without EGRESS_ALLOW_PRIVATE_NETWORKS a status list on a private address is refused in each notation before any connection', async (t) => {
+  await withFixture({ EGRESS_ALLOW_PRIVATE_NETWORKS: 'false' }, async (f) => {
+    await f.serve('/lists/1');
+    const port = new URL(f.server.url('/')).port;
+    const uris: Record<string, RegExp> = {
+      [f.server.url('/lists/1')]: /names a private or reserved address$/,
+      [`http://2130706433:${port}/lists/1`]: /names a private or reserved address$/,
+      [`http://0x7f.1:${port}/lists/1`]: /names a private or reserved address$/,
+      [`http://[::ffff:127.0.0.1]:${port}/lists/1`]: /names a private or reserved address$/,
+      [`http://localhost:${port}/lists/1`]: /resolves to a private or reserved address$/,
+    };
+    for (const [uri, reason] of Object.entries(uris)) {
+      const { wallet, callback } = await f.presentWithAnswer(await f.credential(uri, 0));
+      t.is(callback['status'], 'VERIFICATION_FAILED', uri);
+      t.regex(callback['errorDetails'] as string, /^credential status unknown: status list /, uri);
+      t.regex(callback['errorDetails'] as string, reason, uri);
+      t.deepEqual(wallet, failedVerification, uri);
+    }
+    t.is(f.server.connections(), 0, 'the list server saw no connection');
+  });
+});
+
+test('the wallet is told the same whatever the status list URL answered; what it answered goes to the callback only', async (t) => {
+  await withFixture({}, async (f) => {
+    f.server.serve('/gone', { status: 404, body: 'no such list' });
+    f.server.serve('/metrics', { status: 200, body: 'connector_http_requests_total 42', contentType: 'text/plain' });
+    f.server.serve('/elsewhere', { redirect: '/metrics' });
+    const outcomes = [];
+    for (const path of ['/gone', '/metrics', '/elsewhere']) outcomes.push(await f.presentWithAnswer(await f.credential(path, 0)));
+    t.deepEqual(outcomes.map((o) => o.callback['status']), ['VERIFICATION_FAILED', 'VERIFICATION_FAILED', 'VERIFICATION_FAILED']);
+    t.regex(outcomes[0]!.callback['errorDetails'] as string, /answered HTTP 404$/);
+    t.regex(outcomes[1]!.callback['errorDetails'] as string, /is not a JWS$/);
+    t.regex(outcomes[2]!.callback['errorDetails'] as string, /is not a JWS$/);
+    for (const { wallet } of outcomes) t.deepEqual(wallet, failedVerification);
+    t.false(JSON.stringify(outcomes.map((o) => o.wallet)).includes('42'), 'nothing the target sent');
   });
 });
 

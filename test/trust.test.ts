@@ -17,6 +17,7 @@ import { findTrustAnchor, parseX5c, validateChain } from '../src/trust/x509Chain
 import { startCrlServer, type CrlServer } from './support/crlServer.js';
 import { generateCertificateFiles } from '../ops/certificates.js';
 import { leftOf, rightOf } from './support/either.js';
+import { loopbackEgress } from './support/egress.js';
 
 const DAY = 86_400_000;
 const now = new Date();
@@ -145,7 +146,7 @@ const verifier = (pki: Pki, options: { policy?: TrustPolicy; timeoutMs?: number;
   createTrustVerifier({
     verifyTrustAnchor: true,
     anchors: [pki.root.certificate],
-    crl: createCrlChecker({ timeoutMs: options.timeoutMs ?? 5000, ...(options.maxBytes ? { maxBytes: options.maxBytes } : {}) }),
+    crl: createCrlChecker({ egress: loopbackEgress, timeoutMs: options.timeoutMs ?? 5000, ...(options.maxBytes ? { maxBytes: options.maxBytes } : {}) }),
     ...(options.policy ? { policy: options.policy } : {}),
   });
 
@@ -159,7 +160,7 @@ test.after.always(async () => {
 
 test('with anchoring off, a valid chain reports supportTrustAnchor false and fetches no CRL', async (t) => {
   const pki = await pkiWithCrls(server, 'off');
-  const trust = createTrustVerifier({ verifyTrustAnchor: false, anchors: [], crl: createCrlChecker({ timeoutMs: 1000 }) });
+  const trust = createTrustVerifier({ verifyTrustAnchor: false, anchors: [], crl: createCrlChecker({ egress: loopbackEgress, timeoutMs: 1000 }) });
   t.deepEqual(rightOf(await trust.verify(pki.chain, now)).trust, { supportTrustAnchor: false });
   t.is(server.hits('/off/intermediate.crl'), 0);
 });
@@ -234,7 +235,7 @@ test('a CRL that is missing, badly signed, from another issuer, stale or too lar
 test('an unanchored chain is untrusted under evaluate, fails under enforce, and fetches no CRL', async (t) => {
   const pki = await pkiWithCrls(server, 'stranger');
   const stranger = await rootCa({ commonName: 'Stranger' });
-  const crl = createCrlChecker({ timeoutMs: 1000 });
+  const crl = createCrlChecker({ egress: loopbackEgress, timeoutMs: 1000 });
   const evaluate = createTrustVerifier({ verifyTrustAnchor: true, anchors: [stranger.certificate], crl });
   t.deepEqual(rightOf(await evaluate.verify(pki.chain, now)).trust, { supportTrustAnchor: true, isTrusted: false, isCertificateRevoked: false });
   const enforce = createTrustVerifier({ verifyTrustAnchor: true, anchors: [stranger.certificate], crl, policy: 'enforce' });

@@ -22,6 +22,7 @@ import { newWalletKey, type WalletKey } from '../wallet/keys.js';
 import { presentMdoc, readIssuerSigned } from '../wallet/mdoc.js';
 import { startCrlServer } from './support/crlServer.js';
 import { leftOf, rightOf } from './support/either.js';
+import { loopbackEgress } from './support/egress.js';
 
 const MDL = 'org.iso.18013.5.1.mDL';
 const NS = 'org.iso.18013.5.1';
@@ -69,7 +70,7 @@ const presentation = async (options: { idx?: number; disclose?: [string, string]
   });
 };
 
-const crl = createCrlChecker({ timeoutMs: 1000 });
+const crl = createCrlChecker({ egress: loopbackEgress, timeoutMs: 1000 });
 const noAnchoring: TrustVerifier = createTrustVerifier({ verifyTrustAnchor: false, anchors: [], crl });
 
 /** A status list client serving one list, signed (as the checker requires) by the document signer itself; `asked` gets the form asked for first. */
@@ -186,9 +187,9 @@ test('a revoked document signer certificate (CRL on loopback): isCertificateRevo
     now,
   });
   const vp = presentMdoc(readIssuerSigned(Buffer.from(issued).toString('base64url')), { docType: MDL, disclose: [[NS, 'family_name'], [NS, 'birth_date']], deviceKey: device.privateKey, handover });
-  const evaluate = createTrustVerifier({ verifyTrustAnchor: true, anchors: [root.certificate], crl: createCrlChecker({ timeoutMs: 5000 }) });
+  const evaluate = createTrustVerifier({ verifyTrustAnchor: true, anchors: [root.certificate], crl: createCrlChecker({ egress: loopbackEgress, timeoutMs: 5000 }) });
   t.like(rightOf(await verifyMsoMdocPresentation(vp, requirements, context, evaluate, statusChecker([]))).credential, { isTrusted: true, isCertificateRevoked: true });
-  const enforce = createTrustVerifier({ verifyTrustAnchor: true, anchors: [root.certificate], crl: createCrlChecker({ timeoutMs: 5000 }), policy: 'enforce' });
+  const enforce = createTrustVerifier({ verifyTrustAnchor: true, anchors: [root.certificate], crl: createCrlChecker({ egress: loopbackEgress, timeoutMs: 5000 }), policy: 'enforce' });
   const failure = leftOf(await verifyMsoMdocPresentation(vp, requirements, context, enforce, statusChecker([])));
   t.true(failure.trustEnforcement);
   t.regex(failure.reason, /^certificate 1 \(CN=Revoked Document Signer\) is revoked since /);

@@ -33,6 +33,7 @@ import {
 import { present, transactionDataHash } from '../wallet/sdJwt.js';
 import { startCrlServer } from './support/crlServer.js';
 import { leftOf, rightOf } from './support/either.js';
+import { loopbackEgress } from './support/egress.js';
 
 const VCT = 'urn:eudi:pid:1';
 const CLIENT_ID = 'x509_hash:Hb3L6jB7lqDvJ3aB4hL1vZ6pG1x1j1C0y3Xo2Q5e9sM';
@@ -54,11 +55,11 @@ const context = (overrides: Partial<PresentationContext> = {}): PresentationCont
   ...overrides,
 });
 
-const noAnchoring: TrustVerifier = createTrustVerifier({ verifyTrustAnchor: false, anchors: [], crl: createCrlChecker({ timeoutMs: 1000 }) });
+const noAnchoring: TrustVerifier = createTrustVerifier({ verifyTrustAnchor: false, anchors: [], crl: createCrlChecker({ egress: loopbackEgress, timeoutMs: 1000 }) });
 // The credentials here carry no status reference, so this checker is never asked for a list.
 const statusChecker = createCredentialStatusChecker({
   policy: 'enforce',
-  client: createStatusListClient({ fetch: { timeoutMs: 1000, maxBytes: 1 << 20 }, trust: noAnchoring, cacheMaxSeconds: 60, cacheMaxBytes: 1 << 20 }),
+  client: createStatusListClient({ fetch: { egress: loopbackEgress, timeoutMs: 1000, maxBytes: 1 << 20 }, trust: noAnchoring, cacheMaxSeconds: 60, cacheMaxBytes: 1 << 20 }),
 });
 
 
@@ -162,7 +163,7 @@ test('a chain through an intermediate anchored in the trust anchors reports isTr
   });
   server.serve('/root.crl', { status: 200, body: new Uint8Array((await createCrl(chained.ca)).rawData) });
   server.serve('/intermediate.crl', { status: 200, body: new Uint8Array((await createCrl(chained.intermediate!)).rawData) });
-  const trust = createTrustVerifier({ verifyTrustAnchor: true, anchors: [chained.ca.certificate], crl: createCrlChecker({ timeoutMs: 5000 }) });
+  const trust = createTrustVerifier({ verifyTrustAnchor: true, anchors: [chained.ca.certificate], crl: createCrlChecker({ egress: loopbackEgress, timeoutMs: 5000 }) });
   const vp = await present(await chained.issue({ vct: VCT, holder, claims: { given_name: sd('Erika') } }), {
     disclose: ['given_name'],
     keyBinding: { holder, aud: CLIENT_ID, nonce: NONCE },
@@ -178,14 +179,14 @@ test('a revoked issuer certificate (CRL on loopback) is reported as isCertificat
   t.teardown(() => server.close());
   const revokedIssuer = await createTestIssuer({ crlUrl: server.url('/root.crl') });
   server.serve('/root.crl', { status: 200, body: new Uint8Array((await createCrl(revokedIssuer.ca, { revokedSerialNumbers: [revokedIssuer.leaf.certificate.serialNumber] })).rawData) });
-  const trust = createTrustVerifier({ verifyTrustAnchor: true, anchors: [revokedIssuer.ca.certificate], crl: createCrlChecker({ timeoutMs: 5000 }) });
+  const trust = createTrustVerifier({ verifyTrustAnchor: true, anchors: [revokedIssuer.ca.certificate], crl: createCrlChecker({ egress: loopbackEgress, timeoutMs: 5000 }) });
   const vp = await present(await revokedIssuer.issue({ vct: VCT, holder, claims: { given_name: sd('Erika') } }), {
     disclose: ['given_name'],
     keyBinding: { holder, aud: CLIENT_ID, nonce: NONCE },
   });
   const reqs = { ...requirements, claimPaths: [['given_name']] };
   t.like(rightOf(await verify(vp, reqs, context(), trust)).credential, { supportTrustAnchor: true, isTrusted: true, isCertificateRevoked: true });
-  const enforce = createTrustVerifier({ verifyTrustAnchor: true, anchors: [revokedIssuer.ca.certificate], crl: createCrlChecker({ timeoutMs: 5000 }), policy: 'enforce' });
+  const enforce = createTrustVerifier({ verifyTrustAnchor: true, anchors: [revokedIssuer.ca.certificate], crl: createCrlChecker({ egress: loopbackEgress, timeoutMs: 5000 }), policy: 'enforce' });
   const failure = leftOf(await verify(vp, reqs, context(), enforce));
   t.true(failure.trustEnforcement);
   t.regex(failure.reason, /^certificate 1 \(CN=Test Issuer\) is revoked since /);
@@ -196,7 +197,7 @@ test('a CRL fetch that times out fails the presentation closed', async (t) => {
   t.teardown(() => server.close());
   const slow = await createTestIssuer({ crlUrl: server.url('/slow.crl') });
   server.serve('/slow.crl', 'hang');
-  const trust = createTrustVerifier({ verifyTrustAnchor: true, anchors: [slow.ca.certificate], crl: createCrlChecker({ timeoutMs: 150 }) });
+  const trust = createTrustVerifier({ verifyTrustAnchor: true, anchors: [slow.ca.certificate], crl: createCrlChecker({ egress: loopbackEgress, timeoutMs: 150 }) });
   const vp = await present(await slow.issue({ vct: VCT, holder, claims: { given_name: sd('Erika') } }), {
     disclose: ['given_name'],
     keyBinding: { holder, aud: CLIENT_ID, nonce: NONCE },

@@ -1,9 +1,11 @@
-// Trust end to end: X509_TRUST_POLICY for an issuer outside the configured trust anchors, and the
-// DCQL trusted_authorities of type aki.
+// Trust end to end: X509_TRUST_POLICY for an issuer outside the configured trust anchors, the
+// DCQL trusted_authorities of type aki, and CRL distribution points behind the egress guard.
 import test from 'ava';
-import { createCertificateAuthority } from '../src/crypto/certificates.js';
+import { createCertificateAuthority, createCrl } from '../src/crypto/certificates.js';
 import { x509 } from '../src/crypto/x509.js';
-import { pidQuery, startVerificationHarness, type VerificationHarness } from './support/wallet/connector.js';
+import { createTestIssuer, sd } from './support/credentials.js';
+import { startCrlServer } from './support/crlServer.js';
+import { pidQuery, PID_VCT, startVerificationHarness, type VerificationHarness } from './support/wallet/connector.js';
 import { answer } from './support/wallet/presentation.js';
 
 /** A harness whose only trust anchor is a CA that did not issue the test credentials. */
@@ -88,5 +90,41 @@ test('trusted_authorities aki: a chain carrying the AuthorityKeyIdentifier is FU
     t.regex(refused['errorDetails'] as string, /trusted_authorities/);
   } finally {
     await h.close();
+  }
+});
+
+test('a CRL distribution point on a private address is refused before any connection without EGRESS_ALLOW_PRIVATE_NETWORKS; the wallet is told only that verification failed', async (t) => {
+  const server = await startCrlServer();
+  t.teardown(() => server.close());
+  const port = new URL(server.url('/')).port;
+  for (const [crlUrl, reason] of [
+    [server.url('/leaf.crl'), /CRL http:\/\/127\.0\.0\.1:\d+\/leaf\.crl names a private or reserved address$/],
+    [`http://localhost:${port}/leaf.crl`, /CRL http:\/\/localhost:\d+\/leaf\.crl resolves to a private or reserved address$/],
+  ] as const) {
+    const issuer = await createTestIssuer({ crlUrl });
+    server.serve('/leaf.crl', { status: 200, body: new Uint8Array((await createCrl(issuer.ca)).rawData) });
+    const anchors = { X509_VERIFY_TRUST_ANCHOR: 'true', X509_TRUST_ANCHORS: Buffer.from(issuer.ca.certificate.rawData).toString('base64') };
+    const outcome = async (egress: string) => {
+      const h = await startVerificationHarness({ ...anchors, EGRESS_ALLOW_PRIVATE_NETWORKS: egress });
+      try {
+        const { created, request } = await h.requestAndFetch({ dcql_query: pidQuery() });
+        const credential = await issuer.issue({ vct: PID_VCT, holder: h.holder, claims: { given_name: sd('Erika'), family_name: sd('Mustermann') } });
+        const posted = await answer(h.endpoints, request, { pid: { credential, holder: h.holder } });
+        return { wallet: { status: posted.status, body: posted.body }, callback: await h.callback(created.state) };
+      } finally {
+        await h.close();
+      }
+    };
+    const before = server.connections();
+    const refused = await outcome('false');
+    t.is(refused.callback['status'], 'VERIFICATION_FAILED', crlUrl);
+    t.regex(refused.callback['errorDetails'] as string, reason);
+    t.deepEqual(refused.wallet, { status: 400, body: { error: 'invalid_request', error_description: 'The presentation failed verification.' } });
+    t.is(server.connections(), before, 'the CRL server saw no connection');
+    // The switch on: the same CRL is fetched and the issuer trusted.
+    const allowed = await outcome('true');
+    t.is(allowed.callback['status'], 'FULFILLED', crlUrl);
+    t.like(credentialOf(allowed.callback), { isTrusted: true, isCertificateRevoked: false });
+    t.true(server.connections() > before);
   }
 });

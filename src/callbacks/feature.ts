@@ -9,6 +9,7 @@ import type { Feature, ServiceContext } from '../featureContract.js';
 import { startPeriodic, type Periodic } from '../periodic.js';
 import { BOOTSTRAP_TENANT_ID } from '../tenancy/bootstrap.js';
 import { didcommSender } from '../didcomm/deliver.js';
+import { createEgress } from '../egress/egress.js';
 import { Deliverer } from './deliver.js';
 import { DeliveryRecorder, recordDelivery } from './record.js';
 import { configureTenantCallback } from './tenantCallback.js';
@@ -54,7 +55,7 @@ export const callbacksFeature = async (context: ServiceContext, options: { now?:
       store,
       dataKeys: context.dataKeys,
       kek,
-      policy: { allowPrivate: config.didcommAllowPrivateEndpoints },
+      egress: createEgress({ allowPrivateNetworks: config.egressAllowPrivateNetworks }),
       timeoutMs: config.callbackTimeoutSeconds * 1000,
       now,
     }),

@@ -19,6 +19,8 @@ interface Variable<A> {
   readonly secret: boolean;
   /** Long values (a JSON document) are not echoed either: the message says where the problem is. */
   readonly long?: boolean;
+  /** An older name still read when `env` is unset (documented as deprecated). */
+  readonly alias?: string;
   readonly read: (raw: string | undefined) => Either<string, A>;
 }
 
@@ -252,8 +254,11 @@ const variables = {
   callbackTimeoutSeconds: withDefault('CALLBACK_TIMEOUT_SECONDS', integerFromString(1, 300), '15'),
   /** Attempts one instance runs at the same time. */
   callbackMaxInFlight: withDefault('CALLBACK_MAX_IN_FLIGHT', integerFromString(1, 1000), '64'),
-  /** DIDComm service endpoints and did:web hosts may be private addresses and plain http (tests, closed networks). */
-  didcommAllowPrivateEndpoints: withDefault('DIDCOMM_ALLOW_PRIVATE_ENDPOINTS', BooleanFromString, 'false'),
+  /**
+   * URLs others choose (status lists, CRL distribution points, DIDComm endpoints, did:web hosts) may
+   * reach private and reserved addresses, and DIDComm plain http (closed networks, tests).
+   */
+  egressAllowPrivateNetworks: { ...withDefault('EGRESS_ALLOW_PRIVATE_NETWORKS', BooleanFromString, 'false'), alias: 'DIDCOMM_ALLOW_PRIVATE_ENDPOINTS' },
   // resources (platform resource API): variables added here
   /** Lifetime of a pre-signed upload URL (`timeout` of the upload answer). */
   blobUploadTimeoutSeconds: withDefault('BLOB_UPLOAD_TIMEOUT_SECONDS', integerFromString(1, 86_400), '900'),
@@ -310,14 +315,24 @@ const keyStoreConfigurationProblems = (config: Config): string[] => {
 export function loadConfig(env: NodeJS.ProcessEnv): Either<string[], Config> {
   const errors: string[] = [];
   const values: Record<string, unknown> = {};
+  const given = (name: string | undefined): string | undefined => {
+    const value = name === undefined ? undefined : env[name];
+    return value === undefined || value === '' ? undefined : value;
+  };
   for (const [key, variable] of Object.entries(variables) as [string, Variable<unknown>][]) {
-    const given = env[variable.env];
-    const raw = given === undefined || given === '' ? undefined : given;
+    const current = given(variable.env);
+    const aliased = given(variable.alias);
+    if (current !== undefined && aliased !== undefined && current !== aliased) {
+      errors.push(`${variable.env}: set, and its deprecated name ${variable.alias} is set to another value (unset ${variable.alias})`);
+      continue;
+    }
+    const raw = current ?? aliased;
+    const name = current === undefined && aliased !== undefined ? variable.alias : variable.env;
     const result = variable.read(raw);
     if (isLeft(result)) {
       errors.push(raw === undefined
-        ? `${variable.env}: ${result.left}`
-        : `${variable.env}: ${result.left}, got ${describeValue(raw, variable)}`);
+        ? `${name}: ${result.left}`
+        : `${name}: ${result.left}, got ${describeValue(raw, variable)}`);
     } else {
       values[key] = result.right;
     }

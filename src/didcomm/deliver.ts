@@ -5,7 +5,7 @@
 // message whose recipient can no longer be opened is not attempted. Nothing logged or recorded
 // names the recipient: the reasons are error codes and fixed sentences.
 import { performance } from 'node:perf_hooks';
-import { isLeft } from 'fp-ts/lib/Either.js';
+import { isLeft, left, right } from 'fp-ts/lib/Either.js';
 import { didcommKeyOwner, didcommMessage, didcommStream, RECIPIENT_PURPOSE } from '../../streams/didcommMessage.js';
 import { Sealed } from '../../streams/dataKey.js';
 import type { FailureReason } from '../../streams/delivery.js';
@@ -13,8 +13,8 @@ import { MAX_RESPONSE_BYTES, parseRetryAfter, type AttemptOutcome } from '../htt
 import type { DataKeys } from '../crypto/dataKeys.js';
 import { loadStream } from '../eventstore/handle.js';
 import type { EventStore } from '../eventstore/port.js';
-import { checkEndpointUrl, PRIVATE_ADDRESS, type EndpointPolicy } from './endpointSafety.js';
-import { send } from './http.js';
+import type { Egress } from '../egress/egress.js';
+import { checkEndpointUrl } from './endpointSafety.js';
 import { ENCRYPTED_MEDIA_TYPE } from './jwe.js';
 import { KEY_AGREEMENT_FRAGMENT, tenantKeyAgreementKey } from './keyAgreement.js';
 import { pack, type SentMessage } from './pack.js';
@@ -35,7 +35,8 @@ export interface DidcommDeliveryOptions {
   readonly store: EventStore;
   readonly dataKeys: Pick<DataKeys, 'find'>;
   readonly kek: Buffer;
-  readonly policy: EndpointPolicy;
+  /** The way out for every address a DID document names. */
+  readonly egress: Egress;
   /** Bound on the whole attempt: reading did:web documents and the POST together. */
   readonly timeoutMs: number;
   readonly now: () => Date;
@@ -46,10 +47,6 @@ const items = (value: unknown): readonly Record<string, unknown>[] => {
   return Array.isArray(list) ? (list as Record<string, unknown>[]) : [];
 };
 
-const codeOf = (err: unknown): string => {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : err instanceof Error ? err.name : 'error';
-};
 
 export const didcommSender = (options: DidcommDeliveryOptions): SendDidcomm => async (tenantId, messageId, shutdown): Promise<Sent> => {
   const started = performance.now();
@@ -76,14 +73,19 @@ export const didcommSender = (options: DidcommDeliveryOptions): SendDidcomm => a
   if (typeof to !== 'string') return { kind: 'not_attempted', reason: 'data_gone' };
 
   const resolveOptions: ResolveOptions = {
-    allowHttp: options.policy.allowPrivate,
+    allowHttp: options.egress.policy.allowPrivateNetworks,
     fetchDocument: async (url) => {
-      const checked = checkEndpointUrl(url.href, options.policy);
-      if ('reason' in checked) throw Object.assign(new Error(checked.reason), { code: 'EndpointRefused' });
-      const answer = await send({ method: 'GET', url: checked, headers: { accept: 'application/did+json, application/json' }, timeoutMs: remainingMs(), maxBytes: MAX_DID_DOCUMENT_BYTES, signal: shutdown }, options.policy);
-      if (answer.status !== 200) throw Object.assign(new Error(`HTTP ${answer.status}`), { code: `HTTP ${answer.status}` });
-      if (answer.truncated) throw Object.assign(new Error('document too large'), { code: 'too large' });
-      return JSON.parse(answer.body.toString('utf8')) as unknown;
+      const checked = checkEndpointUrl(url.href, options.egress.policy);
+      if (isLeft(checked)) return left(checked.left.detail);
+      const answer = await options.egress.request({ method: 'GET', url: checked.right, headers: { accept: 'application/did+json, application/json' }, timeoutMs: remainingMs(), maxBytes: MAX_DID_DOCUMENT_BYTES, signal: shutdown });
+      if (isLeft(answer)) return left(answer.left.detail);
+      if (answer.right.status !== 200) return left(`answered HTTP ${answer.right.status}`);
+      if (answer.right.truncated) return left(`is larger than ${MAX_DID_DOCUMENT_BYTES} bytes`);
+      try {
+        return right(JSON.parse(answer.right.body.toString('utf8')) as unknown);
+      } catch {
+        return left('is not JSON');
+      }
     },
   };
   const recipient = await resolveDid(to, resolveOptions);
@@ -103,22 +105,26 @@ export const didcommSender = (options: DidcommDeliveryOptions): SendDidcomm => a
   const packed = await pack(sent, sender, recipient.right, (didUrl) => resolveKey(didUrl, resolveOptions));
   if (isLeft(packed)) return failed('unresolvable', packed.left._tag === 'UnsupportedDidMethod' ? 'unsupported DID method of a routing key' : packed.left.reason);
 
-  const endpoint = checkEndpointUrl(packed.right.uri, options.policy);
-  if ('reason' in endpoint) return failed('endpoint_refused', endpoint.reason);
-  try {
-    const answer = await send(
-      { method: 'POST', url: endpoint, headers: { 'content-type': ENCRYPTED_MEDIA_TYPE }, body: JSON.stringify(packed.right.jwe), timeoutMs: remainingMs(), maxBytes: MAX_RESPONSE_BYTES, signal: shutdown },
-      options.policy,
-    );
-    const httpStatus = answer.status;
-    const durationMs = Math.round((performance.now() - started) * 10) / 10;
-    if (httpStatus >= 200 && httpStatus <= 299) return { kind: 'attempted', outcome: { ok: true, httpStatus, durationMs } };
-    const retryAfter = answer.headers['retry-after'];
-    return failed('http_status', httpStatus >= 300 && httpStatus <= 399 ? 'redirect not followed' : `HTTP ${httpStatus}`, httpStatus, parseRetryAfter(typeof retryAfter === 'string' ? retryAfter : null, options.now()));
-  } catch (err) {
-    const code = codeOf(err);
-    if (code === PRIVATE_ADDRESS) return failed('endpoint_refused', 'the endpoint resolves to a private or reserved address');
-    if (code === 'TIMEOUT') return failed('timeout', `no answer within the attempt's ${options.timeoutMs} ms`);
-    return failed('network', shutdown.aborted ? 'interrupted by shutdown' : code);
+  const endpoint = checkEndpointUrl(packed.right.uri, options.egress.policy);
+  if (isLeft(endpoint)) return failed('endpoint_refused', `the endpoint ${endpoint.left.detail}`);
+  const answer = await options.egress.request({
+    method: 'POST',
+    url: endpoint.right,
+    headers: { 'content-type': ENCRYPTED_MEDIA_TYPE },
+    body: JSON.stringify(packed.right.jwe),
+    timeoutMs: remainingMs(),
+    maxBytes: MAX_RESPONSE_BYTES,
+    signal: shutdown,
+  });
+  if (isLeft(answer)) {
+    const { kind, detail } = answer.left;
+    if (kind === 'timeout') return failed('timeout', `no answer within the attempt's ${options.timeoutMs} ms`);
+    if (kind === 'refused') return failed('endpoint_refused', `the endpoint ${detail}`);
+    return failed('network', shutdown.aborted ? 'interrupted by shutdown' : `the endpoint ${detail}`);
   }
+  const httpStatus = answer.right.status;
+  const durationMs = Math.round((performance.now() - started) * 10) / 10;
+  if (httpStatus >= 200 && httpStatus <= 299) return { kind: 'attempted', outcome: { ok: true, httpStatus, durationMs } };
+  const retryAfter = answer.right.headers['retry-after'];
+  return failed('http_status', httpStatus >= 300 && httpStatus <= 399 ? 'redirect not followed' : `HTTP ${httpStatus}`, httpStatus, parseRetryAfter(typeof retryAfter === 'string' ? retryAfter : null, options.now()));
 };

@@ -4,7 +4,8 @@
 // messaging service whose endpoint is allowed. A did:web is read at each attempt: its document
 // may change, so what it says is checked then.
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
-import { checkEndpointUrl, type EndpointPolicy } from './endpointSafety.js';
+import type { EgressPolicy } from '../egress/egress.js';
+import { checkEndpointUrl } from './endpointSafety.js';
 import { usableService } from './pack.js';
 import { checkRecipientDid, resolveDid, type DidRefused } from './resolve.js';
 
@@ -12,16 +13,16 @@ export type RecipientRefused = DidRefused | { readonly _tag: 'RecipientUnusable'
 
 const unusable = (reason: string): Either<RecipientRefused, never> => left({ _tag: 'RecipientUnusable', reason });
 
-export const checkRecipient = async (did: string, policy: EndpointPolicy): Promise<Either<RecipientRefused, void>> => {
+export const checkRecipient = async (did: string, policy: EgressPolicy): Promise<Either<RecipientRefused, void>> => {
   const checked = checkRecipientDid(did);
   if (checked._tag === 'Left' || !did.startsWith('did:peer:2')) return checked;
   // A did:peer:2 resolves without I/O.
-  const resolved = await resolveDid(did, { allowHttp: false, fetchDocument: () => Promise.reject(new Error('no I/O for did:peer')) });
+  const resolved = await resolveDid(did, { allowHttp: false, fetchDocument: async () => left('a did:peer is read without I/O') });
   if (resolved._tag === 'Left') return resolved.left._tag === 'DidNotResolved' ? unusable(resolved.left.reason) : left(resolved.left);
   const service = usableService(resolved.right);
   if (service._tag === 'Left') return unusable(service.left.reason);
   const url = checkEndpointUrl(service.right.uri, policy);
-  return 'reason' in url ? unusable(`its service endpoint is refused: ${url.reason}`) : right(undefined);
+  return url._tag === 'Left' ? unusable(`its service endpoint ${url.left.detail}`) : right(undefined);
 };
 
 /** The problem entry message for a refused recipient. */

@@ -30,8 +30,8 @@ export type DidRefused =
 /** A DID that did not resolve now (its document unreachable or unusable): an attempt that failed. */
 export type DidNotResolved = { readonly _tag: 'DidNotResolved'; readonly reason: string };
 
-/** Fetches a did:web document: the parsed JSON, or throws. */
-export type FetchDocument = (url: URL) => Promise<unknown>;
+/** Fetches a did:web document: the parsed JSON, or why not (never naming the host: it can name a person). */
+export type FetchDocument = (url: URL) => Promise<Either<string, unknown>>;
 
 const invalid = (reason: string): Either<DidRefused, never> => left({ _tag: 'InvalidDid', reason });
 
@@ -184,7 +184,7 @@ export const readDidDocument = (did: string, document: unknown): Either<DidNotRe
 
 export interface ResolveOptions {
   readonly fetchDocument: FetchDocument;
-  /** Resolve did:web over http (DIDCOMM_ALLOW_PRIVATE_ENDPOINTS). */
+  /** Resolve did:web over http (EGRESS_ALLOW_PRIVATE_NETWORKS). */
   readonly allowHttp: boolean;
 }
 
@@ -196,13 +196,9 @@ export const resolveDid = async (did: string, options: ResolveOptions): Promise<
   else if (did.startsWith('did:web:')) {
     const url = webDocumentUrl(did, options.allowHttp);
     if (url._tag === 'Left') return url;
-    try {
-      document = right(await options.fetchDocument(url.right));
-    } catch (err) {
-      // The code, never the message: a message may quote the host, which can name a person.
-      const code = (err as { code?: unknown } | null)?.code;
-      return left({ _tag: 'DidNotResolved', reason: `did:web document not read: ${typeof code === 'string' ? code : err instanceof SyntaxError ? 'not JSON' : 'error'}` });
-    }
+    const fetched = await options.fetchDocument(url.right);
+    if (fetched._tag === 'Left') return left({ _tag: 'DidNotResolved', reason: `did:web document not read: ${fetched.left}` });
+    document = fetched;
   } else return left({ _tag: 'UnsupportedDidMethod', method: /^did:([a-z0-9]+):/.exec(did)?.[1] ?? 'none' });
   return document._tag === 'Left' ? document : readDidDocument(did, document.right);
 };

@@ -1,6 +1,5 @@
-// Reading a response body from a server we do not control (CRL distribution points, trusted lists,
-// status list endpoints) without letting it exhaust memory: a declared or streamed size over the limit
-// abandons the body.
+// Reading a response body from a server we do not control (the trusted lists' publishers) without
+// letting it exhaust memory: a declared or streamed size over the limit abandons the body.
 
 /** Why a fetch of someone else's document failed; the message completes "<url> ...". */
 export class FetchFailure extends Error {}

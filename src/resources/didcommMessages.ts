@@ -127,7 +127,7 @@ export const didcommRoutes = (router: Router, deps: ResourcesContext): void => {
   router.post('/didcomm-messages', requireScope(kind.scope), async (ctx) => {
     const body = decode(SendBody, await readJson(ctx, { limitBytes: JSON_LIMIT }), 'body');
     const tenantId = principalOf(ctx).tenantId;
-    const recipient = await checkRecipient(body.data.to, { allowPrivate: deps.config.didcommAllowPrivateEndpoints });
+    const recipient = await checkRecipient(body.data.to, { allowPrivateNetworks: deps.config.egressAllowPrivateNetworks });
     if (isLeft(recipient)) throw new HttpError(invalidValues([{ location: 'body.data.to', message: refusalMessage(recipient.left), value: undefined }]));
     await deps.idempotent(ctx, body, async () => {
       const sent = await sendDidcommMessage({ db: deps.runner.db, dataKeys: deps.dataKeys, publicUrl: deps.config.publicUrl, now: deps.now }, tenantId, body);

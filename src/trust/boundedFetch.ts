@@ -1,8 +1,8 @@
-// One GET of a document the trust decisions depend on (a CRL, a trusted list), bounded in every
-// way a remote server could abuse: the time limit covers the body too, the size cap is enforced
-// while reading (a declared Content-Length over it is refused before), and redirects are
+// One GET of a trusted list (a source the operator configured, or one its LoTL points to), bounded
+// in every way a remote server could abuse: the time limit covers the body too, the size cap is
+// enforced while reading (a declared Content-Length over it is refused before), and redirects are
 // reported, never followed: a trust source moves by reconfiguration, and a redirect could lead
-// anywhere.
+// anywhere. URLs someone else chose go through the egress guard instead (src/egress/egress.ts).
 import { FetchFailure, readBounded } from '../http/readBounded.js';
 
 export interface FetchBounds {

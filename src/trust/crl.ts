@@ -4,10 +4,11 @@
 // exception: the caller decides what unknown means (trust verification fails closed on it).
 //
 // Only chains already resolved to a trust anchor reach this module, so the URLs fetched come from
-// certificates a trusted CA signed, not from whoever sent the presentation.
+// certificates a trusted CA signed; they still go through the egress guard (src/egress/egress.ts),
+// as the certificates travel with whoever sent the presentation. A CRL is fetched with bounded
+// time and size, and a redirect is reported, never followed: RFC 5280 names the CRL's place.
 import { x509 } from '../crypto/x509.js';
-import { FetchFailure } from '../http/readBounded.js';
-import { fetchBounded } from './boundedFetch.js';
+import type { Egress } from '../egress/egress.js';
 import { describeCertificate } from './x509Chain.js';
 
 type Certificate = x509.X509Certificate;
@@ -18,6 +19,7 @@ export type RevocationStatus =
   | { readonly status: 'unknown'; readonly reason: string };
 
 export interface CrlCheckerOptions {
+  readonly egress: Egress;
   /** X509_CRL_TIMEOUT_SECONDS, in milliseconds: bounds the whole fetch, body included. */
   readonly timeoutMs: number;
   /** Larger responses are abandoned: a CRL endpoint must not be able to exhaust memory. */
@@ -48,12 +50,20 @@ export const crlDistributionPoints = (certificate: Certificate): string[] => {
   return urls;
 };
 
-const download = async (url: string, timeoutMs: number, maxBytes: number): Promise<x509.X509Crl> => {
-  const body = await fetchBounded(url, { timeoutMs, maxBytes });
+/** Why a CRL could not be had; the message completes "CRL <url> ...". */
+class CrlUnavailable extends Error {}
+
+const download = async (egress: Egress, url: string, timeoutMs: number, maxBytes: number): Promise<x509.X509Crl> => {
+  const answer = await egress.request({ method: 'GET', url, timeoutMs, maxBytes });
+  if (answer._tag === 'Left') throw new CrlUnavailable(answer.left.detail);
+  const { status, body, truncated } = answer.right;
+  if (status >= 300 && status < 400) throw new CrlUnavailable(`answered HTTP ${status} (redirects are not followed)`);
+  if (status < 200 || status > 299) throw new CrlUnavailable(`answered HTTP ${status}`);
+  if (truncated) throw new CrlUnavailable(`response larger than ${maxBytes} bytes`);
   try {
     return new x509.X509Crl(body);
   } catch {
-    throw new FetchFailure('is not a DER or PEM CRL');
+    throw new CrlUnavailable('is not a DER or PEM CRL');
   }
 };
 
@@ -70,7 +80,7 @@ export const createCrlChecker = (options: CrlCheckerOptions): CrlChecker => {
   };
 
   const refetch = (url: string): Promise<x509.X509Crl> => {
-    const pending = download(url, options.timeoutMs, maxBytes);
+    const pending = download(options.egress, url, options.timeoutMs, maxBytes);
     cache.delete(url);
     cache.set(url, pending);
     // A failure is not cached: the next verification tries again.
@@ -90,7 +100,7 @@ export const createCrlChecker = (options: CrlCheckerOptions): CrlChecker => {
     try {
       crl = await crlAt(url, now);
     } catch (err) {
-      if (!(err instanceof FetchFailure)) throw err;
+      if (!(err instanceof CrlUnavailable)) throw err;
       return { status: 'unknown', reason: `revocation status of ${name} unknown: CRL ${url} ${err.message}` };
     }
     // A CRL that is not the issuer's is not kept: the next verification fetches again.

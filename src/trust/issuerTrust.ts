@@ -16,6 +16,7 @@
 import type { Either } from 'fp-ts/lib/Either.js';
 import { isLeft, left, right } from 'fp-ts/lib/Either.js';
 import type { x509 } from '../crypto/x509.js';
+import { createEgress } from '../egress/egress.js';
 import { createCrlChecker, type CrlChecker, type RevocationStatus } from './crl.js';
 import type { CredentialCategory, TrustFailureReason } from './serviceMapping.js';
 import { trustAnchorCertificates } from './trustAnchors.js';
@@ -134,6 +135,7 @@ export interface StaticTrustSettings {
   readonly x509TrustAnchors: readonly string[];
   readonly x509CrlTimeoutSeconds: number;
   readonly x509TrustPolicy: TrustPolicy;
+  readonly egressAllowPrivateNetworks: boolean;
 }
 
 /** The verifier the configuration's settings describe. */
@@ -141,6 +143,6 @@ export const trustVerifierFromConfig = (config: StaticTrustSettings): TrustVerif
   createTrustVerifier({
     verifyTrustAnchor: config.x509VerifyTrustAnchor && config.x509TrustPolicy !== 'disabled',
     anchors: trustAnchorCertificates(config.x509TrustAnchors),
-    crl: createCrlChecker({ timeoutMs: config.x509CrlTimeoutSeconds * 1000 }),
+    crl: createCrlChecker({ egress: createEgress({ allowPrivateNetworks: config.egressAllowPrivateNetworks }), timeoutMs: config.x509CrlTimeoutSeconds * 1000 }),
     policy: config.x509TrustPolicy,
   });

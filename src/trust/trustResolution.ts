@@ -11,6 +11,7 @@ import type { Feature } from '../featureContract.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
 import { blobDirectory, directoryBlobStore } from '../blobStore.js';
+import { createEgress } from '../egress/egress.js';
 import { createCrlChecker } from './crl.js';
 import { trustVerifierFromConfig, type TrustVerifier } from './issuerTrust.js';
 import { createLotlTrustVerifier, type CategoryPolicies } from './lotlTrust.js';
@@ -137,7 +138,7 @@ export const trustResolutionFromConfig = (config: Config, held: HeldLists | unde
   const verifier = createLotlTrustVerifier({
     lists,
     staticAnchors: config.x509VerifyTrustAnchor ? trustAnchorCertificates(config.x509TrustAnchors) : undefined,
-    crl: createCrlChecker({ timeoutMs: config.x509CrlTimeoutSeconds * 1000 }),
+    crl: createCrlChecker({ egress: createEgress({ allowPrivateNetworks: config.egressAllowPrivateNetworks }), timeoutMs: config.x509CrlTimeoutSeconds * 1000 }),
     policies: categoryPolicies(config),
     pidVcts: new Set(config.x509PidVctValues.split(',').map((v) => v.trim())),
     pidDoctypes: new Set(config.x509PidDoctypeValues.split(',').map((v) => v.trim())),

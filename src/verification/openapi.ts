@@ -346,7 +346,7 @@ export const verificationArea = (config: Pick<Config, 'presentationExpiresInMin'
             content: json(object({}, { redirect_uri: string('Same-device flow with a `redirect_uri`: where to send the browser, with `response_code`.', { format: 'uri' }) })),
           }),
           ...walletRouteErrors({
-            '400': 'A form that is neither a response nor an error, a session that has ended or expired or was created for the Digital Credentials API (nothing recorded), a response that cannot be processed or fails verification (the reason in `error_description`).',
+            '400': 'A form that is neither a response nor an error, a session that has ended or expired or was created for the Digital Credentials API (nothing recorded), a response that cannot be processed (the reason in `error_description`) or fails verification (`error_description` is always `The presentation failed verification.`: the reason goes to the integrator\'s callback).',
             '404': 'No presentation request has this state.',
             ...formErrors,
           }),

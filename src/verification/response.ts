@@ -86,6 +86,13 @@ const redirectTo = (redirectUri: string | null, responseCode: string | null): Wa
   return { status: 200, body: { redirect_uri: url.toString() } };
 };
 
+/**
+ * What the wallet is told of any failed verification, whatever failed. The reason goes to the
+ * integrator's callback (`errorDetails`) only: it can say what a URL the wallet's credential
+ * named (a status list, a CRL) answered, and the wallet must learn nothing of where that led.
+ */
+export const VERIFICATION_FAILED_DESCRIPTION = 'The presentation failed verification.';
+
 /** What the wallet is told once the event is recorded. */
 const replyFor = (event: PresentationTerminalEvent, request: SealedRequest): WalletReply => {
   switch (event.type) {
@@ -96,7 +103,7 @@ const replyFor = (event: PresentationTerminalEvent, request: SealedRequest): Wal
     case 'PresentationVerificationFailed':
       return event.data.responseCode !== null
         ? redirectTo(request.redirectUri, event.data.responseCode)
-        : oauthError(400, `The presentation failed verification: ${event.data.errorDetails}`);
+        : oauthError(400, VERIFICATION_FAILED_DESCRIPTION);
     case 'PresentationProcessingFailed':
       return oauthError(400, `The response could not be processed: ${event.data.errorDetails}`);
     case 'PresentationExpired':

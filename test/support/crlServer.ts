@@ -11,6 +11,8 @@ export interface CrlServer {
   serve(path: string, response: CrlResponse): void;
   /** Requests received per path. */
   hits(path: string): number;
+  /** TCP connections accepted so far, whether or not a request followed. */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -25,9 +27,12 @@ export const startCrlServer = async (): Promise<CrlServer> => {
     res.writeHead(response.status, { 'content-type': 'application/pkix-crl', 'content-length': response.body.byteLength });
     res.end(response.body);
   });
+  let connections = 0;
+  server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
+    connections: () => connections,
     url: (path) => `http://127.0.0.1:${port}${path}`,
     serve: (path, response) => void responses.set(path, response),
     hits: (path) => counts.get(path) ?? 0,

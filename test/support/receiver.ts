@@ -19,6 +19,8 @@ export interface Receiver {
   readonly received: Received[];
   /** Decides each answer; `count` is how many requests with this webhook-id came before (0 first). */
   respond: (request: Received, count: number) => Answer;
+  /** TCP connections accepted so far, whether or not a request followed. */
+  connections(): number;
   /** Polls (bounded) until `check` holds on what was received; returns whether it did. */
   until(check: (received: readonly Received[]) => boolean, attempts?: number): Promise<boolean>;
   close(): Promise<void>;
@@ -26,10 +28,12 @@ export interface Receiver {
 
 export const startReceiver = async (): Promise<Receiver> => {
   const hanging = new Set<ServerResponse>();
+  let connections = 0;
   const receiver: Omit<Receiver, 'url'> & { url: string } = {
     url: '',
     received: [],
     respond: () => ({ status: 200 }),
+    connections: () => connections,
     async until(check, attempts = 400) {
       for (let i = 0; i < attempts; i++) {
         if (check(receiver.received)) return true;
@@ -61,6 +65,7 @@ export const startReceiver = async (): Promise<Receiver> => {
       res.end(answer.body ?? '');
     });
   });
+  server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/callbacks`;
   return receiver;

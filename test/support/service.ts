@@ -35,6 +35,9 @@ export const testConfig = (dataDir: string, env: Record<string, string> = {}): C
     PUBLIC_PORT: '0',
     PUBLIC_HOST: '127.0.0.1',
     BOOTSTRAP_API_KEY: BOOTSTRAP_KEY,
+    // Everything a test service fetches (its own status lists, a test's CRL and DID servers) is
+    // on loopback; the tests of the egress guard set it to false.
+    EGRESS_ALLOW_PRIVATE_NETWORKS: 'true',
     ...testKekEnv,
     ...env,
   });

@@ -1,7 +1,8 @@
 // Test-side Status Lists (draft-ietf-oauth-status-list), written from the draft and sharing no code
 // with src/statusList or either side's token code, so a packing or signing bug there cannot hide
 // behind the same bug here: pack and read statuses, sign a Status List Token as another issuer
-// would, and serve tokens from a loopback HTTP server the test controls (answers, redirects, silence; hits counted per path).
+// would, and serve tokens from a loopback HTTP server the test controls (answers, redirects, silence; hits counted per path,
+// connections in all).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { deflateSync, inflateSync } from 'node:zlib';
@@ -82,6 +83,8 @@ export interface StatusListServer {
   hits(path: string): number;
   /** The Accept header of the last request to `path`. */
   accept(path: string): string | undefined;
+  /** TCP connections accepted so far, whether or not a request followed. */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -103,10 +106,13 @@ export const startStatusListServer = async (): Promise<StatusListServer> => {
     res.writeHead(answer.status, { 'content-type': answer.contentType ?? 'application/statuslist+jwt' });
     res.end(answer.body);
   });
+  let connections = 0;
+  server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: (path) => `http://127.0.0.1:${port}${path}`,
+    connections: () => connections,
     serve: (path, answer) => void answers.set(path, answer),
     hits: (path) => counts.get(path) ?? 0,
     accept: (path) => accepts.get(path),

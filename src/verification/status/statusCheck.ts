@@ -11,6 +11,7 @@
 // it carries) to a CA certificate of the credential's chain, or resolve to the same trust anchor:
 // otherwise anyone could publish a list saying a stolen credential is fine.
 import { left, right, isLeft, type Either } from 'fp-ts/lib/Either.js';
+import { createEgress } from '../../egress/egress.js';
 import type { TrustedChain, TrustVerifier, VerificationFailure } from '../../trust/issuerTrust.js';
 import { sameCertificate } from '../../trust/x509Chain.js';
 import { isRecord } from '../../../streams/kernel.js';
@@ -87,6 +88,7 @@ export interface StatusListSettings {
   readonly statusListMaxBytes: number;
   readonly statusListCacheMaxSeconds: number;
   readonly statusListCacheMaxBytes: number;
+  readonly egressAllowPrivateNetworks: boolean;
 }
 
 /** The checker the configuration's settings describe; `trust` judges the lists' signers too. */
@@ -99,7 +101,11 @@ export const credentialStatusCheckerFromConfig = (
     policy: config.statusListFailurePolicy,
     client: createStatusListClient({
       ...(onFetch ? { onFetch } : {}),
-      fetch: { timeoutMs: config.statusListFetchTimeoutSeconds * 1000, maxBytes: config.statusListMaxBytes },
+      fetch: {
+        egress: createEgress({ allowPrivateNetworks: config.egressAllowPrivateNetworks }),
+        timeoutMs: config.statusListFetchTimeoutSeconds * 1000,
+        maxBytes: config.statusListMaxBytes,
+      },
       trust,
       cacheMaxSeconds: config.statusListCacheMaxSeconds,
       cacheMaxBytes: config.statusListCacheMaxBytes,
