@@ -73,8 +73,6 @@ export const startOwnConnector = async (directory: string, reason: string, env: 
         CALLBACK_URL: receiver.url,
         CALLBACK_SECRET: secret,
         LOG_LEVEL: 'warn',
-        // The status lists of the credentials it issues are on its own loopback listener.
-        EGRESS_ALLOW_PRIVATE_NETWORKS: 'true',
         ...env,
       });
       if (isLeft(config)) throw new Error(config.left.join('; '));

@@ -243,6 +243,24 @@ test('every redirect hop is checked like the first: one to a private address is 
   }
 });
 
+test("the connector's own origin (PUBLIC_URL) is reached whatever its address, only that origin, and a redirect from it is checked as usual", async (t) => {
+  const own = await listen('127.0.0.1', (req, res) => (req.url === '/away' ? void res.writeHead(302, { location: inside.url('/') }).end() : void res.end('ok')));
+  const inside = await listen('127.0.0.2');
+  try {
+    const egress = createEgress({ allowPrivateNetworks: false, ownOrigins: [new URL(own.url('/')).origin] });
+    const answer = await get(egress, own.url('/list'));
+    t.is(answer._tag === 'Right' && answer.right.status, 200);
+    // The same address under another port, or another name, is not the connector's own origin.
+    t.like(await get(egress, inside.url('/')), { _tag: 'Left', left: { kind: 'refused' } });
+    t.like(await get(egress, own.url('/list', 'localhost')), { _tag: 'Left', left: { kind: 'refused' } });
+    t.like(await get(egress, own.url('/away'), { maxRedirects: 3 }), { _tag: 'Left', left: { kind: 'refused', detail: 'was redirected to a URL that names a private or reserved address' } });
+    t.is(inside.connections(), 0);
+  } finally {
+    await own.close();
+    await inside.close();
+  }
+});
+
 test('redirects are followed at most maxRedirects times; by default the redirect is the answer', async (t) => {
   const listener = await listen('127.0.0.1', (req, res) => {
     const n = Number(req.url!.slice(1));

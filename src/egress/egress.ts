@@ -13,7 +13,10 @@
 // - one time limit covers every hop, body included, and at most `maxBytes` of a body are read.
 //
 // EGRESS_ALLOW_PRIVATE_NETWORKS=true (the policy's `allowPrivateNetworks`) lifts the address
-// rule for closed networks and tests; everything else holds.
+// rule for closed networks and tests; everything else holds. The connector's own public origin
+// (PUBLIC_URL: the operator chose it, and it is the listener every wallet reaches anyway) is
+// exempt from the address rule too (`ownOrigins`), so a connector on a loopback PUBLIC_URL can
+// check the status of the credentials it issued; a redirect from there is checked as usual.
 //
 // Operator-configured URLs (trusted list sources, callback URLs) do not come here: the operator
 // chose them.
@@ -29,7 +32,13 @@ export { isPublicAddress } from './publicAddress.js';
 export interface EgressPolicy {
   /** EGRESS_ALLOW_PRIVATE_NETWORKS: any address may be reached (closed networks, tests). */
   readonly allowPrivateNetworks: boolean;
+  /** Origins (`scheme://host:port`) the operator configured as the connector's own: any address allowed. */
+  readonly ownOrigins?: readonly string[];
 }
+
+/** Whether the address rule applies to this URL under this policy. */
+const addressRuleApplies = (url: URL, policy: EgressPolicy): boolean =>
+  !policy.allowPrivateNetworks && !(policy.ownOrigins ?? []).includes(url.origin);
 
 export interface ResolvedAddress {
   readonly address: string;
@@ -108,7 +117,7 @@ const checkUrlWith = (url: string | URL, policy: EgressPolicy, isPublic: (addres
   if ((parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || parsed.username !== '' || parsed.password !== '') {
     return left(failure('refused', 'is not an http(s) URL without credentials'));
   }
-  if (!policy.allowPrivateNetworks && isIP(hostOf(parsed)) !== 0 && !isPublic(hostOf(parsed))) {
+  if (addressRuleApplies(parsed, policy) && isIP(hostOf(parsed)) !== 0 && !isPublic(hostOf(parsed))) {
     return left(failure('refused', 'names a private or reserved address'));
   }
   return right(parsed);
@@ -209,7 +218,7 @@ export const createEgress = (policy: EgressPolicy, hooks: EgressHooks = {}): Egr
       return left(failure('network', `could not be resolved (${codeOf(err)})`));
     }
     if (addresses.length === 0) return left(failure('network', 'could not be resolved (no address)'));
-    if (!policy.allowPrivateNetworks && !addresses.every((a) => isPublic(a.address))) {
+    if (addressRuleApplies(url, policy) && !addresses.every((a) => isPublic(a.address))) {
       return left(failure('refused', 'resolves to a private or reserved address'));
     }
     return right(addresses);

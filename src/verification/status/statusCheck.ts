@@ -89,6 +89,8 @@ export interface StatusListSettings {
   readonly statusListCacheMaxSeconds: number;
   readonly statusListCacheMaxBytes: number;
   readonly egressAllowPrivateNetworks: boolean;
+  /** PUBLIC_URL: the status lists this connector issues are fetched from its own origin, whatever its address. */
+  readonly publicUrl: string;
 }
 
 /** The checker the configuration's settings describe; `trust` judges the lists' signers too. */
@@ -102,7 +104,7 @@ export const credentialStatusCheckerFromConfig = (
     client: createStatusListClient({
       ...(onFetch ? { onFetch } : {}),
       fetch: {
-        egress: createEgress({ allowPrivateNetworks: config.egressAllowPrivateNetworks }),
+        egress: createEgress({ allowPrivateNetworks: config.egressAllowPrivateNetworks, ownOrigins: [new URL(config.publicUrl).origin] }),
         timeoutMs: config.statusListFetchTimeoutSeconds * 1000,
         maxBytes: config.statusListMaxBytes,
       },
