@@ -67,7 +67,7 @@ const schemas: Readonly<Record<string, Schema>> = {
     {
       id: Identifier,
       values: nonEmpty({ type: ['string', 'integer', 'boolean'] }, 'Satisfied only when the element\'s value is one of these.'),
-      intent_to_retain: { type: 'boolean', description: 'Told to the wallet: whether the relying party keeps the element.' },
+      intent_to_retain: { type: 'boolean', description: 'Optional (OpenID4VP 1.0 B.2.4), on every channel: told to the wallet, whether the relying party keeps the element. Absent means false where ISO/IEC 18013-5 needs a value (the Annex C ItemsRequest).' },
     },
   ),
   MsoMdocQuery: object(
