@@ -12,6 +12,7 @@ import { LOG_LEVELS } from '../log.js';
 import type { LogLevel } from '../log.js';
 import { TrustAnchorsFromString, TrustListSourcesFromString } from './trust.js';
 import { CallbackUrl, DEFAULT_RETRY_SCHEDULE, RetryScheduleFromString, WebhookSecret } from './callbacks.js';
+import { withoutUserInfo } from './redact.js';
 
 interface Variable<A> {
   readonly env: string;
@@ -281,8 +282,9 @@ export const configVariableNames: { readonly [K in keyof Config]: string } = Obj
   Object.entries(variables).map(([key, v]) => [key, v.env]),
 ) as { [K in keyof Config]: string };
 
+// A URL's user-info is never echoed either: it is a password given where none belongs.
 const describeValue = (raw: string, variable: Variable<unknown>): string =>
-  variable.secret || variable.long ? `a ${raw.length}-character value` : JSON.stringify(raw);
+  variable.secret || variable.long ? `a ${raw.length}-character value` : withoutUserInfo(JSON.stringify(raw));
 
 /** With KEY_STORE=pkcs11: what the token needs set, and the key files and KEK it replaces unset. */
 const keyStoreConfigurationProblems = (config: Config): string[] => {
