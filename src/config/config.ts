@@ -301,14 +301,12 @@ const keyStoreConfigurationProblems = (config: Config): string[] => {
   return [...required, ...oneOf('pkcs11TokenLabel', 'pkcs11Slot'), ...oneOf('pkcs11Pin', 'pkcs11PinFile'), ...replaced];
 };
 
-/**
- * Read and validate the configuration. On failure, one message per bad variable, each starting
- * with the variable's name, e.g. `MANAGEMENT_PORT: expected an integer 0-65535, got "abc"`.
- */
-export function loadConfig(env: NodeJS.ProcessEnv): Either<string[], Config> {
+/** The variables behind `keys`, read from `env`: their values, or one message per bad variable. */
+function readVariables<K extends keyof Config>(env: NodeJS.ProcessEnv, keys: readonly K[]): Either<string[], Pick<Config, K>> {
   const errors: string[] = [];
   const values: Record<string, unknown> = {};
-  for (const [key, variable] of Object.entries(variables) as [string, Variable<unknown>][]) {
+  for (const key of keys) {
+    const variable: Variable<unknown> = variables[key];
     const given = env[variable.env];
     const raw = given === undefined || given === '' ? undefined : given;
     const result = variable.read(raw);
@@ -320,8 +318,28 @@ export function loadConfig(env: NodeJS.ProcessEnv): Either<string[], Config> {
       values[key] = result.right;
     }
   }
-  if (errors.length > 0) return left(errors);
-  const config = values as Config;
+  return errors.length > 0 ? left(errors) : right(values as Pick<Config, K>);
+}
+
+/** The PKCS11_* settings: all that `ops keys` needs to reach the token. */
+export const TOKEN_SETTINGS = ['pkcs11Module', 'pkcs11TokenLabel', 'pkcs11Slot', 'pkcs11Pin', 'pkcs11PinFile', 'pkcs11Sessions'] as const;
+export type TokenSettings = Pick<Config, (typeof TOKEN_SETTINGS)[number]>;
+
+/**
+ * The PKCS#11 token's settings alone, the rest of the environment ignored: `ops keys` makes the
+ * keys (and the certificates for them) that the rest of the configuration names, so it runs with
+ * the service's environment before those exist.
+ */
+export const loadTokenSettings = (env: NodeJS.ProcessEnv): Either<string[], TokenSettings> => readVariables(env, TOKEN_SETTINGS);
+
+/**
+ * Read and validate the configuration. On failure, one message per bad variable, each starting
+ * with the variable's name, e.g. `MANAGEMENT_PORT: expected an integer 0-65535, got "abc"`.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv): Either<string[], Config> {
+  const read = readVariables(env, Object.keys(variables) as (keyof Config)[]);
+  if (isLeft(read)) return read;
+  const config = read.right as Config;
   const keyStoreProblems = keyStoreConfigurationProblems(config);
   if (keyStoreProblems.length > 0) return left(keyStoreProblems);
   // Both listeners bind in the same process; a shared fixed port can only fail at listen time.
