@@ -15,7 +15,8 @@ export const callbackUrlArgument = (value: string): string => {
 };
 
 // Checked in the action, not by an argument parser: commander would quote the refused value.
-const SECRET_REFUSED = "error: option '--secret <whsec_...>' is invalid (its value is not shown): expected whsec_ followed by 24 to 64 bytes in base64";
+// (Not `<whsec_...>`: commander reads a placeholder ending in ... as a variadic option.)
+const SECRET_REFUSED = "error: option '--secret <secret>' is invalid (its value is not shown): expected whsec_ followed by 24 to 64 bytes in base64";
 
 export const registerCallbacks = (program: Command): void => {
   const callbacks = program.command('callbacks').description("tenants' callback URLs and signing secrets");
@@ -25,7 +26,7 @@ export const registerCallbacks = (program: Command): void => {
     .description('where the tenant\'s callbacks go; without --secret the current secret stays (or one is generated and printed once)')
     .requiredOption('--tenant <tenant-id>', 'the tenant')
     .requiredOption('--url <url>', 'absolute http(s) URL of the receiver', callbackUrlArgument)
-    .option('--secret <whsec_...>', 'the Standard Webhooks signing secret to use')
+    .option('--secret <secret>', 'the Standard Webhooks signing secret to use, whsec_ and 24 to 64 bytes in base64')
     .option(...JSON_OPTION)
     .action(
       action(async (options: JsonOption & { tenant: string; url: string; secret?: string }) => {
