@@ -5,7 +5,7 @@
 /** `scheme://` and the authority up to its last `@` (the user-info) before any `?` or `#`. */
 const USER_INFO = /([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^?#\s]*@/g;
 
-export const REDACTED_USER_INFO = '[user-info removed]';
+const REDACTED_USER_INFO = '[user-info removed]';
 
 /** `text` with the user-info of every URL in it replaced. */
 export const withoutUserInfo = (text: string): string => text.replace(USER_INFO, `$1${REDACTED_USER_INFO}@`);
