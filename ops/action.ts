@@ -1,6 +1,6 @@
 // How a command's action runs: the exit code it ends with and the store it works on, opened from
 // the service's own environment variables so that the tool can run beside a live instance.
-import { isLeft } from 'fp-ts/lib/Either.js';
+import { isLeft, type Either } from 'fp-ts/lib/Either.js';
 import { loadConfig, type Config } from '../src/config/config.js';
 import { openEventStore } from '../src/eventstore/open.js';
 import type { EventStore } from '../src/eventstore/port.js';
@@ -34,15 +34,18 @@ export const action =
     process.exitCode = await body(...args);
   };
 
-/** Runs `body` with the service's configuration; FAILED, saying why, when it is invalid. */
-export const withConfig = async (body: (config: Config) => Promise<ExitCode>): Promise<ExitCode> => {
-  const config = loadConfig(process.env);
-  if (isLeft(config)) {
-    for (const message of config.left) process.stderr.write(`configuration error: ${message}\n`);
+/** Runs `body` with the settings `load` reads from the environment; FAILED, saying why, when they are invalid. */
+export const withSettings = async <S>(load: (env: NodeJS.ProcessEnv) => Either<string[], S>, body: (settings: S) => Promise<ExitCode>): Promise<ExitCode> => {
+  const settings = load(process.env);
+  if (isLeft(settings)) {
+    for (const message of settings.left) process.stderr.write(`configuration error: ${message}\n`);
     return FAILED;
   }
-  return body(config.right);
+  return body(settings.right);
 };
+
+/** Runs `body` with the service's configuration; FAILED, saying why, when it is invalid. */
+export const withConfig = (body: (config: Config) => Promise<ExitCode>): Promise<ExitCode> => withSettings(loadConfig, body);
 
 /** Runs `body` on the configured store, closed afterwards whatever happens. */
 export const withStore = (body: (store: EventStore, config: Config) => Promise<ExitCode>): Promise<ExitCode> =>

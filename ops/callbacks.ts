@@ -5,7 +5,7 @@ import { isLeft } from 'fp-ts/lib/Either.js';
 import { configureTenantCallback } from '../src/callbacks/tenantCallback.js';
 import { isCallbackUrl, isWebhookSecret } from '../src/config/callbacks.js';
 import { openKeyStore } from '../src/app/keyStore.js';
-import { action, DONE, log, metadata, refusedBy, withStore } from './action.js';
+import { action, DONE, log, metadata, refuse, refusedBy, withStore } from './action.js';
 import { JSON_OPTION, printNote, printRecord, type JsonOption } from './output.js';
 
 /** An absolute http(s) URL without credentials or fragment (also a tenant's authentication page). */
@@ -14,10 +14,9 @@ export const callbackUrlArgument = (value: string): string => {
   return value;
 };
 
-const webhookSecretArgument = (value: string): string => {
-  if (!isWebhookSecret(value)) throw new InvalidArgumentError('expected whsec_ followed by 24 to 64 bytes in base64');
-  return value;
-};
+// Checked in the action, not by an argument parser: commander would quote the refused value.
+// (Not `<whsec_...>`: commander reads a placeholder ending in ... as a variadic option.)
+const SECRET_REFUSED = "error: option '--secret <secret>' is invalid (its value is not shown): expected whsec_ followed by 24 to 64 bytes in base64";
 
 export const registerCallbacks = (program: Command): void => {
   const callbacks = program.command('callbacks').description("tenants' callback URLs and signing secrets");
@@ -27,11 +26,12 @@ export const registerCallbacks = (program: Command): void => {
     .description('where the tenant\'s callbacks go; without --secret the current secret stays (or one is generated and printed once)')
     .requiredOption('--tenant <tenant-id>', 'the tenant')
     .requiredOption('--url <url>', 'absolute http(s) URL of the receiver', callbackUrlArgument)
-    .option('--secret <whsec_...>', 'the Standard Webhooks signing secret to use', webhookSecretArgument)
+    .option('--secret <secret>', 'the Standard Webhooks signing secret to use, whsec_ and 24 to 64 bytes in base64')
     .option(...JSON_OPTION)
     .action(
-      action((options: JsonOption & { tenant: string; url: string; secret?: string }) =>
-        withStore(async (store, config) => {
+      action(async (options: JsonOption & { tenant: string; url: string; secret?: string }) => {
+        if (options.secret !== undefined && !isWebhookSecret(options.secret)) return refuse(SECRET_REFUSED);
+        return withStore(async (store, config) => {
           const keys = await openKeyStore(config, log);
           keys.close();
           const configured = await configureTenantCallback(store, keys.derivationRoot, { tenantId: options.tenant, url: options.url, secret: options.secret }, metadata);
@@ -46,7 +46,7 @@ export const registerCallbacks = (program: Command): void => {
           ]);
           if (generatedSecret) printNote(options, 'The secret is shown this once: the store holds it sealed.');
           return DONE;
-        }),
-      ),
+        });
+      }),
     );
 };

@@ -9,13 +9,14 @@ import { writeFile } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { JWK } from 'jose';
 import { tokenOptions } from '../src/app/keyStore.js';
+import { loadTokenSettings } from '../src/config/config.js';
 import { certificatesToPem, ECDSA_SHA256, x509HashClientId } from '../src/crypto/certificates.js';
 import { DEFAULT_CERTIFICATE_COUNTRY, generateChainForPublicKey } from '../src/crypto/signingIdentity.js';
 import { ecPublicJwk, generateKey, KEY_ROLES, labelTaken, listKeys, tokenSigner, type KeyDescription, type KeyRole } from '../src/crypto/pkcs11/keys.js';
 import { openToken, TokenProblem, type Token, type TokenOptions } from '../src/crypto/pkcs11/token.js';
 import type { EcSigner } from '../src/crypto/signer.js';
 import { x509 } from '../src/crypto/x509.js';
-import { action, DONE, FAILED, REFUSED, withConfig, type ExitCode } from './action.js';
+import { action, DONE, FAILED, REFUSED, withSettings, type ExitCode } from './action.js';
 import { JSON_OPTION, printListing, printRecord, type JsonOption } from './output.js';
 
 const EC_P256 = { name: 'ECDSA', namedCurve: 'P-256' } as const;
@@ -118,9 +119,12 @@ const roleArgument = (value: string): KeyRole => {
   return value as KeyRole;
 };
 
-/** Runs `body` with the configured token; a token problem is one line on stderr. */
+/**
+ * Runs `body` with the configured token; a token problem is one line on stderr. Only the PKCS11_*
+ * variables are read: the service's environment may name certificates these keys are made for.
+ */
 const withTokenOptions = (body: (options: TokenOptions) => Promise<ExitCode>): Promise<ExitCode> =>
-  withConfig(async (config) => {
+  withSettings(loadTokenSettings, async (config) => {
     try {
       return await body(await tokenOptions(config));
     } catch (err) {

@@ -2,6 +2,7 @@
 // and one line in GROUPS; its commands are created with `.command()` so that they inherit the
 // root's settings (errors through exitOverride, the hint after a usage error).
 import { Command } from 'commander';
+import { withoutUserInfo } from '../src/config/redact.js';
 import { registerApiKeys } from './apiKeys.js';
 import { registerCallbacks } from './callbacks.js';
 import { registerCertificates } from './certificates.js';
@@ -37,6 +38,8 @@ Exit codes: 0 done; 1 failed; 2 bad input or refused (nothing changed).`,
     )
     // Commander would exit the process itself; ops/cli.ts turns its errors into exit code 2.
     .exitOverride()
+    // Commander quotes a refused value: a URL's password stays out of it.
+    .configureOutput({ outputError: (text, write) => write(withoutUserInfo(text)) })
     .showHelpAfterError('(add --help for usage)');
   for (const register of GROUPS) register(program);
   return program;

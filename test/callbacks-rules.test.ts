@@ -4,6 +4,7 @@ import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { isLeft, isRight } from 'fp-ts/lib/Either.js';
 import { loadConfig } from '../src/config/config.js';
+import { withoutUserInfo } from '../src/config/redact.js';
 import { generateWebhookSecret, isCallbackUrl, isWebhookSecret, parseDuration, RetryScheduleFromString } from '../src/config/callbacks.js';
 import { nextAttemptAt } from '../src/callbacks/schedule.js';
 import { parseRetryAfter } from '../src/http/outboundAttempt.js';
@@ -60,6 +61,31 @@ test('configuration refuses callback URLs that are not http(s), malformed secret
   t.true(config.left.some((m) => m.startsWith('CALLBACK_TIMEOUT_SECONDS:')));
   const defaults = loadConfig({});
   t.true(isRight(defaults) && defaults.right.callbackRetrySchedule.length === 10 && defaults.right.callbackTimeoutSeconds === 15);
+});
+
+test('configuration errors never echo a URL\'s user-info: CALLBACK_URL, AUTHENTICATION_URL, PUBLIC_URL, DEFAULT_REDIRECT_URI', (t) => {
+  const password = 'pa55-w0rd';
+  const config = loadConfig({
+    CALLBACK_URL: `https://alice:${password}@hooks.example/cb`,
+    AUTHENTICATION_URL: `https://bob:${password}@login.example/`,
+    PUBLIC_URL: `https://carol:${password}@connector.example#x`,
+    DEFAULT_REDIRECT_URI: `https://dave:${password}@shop.example/done`,
+  });
+  if (!isLeft(config)) return t.fail('accepted');
+  t.deepEqual(config.left, [
+    'PUBLIC_URL: expected an absolute http(s) URL without credentials, query or fragment, got "https://[user-info removed]@connector.example#x"',
+    'DEFAULT_REDIRECT_URI: expected an absolute https URL (http only on localhost) without credentials or fragment, got "https://[user-info removed]@shop.example/done"',
+    'AUTHENTICATION_URL: expected an absolute http(s) URL without credentials or fragment, got "https://[user-info removed]@login.example/"',
+    'CALLBACK_URL: expected an absolute http(s) URL without credentials or fragment, got "https://[user-info removed]@hooks.example/cb"',
+  ]);
+  for (const message of config.left) t.false(/pa55|alice|bob|carol|dave/.test(message), message);
+});
+
+test('withoutUserInfo: every URL of a text, the user-info up to the last @ of the authority, nothing else', (t) => {
+  t.is(withoutUserInfo("argument 'https://u:p@h.example/a' is invalid; see http://x:y@z/"), "argument 'https://[user-info removed]@h.example/a' is invalid; see http://[user-info removed]@z/");
+  t.is(withoutUserInfo('"https://a@b:c@host/"'), '"https://[user-info removed]@host/"');
+  t.is(withoutUserInfo('https://host/path?mail=a@b.example'), 'https://host/path?mail=a@b.example');
+  t.is(withoutUserInfo('expected an absolute URL, got "not a url"'), 'expected an absolute URL, got "not a url"');
 });
 
 test('a claim left by a crashed instance is respected until it lapses, then another instance delivers', async (t) => {

@@ -35,6 +35,15 @@ test('an unknown credential configuration is a 422 problem of type unknown_crede
   t.deepEqual(body.errors.map((e) => e.location), ['body.credential_configuration_id']);
 });
 
+test('credential configuration ids named like Object.prototype members are unknown: 422 on POST /offers, 404 for their type metadata', async (t) => {
+  for (const id of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf']) {
+    const response = await post({ credential_configuration_id: id, claims: {} });
+    t.is(response.status, 422, id);
+    t.is(((await response.json()) as ProblemBody).type, '/problems/unknown_credential_configuration', id);
+    t.is((await service.wallet(`/oidc4vci/types/${id}`)).status, 404, id);
+  }
+});
+
 test.serial('unknown, missing mandatory, wrongly shaped and connector-set claims are each one errors entry', async (t) => {
   const before = await offerCount();
   const { given_name: _omitted, ...withoutGivenName } = PID_CLAIMS;

@@ -202,6 +202,27 @@ test('a wrong command, option or value says what is wrong and exits 2 without wr
   });
 });
 
+test("a refused --url never echoes the URL's user-info, nor a refused --secret its value (exit 2, nothing written)", async (t) => {
+  await withDataDir(async (dir) => {
+    const acme = await createTenant(dir, '--name', 'acme');
+    const password = 'pa55-w0rd';
+    const badSecret = "whsec_not'quite-a-secret";
+    const cases: [string[], RegExp][] = [
+      [['callbacks', 'set', '--tenant', acme.tenant_id, '--url', `https://alice:${password}@hooks.example/cb`], /argument 'https:\/\/\[user-info removed\]@hooks\.example\/cb' is invalid/],
+      [['tenants', 'set-authentication', '--tenant', acme.tenant_id, '--url', `https://bob:${password}@login.example/`], /argument 'https:\/\/\[user-info removed\]@login\.example\/' is invalid/],
+      [['callbacks', 'set', '--tenant', acme.tenant_id, '--url', 'https://hooks.example/cb', '--secret', badSecret], /option '--secret <secret>' is invalid \(its value is not shown\)/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await ops(dir, ...args);
+      t.is(result.code, 2, args.join(' '));
+      t.regex(result.stderr, message, args.join(' '));
+      for (const secret of [password, 'alice', 'bob', badSecret, 'quite-a-secret']) t.false(result.stderr.includes(secret) || result.stdout.includes(secret), `${args.join(' ')}: ${secret}`);
+    }
+    const replay = (await ops(dir, 'streams', 'read', `tenant-${acme.tenant_id}`, '--json')).stdout;
+    t.false(/TenantCallbackConfigured|TenantAuthenticationConfigured/.test(replay));
+  });
+});
+
 test('callbacks set generates a secret, prints it once and records it sealed; deliveries and the quarantine list as tables', async (t) => {
   await withDataDir(async (dir) => {
     const acme = await createTenant(dir, '--name', 'acme');

@@ -19,6 +19,7 @@ import { parseCoseSign1, publicKeyOf, signCoseSign1, verifyCoseSign1 } from '../
 import { silentLogger } from '../src/log.js';
 import { generateTokenKey, KeyRefused, listTokenKeys } from '../ops/keys.js';
 import { rightOf } from './support/either.js';
+import { opsScript, runScript } from './support/processes.js';
 import { testConfig } from './support/service.js';
 import { createTestToken, generateConnectorKeys, pkcs11Env, softHsmMissing, TEST_PIN } from './support/softhsm.js';
 
@@ -142,6 +143,29 @@ if (softHsmMissing) {
     } finally {
       keys.close();
     }
+  });
+
+  test.serial("ops keys generate and list run with the service's environment before its certificates exist: only PKCS11_* is read", async (t) => {
+    const out = await mkdtemp(join(tmpdir(), 'connector-pkcs11-ops-'));
+    // The service's environment, its chains not written yet: named (a compose file), or not yet set.
+    const service: Record<string, string> = { ...pkcs11Env(token, out, 'ops-'), SOFTHSM2_CONF: process.env['SOFTHSM2_CONF'] ?? '', DATA_DIR: join(out, 'data') };
+    const accessChain = service['ACCESS_CERTIFICATE_FILE'] ?? '';
+    const withoutCertificates = Object.fromEntries(Object.entries(service).filter(([name]) => !name.endsWith('_CERTIFICATE_FILE')));
+    const keys = (env: Record<string, string>, ...args: string[]) => runScript(opsScript, ['keys', ...args, '--json'], env, { timeoutMs: 60_000 });
+    const made = await keys(service, 'generate', '--role', 'access', '--label', 'ops-access', '--dev-chain', accessChain);
+    t.is(made.code, 0, made.stderr);
+    t.like(JSON.parse(made.stdout), { label: 'ops-access', role: 'access', dev_chain: accessChain });
+    const kek = await keys(withoutCertificates, 'generate', '--role', 'kek', '--label', 'ops-kek');
+    t.is(kek.code, 0, kek.stderr);
+    const listed = await keys({ ...withoutCertificates, CALLBACK_URL: 'not a url', PUBLIC_PORT: 'none' }, 'list');
+    t.is(listed.code, 0, listed.stderr);
+    const labels = listed.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { label: string }).label);
+    t.true(labels.includes('ops-access') && labels.includes('ops-kek'), labels.join(', '));
+    // The PKCS11_* variables are still checked, one line each, never the PIN.
+    const bad = await keys({ ...service, PKCS11_SLOT: 'one' }, 'list');
+    t.is(bad.code, 1);
+    t.is(bad.stderr, 'configuration error: PKCS11_SLOT: expected an integer 0-4294967295, got "one"\n');
+    for (const run of [made, kek, listed, bad]) t.false(run.stdout.includes(TEST_PIN) || run.stderr.includes(TEST_PIN));
   });
 
   test.serial('start checks: a wrong PIN, an unknown token, a missing module, each one line without the PIN', async (t) => {

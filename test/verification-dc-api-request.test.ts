@@ -4,7 +4,7 @@
 import test from 'ava';
 import { decodeProtectedHeader } from 'jose';
 import { startVerificationHarness, type VerificationHarness } from './support/wallet/connector.js';
-import { createDcApi, dcApiBody, mdlQuery, NS, ORIGIN, pidQuery, readRequest, single } from './support/dcApi.js';
+import { createDcApi, dcApiBody, mdlQuery, ORIGIN, pidQuery, readRequest, single } from './support/dcApi.js';
 
 let h: VerificationHarness;
 
@@ -54,7 +54,6 @@ for (const [name, body, location] of [
   ['dc_api_protocols without dc_api', { dcql_query: { credentials: [pidQuery] }, dc_api_protocols: ['openid4vp-v1-signed'] }, 'body.dc_api_protocols'],
   ['another flow_type', { dcql_query: { credentials: [pidQuery] }, flow_type: 'cross-device' }, 'body.flow_type'],
   ['a protocol this connector does not offer (the former name org.iso.mdoc)', dcApiBody([mdlQuery], { dc_api_protocols: ['openid4vp-v1-signed', 'org.iso.mdoc'] }), 'body.dc_api_protocols[1]'],
-  ['an mso_mdoc claim without intent_to_retain (HAIP)', dcApiBody([{ ...mdlQuery, claims: [{ path: [NS, 'family_name'], intent_to_retain: false }, { path: [NS, 'birth_date'] }] }]), 'body.dcql_query.credentials[0].claims[1].intent_to_retain'],
   ['a protocol named twice', dcApiBody([pidQuery], { dc_api_protocols: ['openid4vp-v1-signed', 'openid4vp-v1-signed'] }), 'body.dc_api_protocols[1]'],
   ['dc_api_signed beside dc_api_protocols', dcApiBody([pidQuery], { dc_api_protocols: ['openid4vp-v1-signed'], dc_api_signed: true }), 'body.dc_api_signed'],
 ] as const) {

@@ -64,7 +64,7 @@ test('DEFAULT_REDIRECT_URI is an absolute https URL, or http on localhost, check
     t.true(isLeft(config), bad);
     if (isLeft(config)) {
       t.deepEqual(config.left, [
-        `DEFAULT_REDIRECT_URI: expected an absolute https URL (http only on localhost) without credentials or fragment, got ${JSON.stringify(bad)}`,
+        `DEFAULT_REDIRECT_URI: expected an absolute https URL (http only on localhost) without credentials or fragment, got ${JSON.stringify(bad.replace('user:pw', '[user-info removed]'))}`,
       ]);
     }
   }

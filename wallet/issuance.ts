@@ -7,6 +7,7 @@ import { fetchJson, type Fetch, type WalletResponse } from './http.js';
 import { dpopProof, type WalletKey } from './keys.js';
 import { checkIssuedMdoc } from './mdoc.js';
 import { checkIssuedCredential } from './sdJwt.js';
+import { ownValue } from '../src/ownProperty.js';
 
 export interface TxCode {
   readonly input_mode: string;
@@ -101,7 +102,8 @@ export class IssuanceWallet {
   /** What the issuer's metadata says of a credential configuration (its format, doctype...). */
   async configuration(id: string): Promise<Record<string, unknown>> {
     const metadata = await this.json<{ credential_configurations_supported?: Record<string, Record<string, unknown>> }>(`${this.issuer}/.well-known/openid-credential-issuer`);
-    const configuration = metadata.body.credential_configurations_supported?.[id];
+    const supported = metadata.body.credential_configurations_supported;
+    const configuration = supported === undefined ? undefined : ownValue(supported, id);
     if (metadata.status !== 200 || configuration === undefined) throw new Error(`the issuer's metadata does not describe ${id}`);
     return configuration;
   }

@@ -2,14 +2,14 @@
 // service and for `ops`. With pkcs11 the PIN comes from PKCS11_PIN or PKCS11_PIN_FILE and is
 // handed to the token only.
 import { readFile } from 'node:fs/promises';
-import { configVariableNames as v, type Config } from '../config/config.js';
+import { configVariableNames as v, type Config, type TokenSettings } from '../config/config.js';
 import { fileKeyStore, type KeyStore } from '../crypto/keyStore.js';
 import { openPkcs11KeyStore, type Pkcs11Settings } from '../crypto/pkcs11/keyStore.js';
 import { TokenProblem, type TokenOptions } from '../crypto/pkcs11/token.js';
 import type { Logger } from '../log.js';
 
 /** The token of the configuration (the service's and `ops keys`'); reads PKCS11_PIN_FILE. */
-export const tokenOptions = async (config: Config): Promise<TokenOptions> => {
+export const tokenOptions = async (config: TokenSettings): Promise<TokenOptions> => {
   if (config.pkcs11Module === undefined) throw new TokenProblem(`${v.pkcs11Module}: required when KEY_STORE is pkcs11`);
   let pin = config.pkcs11Pin;
   if (pin === undefined && config.pkcs11PinFile !== undefined) {

@@ -12,6 +12,7 @@ import { LOG_LEVELS } from '../log.js';
 import type { LogLevel } from '../log.js';
 import { TrustAnchorsFromString, TrustListSourcesFromString } from './trust.js';
 import { CallbackUrl, DEFAULT_RETRY_SCHEDULE, RetryScheduleFromString, WebhookSecret } from './callbacks.js';
+import { withoutUserInfo } from './redact.js';
 
 interface Variable<A> {
   readonly env: string;
@@ -290,8 +291,9 @@ export const configVariableNames: { readonly [K in keyof Config]: string } = Obj
   Object.entries(variables).map(([key, v]) => [key, v.env]),
 ) as { [K in keyof Config]: string };
 
+// A URL's user-info is never echoed either: it is a password given where none belongs.
 const describeValue = (raw: string, variable: Variable<unknown>): string =>
-  variable.secret || variable.long ? `a ${raw.length}-character value` : JSON.stringify(raw);
+  variable.secret || variable.long ? `a ${raw.length}-character value` : withoutUserInfo(JSON.stringify(raw));
 
 /** With KEY_STORE=pkcs11: what the token needs set, and the key files and KEK it replaces unset. */
 const keyStoreConfigurationProblems = (config: Config): string[] => {
@@ -308,18 +310,16 @@ const keyStoreConfigurationProblems = (config: Config): string[] => {
   return [...required, ...oneOf('pkcs11TokenLabel', 'pkcs11Slot'), ...oneOf('pkcs11Pin', 'pkcs11PinFile'), ...replaced];
 };
 
-/**
- * Read and validate the configuration. On failure, one message per bad variable, each starting
- * with the variable's name, e.g. `MANAGEMENT_PORT: expected an integer 0-65535, got "abc"`.
- */
-export function loadConfig(env: NodeJS.ProcessEnv): Either<string[], Config> {
+/** The variables behind `keys`, read from `env`: their values, or one message per bad variable. */
+function readVariables<K extends keyof Config>(env: NodeJS.ProcessEnv, keys: readonly K[]): Either<string[], Pick<Config, K>> {
   const errors: string[] = [];
   const values: Record<string, unknown> = {};
   const given = (name: string | undefined): string | undefined => {
     const value = name === undefined ? undefined : env[name];
     return value === undefined || value === '' ? undefined : value;
   };
-  for (const [key, variable] of Object.entries(variables) as [string, Variable<unknown>][]) {
+  for (const key of keys) {
+    const variable: Variable<unknown> = variables[key];
     const current = given(variable.env);
     const aliased = given(variable.alias);
     if (current !== undefined && aliased !== undefined && current !== aliased) {
@@ -337,8 +337,28 @@ export function loadConfig(env: NodeJS.ProcessEnv): Either<string[], Config> {
       values[key] = result.right;
     }
   }
-  if (errors.length > 0) return left(errors);
-  const config = values as Config;
+  return errors.length > 0 ? left(errors) : right(values as Pick<Config, K>);
+}
+
+/** The PKCS11_* settings: all that `ops keys` needs to reach the token. */
+export const TOKEN_SETTINGS = ['pkcs11Module', 'pkcs11TokenLabel', 'pkcs11Slot', 'pkcs11Pin', 'pkcs11PinFile', 'pkcs11Sessions'] as const;
+export type TokenSettings = Pick<Config, (typeof TOKEN_SETTINGS)[number]>;
+
+/**
+ * The PKCS#11 token's settings alone, the rest of the environment ignored: `ops keys` makes the
+ * keys (and the certificates for them) that the rest of the configuration names, so it runs with
+ * the service's environment before those exist.
+ */
+export const loadTokenSettings = (env: NodeJS.ProcessEnv): Either<string[], TokenSettings> => readVariables(env, TOKEN_SETTINGS);
+
+/**
+ * Read and validate the configuration. On failure, one message per bad variable, each starting
+ * with the variable's name, e.g. `MANAGEMENT_PORT: expected an integer 0-65535, got "abc"`.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv): Either<string[], Config> {
+  const read = readVariables(env, Object.keys(variables) as (keyof Config)[]);
+  if (isLeft(read)) return read;
+  const config = read.right as Config;
   const keyStoreProblems = keyStoreConfigurationProblems(config);
   if (keyStoreProblems.length > 0) return left(keyStoreProblems);
   // Both listeners bind in the same process; a shared fixed port can only fail at listen time.

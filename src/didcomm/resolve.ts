@@ -7,6 +7,7 @@ import { createPublicKey } from 'node:crypto';
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
 import type { RecipientKey } from './jwe.js';
 import { x25519FromMultibase } from './multibase.js';
+import { ownValue } from '../ownProperty.js';
 
 export interface MessagingService {
   readonly id: string;
@@ -44,7 +45,7 @@ const expand = (value: unknown): unknown => {
   if (value === 'dm') return 'DIDCommMessaging';
   if (Array.isArray(value)) return value.map(expand);
   if (!isObject(value)) return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [ABBREVIATIONS[k] ?? k, k === 'r' || k === 'a' ? v : expand(v)]));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [ownValue(ABBREVIATIONS, k) ?? k, k === 'r' || k === 'a' ? v : expand(v)]));
 };
 
 const multikey = (did: string, id: string, multibase: string): Json => ({ id, type: 'Multikey', controller: did, publicKeyMultibase: multibase });

@@ -5,6 +5,7 @@
 import { isRecord } from '../../streams/kernel.js';
 import type { Json } from '../eventstore/port.js';
 import type { FieldError } from '../http/problem.js';
+import { ownValue } from '../ownProperty.js';
 import { RESERVED_CLAIMS, type CredentialConfiguration, type MdocValueType, type ValueType } from './configurations.js';
 
 type JsonObject = { readonly [key: string]: Json | undefined };
@@ -74,7 +75,7 @@ export const valueAt = (claims: JsonObject, path: readonly string[]): Json | und
   let node: Json | undefined = claims;
   for (const step of path) {
     if (!isRecord(node)) return undefined;
-    node = node[step];
+    node = ownValue(node, step);
   }
   return node;
 };

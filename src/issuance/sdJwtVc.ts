@@ -10,6 +10,7 @@ import { calculateJwkThumbprintUri, type JWK } from 'jose';
 import { signCompactJws } from '../crypto/jws.js';
 import type { EcSigner } from '../crypto/signer.js';
 import type { Json } from '../eventstore/port.js';
+import { defineOwn, ownValue } from '../ownProperty.js';
 import { valueAt } from './claims.js';
 import type { SdJwtVcConfiguration } from './configurations.js';
 
@@ -42,10 +43,14 @@ export const signSdJwtVc = async (key: IssuerSigningKey, credential: CredentialT
     const value = valueAt(credential.claims, claim.path);
     if (value === undefined) continue;
     let node = body;
-    for (const step of claim.path.slice(0, -1)) node = (node[step] ??= {}) as Node;
+    for (const step of claim.path.slice(0, -1)) {
+      const inner = (ownValue(node, step) ?? {}) as Node;
+      defineOwn(node, step, inner);
+      node = inner;
+    }
     const name = claim.path[claim.path.length - 1]!;
     if (claim.sd === 'never') {
-      node[name] = value;
+      defineOwn(node, name, value);
       continue;
     }
     const disclosure = Buffer.from(JSON.stringify([randomBytes(16).toString('base64url'), name, value]), 'utf8').toString('base64url');

@@ -2,6 +2,7 @@
 // offer's input): full-date (tag 1004) as `YYYY-MM-DD`, tdate (tag 0) as an ISO 8601 date-time,
 // byte strings (a portrait, say) as base64url, maps as objects, everything else as itself.
 import { Tag } from './cbor.js';
+import { defineOwn } from '../ownProperty.js';
 
 const FULL_DATE = 1004;
 const FULL_DATE_DAYS = 100; // RFC 8943: days since 1970-01-01
@@ -21,8 +22,7 @@ export const cborToJson = (value: unknown): unknown => {
   }
   if (value instanceof Map) {
     const object: Record<string, unknown> = {};
-    // defineProperty: a key named __proto__ stays a plain key.
-    for (const [key, item] of value) Object.defineProperty(object, String(key), { value: cborToJson(item), enumerable: true, writable: true, configurable: true });
+    for (const [key, item] of value) defineOwn(object, String(key), cborToJson(item));
     return object;
   }
   if (Array.isArray(value)) return value.map(cborToJson);

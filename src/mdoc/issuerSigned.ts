@@ -13,6 +13,7 @@ import type { EcSigner } from '../crypto/signer.js';
 import { cborToJson, tdate } from './claims.js';
 import { jwkToCoseKey, parseCoseSign1, signCoseSign1, verifyByCertificate, x5chainCertificates, x5chainHeader, type CoseSign1 } from './cose.js';
 import { DIGEST_ALGORITHMS, parseMobileSecurityObject, type MobileSecurityObject } from './mobileSecurityObject.js';
+import { defineOwn } from '../ownProperty.js';
 
 export interface IssuerSigned {
   /** namespace -> the embedded bytes of each IssuerSignedItemBytes, as received. */
@@ -91,7 +92,7 @@ const parseItem = (embedded: Uint8Array, namespace: string): Either<string, Issu
 
 /** Every returned item, checked against the MSO's digests, as JSON claims. */
 const verifiedClaims = (issuerSigned: IssuerSigned, mso: MobileSecurityObject): Either<string, MdocClaims> => {
-  const hash = DIGEST_ALGORITHMS[mso.digestAlgorithm] ?? 'sha256';
+  const hash = DIGEST_ALGORITHMS.get(mso.digestAlgorithm) ?? 'sha256';
   const claims: MdocClaims = {};
   for (const [namespace, items] of issuerSigned.nameSpaces) {
     const digests = mso.valueDigests.get(namespace);
@@ -109,9 +110,9 @@ const verifiedClaims = (issuerSigned: IssuerSigned, mso: MobileSecurityObject): 
       if (!expected) return left(`element ${name} has a digestID the MSO does not list`);
       const actual = createHash(hash).update(dataItemBytes(embedded)).digest();
       if (!actual.equals(Buffer.from(expected))) return left(`element ${name} does not match its digest in the MSO`);
-      Object.defineProperty(elements, elementIdentifier, { value: cborToJson(item.right.elementValue), enumerable: true, writable: true, configurable: true });
+      defineOwn(elements, elementIdentifier, cborToJson(item.right.elementValue));
     }
-    Object.defineProperty(claims, namespace, { value: elements, enumerable: true, writable: true, configurable: true });
+    defineOwn(claims, namespace, elements);
   }
   return right(claims);
 };

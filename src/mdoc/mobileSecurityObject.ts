@@ -8,8 +8,8 @@ import { coseKeyToJwk } from './cose.js';
 import { isBytes, isMap } from './cbor.js';
 import { cborToJson } from './claims.js';
 
-/** ISO/IEC 18013-5 digest algorithm names and their node:crypto names. */
-export const DIGEST_ALGORITHMS: Readonly<Record<string, string>> = { 'SHA-256': 'sha256', 'SHA-384': 'sha384', 'SHA-512': 'sha512' };
+/** ISO/IEC 18013-5 digest algorithm names and their node:crypto names (a Map: the name comes from the MSO). */
+export const DIGEST_ALGORITHMS: ReadonlyMap<string, string> = new Map([['SHA-256', 'sha256'], ['SHA-384', 'sha384'], ['SHA-512', 'sha512']]);
 
 export interface ValidityInfo {
   readonly signed: Date;
@@ -64,7 +64,7 @@ export const parseMobileSecurityObject = (value: unknown): Either<string, Mobile
   const version = value.get('version');
   if (version !== '1.0') return left(`MSO version is ${JSON.stringify(version ?? null)}, expected "1.0"`);
   const digestAlgorithm = value.get('digestAlgorithm');
-  if (typeof digestAlgorithm !== 'string' || !(digestAlgorithm in DIGEST_ALGORITHMS)) {
+  if (typeof digestAlgorithm !== 'string' || !DIGEST_ALGORITHMS.has(digestAlgorithm)) {
     return left(`MSO digestAlgorithm ${JSON.stringify(digestAlgorithm ?? null)} is not SHA-256, SHA-384 or SHA-512`);
   }
   const valueDigests = parseValueDigests(value.get('valueDigests'));

@@ -49,12 +49,12 @@ export const verifyAnnexCResponse = async (
   if (isLeft(opened)) return left({ _tag: 'Unreadable', reason: opened.left });
   const documents = documentPresentations(opened.right);
   if (isLeft(documents)) return left(mismatch(documents.left));
-  const vpToken: Record<string, string[]> = {};
+  const vpToken = new Map<string, string[]>();
   for (const { docType, presentation } of documents.right) {
     const query = session.request.dcqlQuery.credentials.find((c) => c.format === 'mso_mdoc' && c.meta.doctype_value === docType);
     if (query === undefined) return left(mismatch(`the DeviceResponse holds a document of docType ${JSON.stringify(docType ?? null)}, which the request did not ask for`));
-    (vpToken[query.id] ??= []).push(presentation);
+    vpToken.set(query.id, [...(vpToken.get(query.id) ?? []), presentation]);
   }
-  const verified = await verifyVpToken(vpToken, session.request, { audience: session.clientId, nonce: session.nonce, now, handover }, verify);
+  const verified = await verifyVpToken(Object.fromEntries(vpToken), session.request, { audience: session.clientId, nonce: session.nonce, now, handover }, verify);
   return isLeft(verified) ? left({ _tag: 'Unverified', failure: verified.left }) : right(verified.right);
 };

@@ -97,7 +97,7 @@ const transactionDataProblems = (body: CreatePresentationBody, location: string)
  * The DC API's members: `expected_origins` required with `"flow_type": "dc_api"`, no
  * `redirect_uri` with it (the page gets the answer, nobody is redirected), and none of them without it;
  * `dc_api_protocols` names each supported protocol once, and stands instead of `dc_api_signed`.
- * HAIP (its mdoc requirements over the DC API) wants `intent_to_retain` on every mdoc claim.
+ * An mdoc claim's `intent_to_retain` is optional here as on any channel (OpenID4VP 1.0 B.2.4).
  */
 const dcApiProblems = (body: CreatePresentationBody): FieldError[] => {
   if (body.flow_type !== 'dc_api') {
@@ -111,14 +111,6 @@ const dcApiProblems = (body: CreatePresentationBody): FieldError[] => {
   if (body.dc_api_protocols !== undefined && body.dc_api_signed !== undefined) {
     problems.push({ location: 'body.dc_api_signed', message: 'is implied by dc_api_protocols; give one of them', value: body.dc_api_signed });
   }
-  body.dcql_query.credentials.forEach((query, i) => {
-    if (query.format !== 'mso_mdoc') return;
-    query.claims.forEach((claim, j) => {
-      if (claim.intent_to_retain === undefined) {
-        problems.push({ location: `body.dcql_query.credentials[${i}].claims[${j}].intent_to_retain`, message: 'is required on mso_mdoc claims over the Digital Credentials API (HAIP)', value: undefined });
-      }
-    });
-  });
   (body.dc_api_protocols ?? []).forEach((protocol, i) => {
     const location = `body.dc_api_protocols[${i}]`;
     if (!DcApiProtocol.is(protocol)) problems.push({ location, message: `expected one of ${Object.keys(DcApiProtocol.keys).join(', ')}`, value: protocol });

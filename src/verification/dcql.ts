@@ -180,6 +180,10 @@ export const dcqlProblems = (query: DcqlQuery, location: string, trustListUrls?:
     if (repeatedIds.has(credential.id)) {
       errors.push({ location: `${at}.id`, message: 'credential query ids must be unique', value: credential.id });
     }
+    // The id keys the wallet's vp_token, whose JSON may hold no member named __proto__ (src/http/boundedJson.ts).
+    if (credential.id === '__proto__') {
+      errors.push({ location: `${at}.id`, message: 'is reserved: no wallet answer may use __proto__ as a member name', value: credential.id });
+    }
     const claimIds = credential.claims.flatMap((c) => (c.id === undefined ? [] : [c.id]));
     for (const id of duplicates(claimIds)) {
       errors.push({ location: `${at}.claims`, message: 'claim ids must be unique within a credential query', value: id });

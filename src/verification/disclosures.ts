@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Either } from 'fp-ts/lib/Either.js';
 import { left, right } from 'fp-ts/lib/Either.js';
 import { isRecord } from '../../streams/kernel.js';
+import { defineOwn } from '../ownProperty.js';
 import { parseJson } from './json.js';
 
 /** One disclosure as presented: `[salt, name, value]` for a property, `[salt, value]` for an array element. */
@@ -49,11 +50,6 @@ export const parseDisclosure = (encoded: string, position: number): Either<strin
 
 class Rejection extends Error {}
 
-// An own property even for the name `__proto__`, which plain assignment would turn into a
-// prototype change: a claim named so must come out as a claim, not vanish or alter the object.
-const defineClaim = (object: Record<string, unknown>, name: string, value: unknown): void => {
-  Object.defineProperty(object, name, { value, enumerable: true, writable: true, configurable: true });
-};
 
 /**
  * The payload with every presented disclosure put in place and every `_sd`, `_sd_alg` and
@@ -109,7 +105,7 @@ export const applyDisclosures = (signed: Record<string, unknown>, disclosures: r
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(object)) {
       if (key === '_sd' || (key === '_sd_alg' && path.length === 0)) continue;
-      defineClaim(out, key, rebuild(value, [...path, key]));
+      defineOwn(out, key, rebuild(value, [...path, key]));
     }
     const digests = object['_sd'];
     if (digests === undefined) return out;
@@ -122,7 +118,7 @@ export const applyDisclosures = (signed: Record<string, unknown>, disclosures: r
       const here = [...path, name];
       if (Object.hasOwn(out, name)) throw new Rejection(`disclosed claim ${describePath(here)} already exists in the credential`);
       disclosedPaths.push(here);
-      defineClaim(out, name, rebuild(disclosure.value, here));
+      defineOwn(out, name, rebuild(disclosure.value, here));
     }
     return out;
   };

@@ -14,6 +14,7 @@ import type { MdocClaims } from '../mdoc/issuerSigned.js';
 import { tdateText } from '../mdoc/claims.js';
 import type { CredentialStatusChecker } from './status/statusCheck.js';
 import type { TrustVerifier, VerificationFailure } from '../trust/issuerTrust.js';
+import { defineOwn, ownValue } from '../ownProperty.js';
 import { unmetTrustedAuthorities, type CredentialObject, type CredentialRequirements, type RawCredentialObject } from './sdJwtVc.js';
 
 export interface MdocRequirements extends Pick<CredentialRequirements, 'trustedAuthorityKeyIds' | 'trustedListUrls'> {
@@ -51,12 +52,14 @@ const issuerOf = (signer: x509.X509Certificate): string => subjectAltNamesOf(sig
 const requestedClaims = (claims: MdocClaims, paths: MdocRequirements['claimPaths']): Either<string, { kept: MdocClaims; dropped: string[] }> => {
   const kept: MdocClaims = {};
   for (const [namespace, element] of paths) {
-    const elements = claims[namespace];
+    const elements = ownValue(claims, namespace);
     if (!elements || !Object.hasOwn(elements, element)) return left(`requested element ${namespace}/${element} is not returned`);
-    (kept[namespace] ??= {})[element] = elements[element];
+    const keptElements = ownValue(kept, namespace) ?? {};
+    defineOwn(keptElements, element, elements[element]);
+    defineOwn(kept, namespace, keptElements);
   }
   const dropped = Object.entries(claims).flatMap(([namespace, elements]) =>
-    Object.keys(elements).filter((element) => !Object.hasOwn(kept[namespace] ?? {}, element)).map((element) => `${namespace}/${element}`),
+    Object.keys(elements).filter((element) => !Object.hasOwn(ownValue(kept, namespace) ?? {}, element)).map((element) => `${namespace}/${element}`),
   );
   return right({ kept, dropped });
 };

@@ -53,7 +53,7 @@ const schemas: Readonly<Record<string, Schema>> = {
   },
   SdJwtVcQuery: object(
     {
-      id: { ...Identifier, description: 'Unique in the query; the key of the callback\'s `credentials` and `credentialsRaw`.' },
+      id: { ...Identifier, description: 'Unique in the query, not `__proto__`; the key of the callback\'s `credentials` and `credentialsRaw`.' },
       format: { const: 'dc+sd-jwt', description: 'SD-JWT VC (OpenID4VP 1.0, B.3).' },
       meta: object({ vct_values: nonEmpty(string(undefined, { minLength: 1 }), 'Accepted VCTs.') }),
       claims: nonEmpty(ref.schema('ClaimsQuery'), 'Required here: only what is asked for may be disclosed.'),
@@ -67,12 +67,12 @@ const schemas: Readonly<Record<string, Schema>> = {
     {
       id: Identifier,
       values: nonEmpty({ type: ['string', 'integer', 'boolean'] }, 'Satisfied only when the element\'s value is one of these.'),
-      intent_to_retain: { type: 'boolean', description: 'Told to the wallet: whether the relying party keeps the element.' },
+      intent_to_retain: { type: 'boolean', description: 'Optional (OpenID4VP 1.0 B.2.4), on every channel: told to the wallet, whether the relying party keeps the element. Absent means false where ISO/IEC 18013-5 needs a value (the Annex C ItemsRequest).' },
     },
   ),
   MsoMdocQuery: object(
     {
-      id: { ...Identifier, description: 'Unique in the query; the key of the callback\'s `credentials` and `credentialsRaw`.' },
+      id: { ...Identifier, description: 'Unique in the query, not `__proto__`; the key of the callback\'s `credentials` and `credentialsRaw`.' },
       format: { const: 'mso_mdoc', description: 'ISO/IEC 18013-5 mdoc (OpenID4VP 1.0, B.2), e.g. the mDL or the PID in mdoc form.' },
       meta: object({ doctype_value: string('The docType asked for, e.g. `org.iso.18013.5.1.mDL` or `eu.europa.ec.eudi.pid.1`.', { minLength: 1 }) }),
       claims: nonEmpty(ref.schema('MdocClaimsQuery'), 'Required here: elements not asked for are never delivered.'),

@@ -44,8 +44,9 @@ export const verifyVpToken = async (
   const uncovered = transactionData.findIndex(({ credentialIds }) => !credentialIds.some((id) => presented.has(id)));
   if (uncovered >= 0) return left(mismatch(`no presented credential authorizes transaction_data[${uncovered}]`));
 
-  const credentials: VerifiedPresentation['credentials'] = {};
-  const credentialsRaw: VerifiedPresentation['credentialsRaw'] = {};
+  // Keyed by the integrator's query ids (`constructor` is a valid one): Maps, made objects at the end.
+  const credentials = new Map<string, VerifiedCredential['credential'][]>();
+  const credentialsRaw = new Map<string, VerifiedCredential['raw'][]>();
   const digests = new Set<string>();
   for (const [id, presentations] of presented) {
     const query = dcqlQuery.credentials.find((c) => c.id === id)!;
@@ -63,12 +64,16 @@ export const verifyVpToken = async (
         first ??= isRight(result) ? mismatch(`claim ${describePath(unmatched!.path)} does not have one of the requested values`) : result.left;
       }
       if (verified === undefined) return left(first!);
-      (credentials[id] ??= []).push(verified.credential);
-      (credentialsRaw[id] ??= []).push(verified.raw);
+      credentials.set(id, [...(credentials.get(id) ?? []), verified.credential]);
+      credentialsRaw.set(id, [...(credentialsRaw.get(id) ?? []), verified.raw]);
       for (const digest of verified.trustListDigests ?? []) digests.add(digest);
     }
   }
-  return right({ credentials, credentialsRaw, ...(digests.size > 0 ? { trustListDigests: [...digests] } : {}) });
+  return right({
+    credentials: Object.fromEntries(credentials),
+    credentialsRaw: Object.fromEntries(credentialsRaw),
+    ...(digests.size > 0 ? { trustListDigests: [...digests] } : {}),
+  });
 };
 
 /** The credential ids of a transaction data object the connector encoded itself. */
