@@ -30,11 +30,11 @@ ENV NODE_ENV=production \
     XDG_CONFIG_HOME=/etc/eudi-connector \
     MANAGEMENT_HOST=0.0.0.0 \
     PUBLIC_HOST=0.0.0.0
-# /srv/eudi-connector/blobs is where a BLOB_DIR shared by instances is mounted (compose.yaml): a
-# volume mounted there first takes this owner and mode.
-RUN mkdir -p /var/lib/eudi-connector /etc/eudi-connector /srv/eudi-connector/blobs \
- && chown node:node /var/lib/eudi-connector /etc/eudi-connector /srv/eudi-connector/blobs \
- && chmod 0700 /var/lib/eudi-connector /etc/eudi-connector /srv/eudi-connector/blobs
+# Under /srv/eudi-connector, what instances share is mounted (compose.yaml): blobs (BLOB_DIR) and
+# identities (the certificate and key files). A volume mounted there first takes this owner and mode.
+RUN mkdir -p /var/lib/eudi-connector /etc/eudi-connector /srv/eudi-connector/blobs /srv/eudi-connector/identities \
+ && chown node:node /var/lib/eudi-connector /etc/eudi-connector /srv/eudi-connector/blobs /srv/eudi-connector/identities \
+ && chmod 0700 /var/lib/eudi-connector /etc/eudi-connector /srv/eudi-connector/blobs /srv/eudi-connector/identities
 WORKDIR /app
 # Owned by root, so the service cannot change its own code.
 COPY --from=build /build/package.json ./

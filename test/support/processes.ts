@@ -40,10 +40,10 @@ export interface RunningService {
   exited: Promise<number | null>;
 }
 
-/** Starts `main` and resolves once it logs that it is listening. */
-export const startMain = (env: Record<string, string>): Promise<RunningService> =>
+/** Starts `main` (this build's, or `script`) and resolves once it logs that it is listening. */
+export const startMain = (env: Record<string, string>, script = mainScript): Promise<RunningService> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [mainScript], {
+    const child = spawn(process.execPath, [script], {
       env: { PATH: process.env['PATH'] ?? '', ...testKekEnv, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
