@@ -9,7 +9,7 @@
 // on a quiet machine and several on a loaded one; it reuses npm's cache (prefer-offline). Hence
 // the generous time limit of this one test.
 import test from 'ava';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -53,6 +53,39 @@ const startReceiver = (clone: string): Promise<Receiver> =>
     child.on('exit', (code) => reject(new Error(`receiver exited with ${code}: ${stderr}`)));
   });
 
+interface Ran {
+  readonly code: number | null;
+  readonly output: string;
+}
+
+/**
+ * Runs a command to its end without blocking this process (ava must hear of the test's own time
+ * limit meanwhile). It leads a process group of its own, killed whole when this process exits or
+ * `limitMs` passes, so no npm or compiler outlives a failed test.
+ */
+const runCommand = (command: string, args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv; limitMs: number }): Promise<Ran> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const killGroup = () => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    };
+    process.once('exit', killGroup);
+    const limit = setTimeout(killGroup, options.limitMs);
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(limit);
+      process.removeListener('exit', killGroup);
+      resolve({ code, output });
+    });
+  });
+
 /** A loopback port nothing listens on (it was free a moment ago). */
 const closedPort = async (): Promise<number> => {
   const server = createServer();
@@ -75,16 +108,15 @@ test('the release build of a clean clone, pruned to production dependencies, sta
   const work = mkdtempSync(join(tmpdir(), 'release-build-'));
   try {
     const clone = join(work, 'clone');
-    const cloned = spawnSync('git', ['clone', '--quiet', root, clone], { encoding: 'utf8' });
-    t.is(cloned.status, 0, cloned.stderr);
+    const cloned = await runCommand('git', ['clone', '--quiet', root, clone], { cwd: work, env: process.env, limitMs: 60_000 });
+    t.is(cloned.code, 0, cloned.output);
 
-    const build = spawnSync('sh', [join(clone, 'ops', 'build-release.sh')], {
+    const build = await runCommand('sh', [join(clone, 'ops', 'build-release.sh')], {
       cwd: work,
-      encoding: 'utf8',
       env: { ...process.env, npm_config_prefer_offline: 'true', npm_config_update_notifier: 'false' },
-      maxBuffer: 64 * 1024 * 1024,
+      limitMs: TIME_LIMIT_MS,
     });
-    t.is(build.status, 0, `${build.stdout}\n${build.stderr}`);
+    t.is(build.code, 0, build.output);
     // Production dependencies only, the native ones built; no compiled tests.
     for (const development of ['ava', 'typescript', 'dclint', '@owf/mdoc']) t.false(existsSync(join(clone, 'node_modules', development)), development);
     for (const native of ['better-sqlite3', 'pkcs11js']) t.true(existsSync(join(clone, 'node_modules', native, 'build', 'Release')), native);
