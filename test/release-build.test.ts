@@ -15,43 +15,13 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runScript, startMain } from './support/processes.js';
+import { runScript, startMain, startReceiveScript } from './support/processes.js';
 import { TEST_WEBHOOK_SECRET } from './support/receiver.js';
 import { BOOTSTRAP_KEY, withReachablePublicUrl } from './support/service.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 /** npm ci with native compilation on a loaded 2-core machine, the build, the prune, then the flows. */
 const TIME_LIMIT_MS = 25 * 60_000;
-
-interface Receiver {
-  readonly url: string;
-  readonly callbacks: { webhook_id: string; body: { status?: string } }[];
-  stop(): void;
-}
-
-/** The callback receiver of compose.yaml (dist/demo/receive.js) from `clone`, on a free loopback port. */
-const startReceiver = (clone: string): Promise<Receiver> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(clone, 'dist', 'demo', 'receive.js')], {
-      env: { PATH: process.env['PATH'] ?? '', CALLBACK_SECRET: TEST_WEBHOOK_SECRET, RECEIVER_HOST: '127.0.0.1', RECEIVER_PORT: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const callbacks: Receiver['callbacks'] = [];
-    let stdout = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const lines = stdout.split('\n');
-      stdout = lines.pop() ?? '';
-      for (const line of lines) callbacks.push(JSON.parse(line) as Receiver['callbacks'][number]);
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const listening = /receiver: listening at (\S+)/.exec(stderr);
-      if (listening) resolve({ url: listening[1]!, callbacks, stop: () => child.kill('SIGTERM') });
-    });
-    child.on('exit', (code) => reject(new Error(`receiver exited with ${code}: ${stderr}`)));
-  });
 
 interface Ran {
   readonly code: number | null;
@@ -123,7 +93,10 @@ test('the release build of a clean clone, pruned to production dependencies, sta
     t.false(existsSync(join(clone, 'dist', 'test')));
     t.false(existsSync(join(clone, 'dist', 'bench')));
 
-    const receiver = await startReceiver(clone);
+    const receiver = await startReceiveScript(
+      { CALLBACK_SECRET: TEST_WEBHOOK_SECRET, RECEIVER_HOST: '127.0.0.1', RECEIVER_PORT: '0' },
+      join(clone, 'dist', 'demo', 'receive.js'),
+    );
     const dataDir = join(work, 'data');
     const service = await withReachablePublicUrl((publicEnv) =>
       startMain(
