@@ -45,7 +45,15 @@ export const verifyWebhook = (secret: string, headers: IncomingHttpHeaders, body
   });
 };
 
-export const startCallbackReceiver = async (secret: string): Promise<CallbackReceiver> => {
+export interface ReceiverOptions {
+  /** Where to listen; unless told, loopback on a port free at the time. */
+  readonly host?: string;
+  readonly port?: number;
+  /** Told of each callback once its signature verified (a retried delivery once). */
+  readonly onCallback?: (callback: Callback) => void;
+}
+
+export const startCallbackReceiver = async (secret: string, options: ReceiverOptions = {}): Promise<CallbackReceiver> => {
   const received: Callback[] = [];
   let refused = 0;
   const server = createServer((request, response) => {
@@ -67,13 +75,21 @@ export const startCallbackReceiver = async (secret: string): Promise<CallbackRec
       }
       const webhookId = header(request.headers, 'webhook-id')!;
       // A retried delivery has the same webhook-id: kept once.
-      if (!received.some((c) => c.webhookId === webhookId)) received.push({ webhookId, body: parsed });
+      if (!received.some((c) => c.webhookId === webhookId)) {
+        const callback = { webhookId, body: parsed };
+        received.push(callback);
+        options.onCallback?.(callback);
+      }
       response.writeHead(204).end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, resolve);
+  });
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callbacks`,
+    url: `http://${host}:${(server.address() as AddressInfo).port}/callbacks`,
     received,
     get refused() {
       return refused;

@@ -8,6 +8,7 @@ export const mainScript = fileURLToPath(new URL('../../src/main.js', import.meta
 export const opsScript = fileURLToPath(new URL('../../ops/cli.js', import.meta.url));
 export const demoScript = fileURLToPath(new URL('../../demo/run.js', import.meta.url));
 export const walletScript = fileURLToPath(new URL('../../wallet/cli.js', import.meta.url));
+export const receiveScript = fileURLToPath(new URL('../../demo/receive.js', import.meta.url));
 
 export interface Finished {
   readonly code: number | null;
@@ -40,10 +41,10 @@ export interface RunningService {
   exited: Promise<number | null>;
 }
 
-/** Starts `main` and resolves once it logs that it is listening. */
-export const startMain = (env: Record<string, string>): Promise<RunningService> =>
+/** Starts `main` (this build's, or `script`) and resolves once it logs that it is listening. */
+export const startMain = (env: Record<string, string>, script = mainScript): Promise<RunningService> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [mainScript], {
+    const child = spawn(process.execPath, [script], {
       env: { PATH: process.env['PATH'] ?? '', ...testKekEnv, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -64,4 +65,33 @@ export const startMain = (env: Record<string, string>): Promise<RunningService> 
       }
     });
     child.stderr.on('data', (chunk: Buffer) => lines.push(chunk.toString()));
+  });
+
+export interface RunningReceiver {
+  /** Where to send callbacks. */
+  readonly url: string;
+  /** Each line it printed: the callbacks whose signature verified. */
+  readonly callbacks: { webhook_id: string; body: { status?: string } }[];
+  stop(): void;
+}
+
+/** Starts the compose files' callback receiver (this build's, or `script`) and resolves once it listens. */
+export const startReceiveScript = (env: Record<string, string>, script = receiveScript): Promise<RunningReceiver> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const callbacks: RunningReceiver['callbacks'] = [];
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const lines = stdout.split('\n');
+      stdout = lines.pop() ?? '';
+      for (const line of lines) callbacks.push(JSON.parse(line) as RunningReceiver['callbacks'][number]);
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const listening = /receiver: listening at (\S+)/.exec(stderr);
+      if (listening) resolve({ url: listening[1]!, callbacks, stop: () => child.kill('SIGTERM') });
+    });
+    child.on('exit', (code) => reject(new Error(`receiver exited with ${code}: ${stderr}`)));
   });
