@@ -7,6 +7,7 @@ import { callbacksFeature } from '../callbacks/feature.js';
 import { issuanceFeature } from '../issuance/feature.js';
 import { resourcesFeature } from '../resources/feature.js';
 import { trustListsFeature, trustListsFromConfig } from '../trust/trustResolution.js';
+import { consoleFeature } from '../console/feature.js';
 
 export const features = async (context: ServiceContext): Promise<readonly Feature[]> => {
   const { metrics } = context;
@@ -18,5 +19,6 @@ export const features = async (context: ServiceContext): Promise<readonly Featur
     await callbacksFeature(context),
     await issuanceFeature(context, trustLists),
     await resourcesFeature(context),
+    consoleFeature(context, trustLists?.lists),
   ];
 };
