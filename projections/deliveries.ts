@@ -33,6 +33,7 @@ export const deliveriesProjection: Projection = {
   CREATE INDEX IF NOT EXISTS deliveries_tenant ON deliveries (tenant_id, state);
   CREATE INDEX IF NOT EXISTS deliveries_source ON deliveries (source_commit, source_prepare);
   CREATE INDEX IF NOT EXISTS deliveries_by_tenant ON deliveries (tenant_id, recorded_at, delivery_id);
+  CREATE INDEX IF NOT EXISTS deliveries_by_source ON deliveries (tenant_id, source_stream, recorded_at, delivery_id);
   CREATE TABLE IF NOT EXISTS delivery_attempts (
     delivery_id  TEXT NOT NULL,
     attempt      INTEGER NOT NULL,
@@ -226,12 +227,18 @@ const attemptLog = (db: SqlReader, deliveryId: string): DeliveryAttemptRow[] =>
     [deliveryId],
   );
 
-/** A page of a tenant's deliveries, newest first, optionally in one state, each with its attempts (the console's list). */
-export const pageDeliveries = (db: SqlReader, query: PageQuery & { readonly state?: DeliveryStatus }): Page<DeliveryListing> => {
+/**
+ * A page of a tenant's deliveries, newest first, optionally in one state or about one flow (the
+ * stream whose event they tell of), each with its attempts (the console's list).
+ */
+export const pageDeliveries = (db: SqlReader, query: PageQuery & { readonly state?: DeliveryStatus; readonly sourceStream?: string }): Page<DeliveryListing> => {
   const page = keysetPage<DeliveryRow & Row>(
     db,
     { name: 'deliveries', columns: ROW_COLUMNS, time: 'recorded_at', key: 'delivery_id' },
-    { ...query, where: query.state === undefined ? {} : { state: query.state } },
+    {
+      ...query,
+      where: { ...(query.state === undefined ? {} : { state: query.state }), ...(query.sourceStream === undefined ? {} : { source_stream: query.sourceStream }) },
+    },
   );
   return { items: page.items.map((row) => ({ ...row, attempt_log: attemptLog(db, row.delivery_id) })), next: page.next };
 };

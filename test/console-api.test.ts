@@ -176,6 +176,9 @@ test('an abandoned callback is re-sent from the console and delivered; a deliver
   const resent = await h.service.management(`/console/api/deliveries/${abandoned.delivery_id}/resend`, { method: 'POST' });
   t.is(resent.status, 202);
   t.true(await eventually(async () => (await deliveryOf(created.state))?.state === 'delivered'), 'the re-sent callback is delivered');
+  const ofFlow = await json<DeliveryPage>(await h.service.management(`/console/api/deliveries?flow=presentation-${created.state}`));
+  t.deepEqual(ofFlow.items.map((d) => d.delivery_id), [abandoned.delivery_id], 'a flow\'s own deliveries');
+  t.deepEqual(ofFlow.items[0]!.attempt_log.map((a) => a.outcome), ['http_status', 'http_status', 'delivered']);
   const again = await h.service.management(`/console/api/deliveries/${abandoned.delivery_id}/resend`, { method: 'POST' });
   t.is(again.status, 409);
   t.regex((await json<{ detail: string }>(again)).detail, /abandoned/);

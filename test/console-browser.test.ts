@@ -170,6 +170,13 @@ test(titled('a presentation\'s timeline updates live while the wallet answers, w
   t.regex(text, /No claim value is ever shown/);
   t.false(text.includes('Erika') || text.includes('Mustermann'), 'no claim value');
   t.regex(text, /\[sealed: not shown\]/);
+  // Its callback, with its attempt, under the timeline.
+  await h.callback(created.state);
+  const callbacks = page.getByRole('region', { name: 'Callbacks' });
+  t.true(await eventually(async () => {
+    await page.getByRole('button', { name: 'Refresh callbacks' }).click();
+    return (await callbacks.getByRole('cell', { name: 'delivered', exact: true }).count()) === 1;
+  }), 'the delivered callback is listed');
   await noSeriousViolations(t, page, 'a live timeline');
   await shoot(page, 'presentation-timeline');
   await page.close();

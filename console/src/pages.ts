@@ -145,29 +145,49 @@ interface Presentation {
 
 const PRESENTATION_STATUSES = ['OPEN', 'FULFILLED', 'REJECTED', 'EXPIRED', 'PROCESSING_ERROR', 'VERIFICATION_FAILED'];
 
-export const presentationsPage = (ctx: PageContext): void => {
-  heading(ctx, 'Presentation requests', h('p', {}, 'Newest first. Open one to see its timeline, live.'));
-  const outcome = select('status', [['', 'Any outcome'], ...PRESENTATION_STATUSES.map((s) => [s, s] as const)]);
+/** A list of flows (sessions, offers) filtered by status and creation time, a page at a time. */
+const flowList = <T>(
+  ctx: PageContext,
+  options: {
+    readonly path: string;
+    readonly statusLabel: string;
+    readonly statuses: readonly string[];
+    readonly caption: string;
+    readonly headings: readonly string[];
+    readonly row: (item: T) => readonly (Node | string)[];
+  },
+): void => {
+  const status = select('status', [['', `Any ${options.statusLabel.toLowerCase()}`], ...options.statuses.map((s) => [s, s] as const)]);
   const from = h('input', { type: 'datetime-local', name: 'from' });
   const until = h('input', { type: 'datetime-local', name: 'until' });
   const results = h('div');
   const show = (): void => {
     results.replaceChildren(
-      pagedList<Presentation>(
-        (after) => get<PageOf<Presentation>>(`/console/api/presentations${query({ status: outcome.value, from: instant(from), until: instant(until), after })}`),
-        (items) => table('Presentation requests', ['Request', 'State', 'Flow type', 'Created', 'Outcome at'], items.map((p) => [
-          link(p.state.slice(0, 12) + '…', `#/presentations/${encodeURIComponent(p.state)}`), p.status, p.flow_type ?? 'not fetched', p.created_at, p.finished_at ?? '',
-        ])),
+      pagedList<T>(
+        (after) => get<PageOf<T>>(`${options.path}${query({ status: status.value, from: instant(from), until: instant(until), after })}`),
+        (items) => table(options.caption, options.headings, items.map(options.row)),
       ),
     );
   };
-  ctx.main.append(filterForm('Filter', [field('Outcome', outcome), field('Created from', from), field('Created until', until)], show), results);
+  ctx.main.append(filterForm('Filter', [field(options.statusLabel, status), field('Created from', from), field('Created until', until)], show), results);
   show();
+};
+
+export const presentationsPage = (ctx: PageContext): void => {
+  heading(ctx, 'Presentation requests', h('p', {}, 'Newest first. Open one to see its timeline, live.'));
+  flowList<Presentation>(ctx, {
+    path: '/console/api/presentations',
+    statusLabel: 'Outcome',
+    statuses: PRESENTATION_STATUSES,
+    caption: 'Presentation requests',
+    headings: ['Request', 'State', 'Flow type', 'Created', 'Outcome at'],
+    row: (p) => [link(p.state.slice(0, 12) + '…', `#/presentations/${encodeURIComponent(p.state)}`), p.status, p.flow_type ?? 'not fetched', p.created_at, p.finished_at ?? ''],
+  });
 };
 
 export const presentationPage = (ctx: PageContext, state: string): void => {
   heading(ctx, 'Presentation request', h('p', {}, 'State ', h('code', {}, state), ' · ', link('Auditor view', `#/audit/${encodeURIComponent(`presentation-${state}`)}`), ' · ', link('Back to Presentation requests', '#/presentations')));
-  ctx.main.append(liveTimeline(`presentation-${state}`, ctx.signal));
+  ctx.main.append(liveTimeline(`presentation-${state}`, ctx.signal), flowCallbacks(`presentation-${state}`));
 };
 
 // ---- Offers
@@ -186,22 +206,14 @@ interface Offer {
 
 export const offersPage = (ctx: PageContext): void => {
   heading(ctx, 'Offers', h('p', {}, 'Credential offers, newest first.'));
-  const status = select('status', [['', 'Any status'], ...['OFFER_CREATED', 'ISSUED', 'FAILED', 'EXPIRED'].map((s) => [s, s] as const)]);
-  const from = h('input', { type: 'datetime-local', name: 'from' });
-  const until = h('input', { type: 'datetime-local', name: 'until' });
-  const results = h('div');
-  const show = (): void => {
-    results.replaceChildren(
-      pagedList<Offer>(
-        (after) => get<PageOf<Offer>>(`/console/api/offers${query({ status: status.value, from: instant(from), until: instant(until), after })}`),
-        (items) => table('Offers', ['Offer', 'Credential configuration', 'Status', 'Transaction code', 'Created'], items.map((o) => [
-          link(o.offer_id, `#/offers/${encodeURIComponent(o.offer_id)}`), o.credential_configuration_id, o.status, o.tx_code_required ? 'required' : 'no', o.created_at,
-        ])),
-      ),
-    );
-  };
-  ctx.main.append(filterForm('Filter', [field('Status', status), field('Created from', from), field('Created until', until)], show), results);
-  show();
+  flowList<Offer>(ctx, {
+    path: '/console/api/offers',
+    statusLabel: 'Status',
+    statuses: ['OFFER_CREATED', 'ISSUED', 'FAILED', 'EXPIRED'],
+    caption: 'Offers',
+    headings: ['Offer', 'Credential configuration', 'Status', 'Transaction code', 'Created'],
+    row: (o) => [link(o.offer_id, `#/offers/${encodeURIComponent(o.offer_id)}`), o.credential_configuration_id, o.status, o.tx_code_required ? 'required' : 'no', o.created_at],
+  });
 };
 
 interface CredentialStatus {
@@ -253,7 +265,7 @@ export const offerPage = async (ctx: PageContext, offerId: string): Promise<void
     if (error instanceof ProblemError && (error.status === 409 || error.status === 404)) current.textContent = 'No credential with a status has been issued under this offer.';
     else showError(statusErrors, error);
   }
-  ctx.main.append(liveTimeline(`offer-${offerId}`, ctx.signal));
+  ctx.main.append(liveTimeline(`offer-${offerId}`, ctx.signal), flowCallbacks(`offer-${offerId}`));
 };
 
 // ---- Deliveries
@@ -277,15 +289,18 @@ interface Delivery {
   readonly attempt_log: readonly Attempt[];
 }
 
-export const deliveriesPage = (ctx: PageContext): void => {
-  heading(ctx, 'Deliveries', h('p', {}, 'Callbacks and DIDComm deliveries with their attempts, newest first. An abandoned one can be re-sent.'));
-  const state = select('state', [['', 'Any state'], ...['pending', 'delivered', 'abandoned', 'undeliverable'].map((s) => [s, s] as const)]);
-  const results = h('div');
+/**
+ * Deliveries a page at a time (of one state, or of one flow's stream), each with its attempts and,
+ * when abandoned, "Resend".
+ */
+const deliveryList = (filter: () => { readonly state?: string; readonly flow?: string }): HTMLElement & { readonly refresh: () => void } => {
+  const container = h('div');
   const notices = h('div', { 'aria-live': 'polite' });
+  const results = h('div');
   const show = (): void => {
     results.replaceChildren(
       pagedList<Delivery>(
-        (after) => get<PageOf<Delivery>>(`/console/api/deliveries${query({ state: state.value, after })}`),
+        (after) => get<PageOf<Delivery>>(`/console/api/deliveries${query({ ...filter(), after })}`),
         (items) => table('Deliveries', ['Delivery', 'Callback', 'State', 'Attempts', 'Recorded', 'Action'], items.map((d) => [
           h('span', {}, link(d.delivery_id.slice(0, 12) + '…', `#/audit/${encodeURIComponent(`delivery-${d.delivery_id}`)}`), ' for ', link(d.source_stream.slice(0, 24) + '…', `#/audit/${encodeURIComponent(d.source_stream)}`)),
           d.status,
@@ -307,8 +322,22 @@ export const deliveriesPage = (ctx: PageContext): void => {
       ),
     );
   };
-  ctx.main.append(filterForm('Filter', [field('State', state)], show), notices, results);
+  container.append(notices, results);
   show();
+  return Object.assign(container, { refresh: show });
+};
+
+export const deliveriesPage = (ctx: PageContext): void => {
+  heading(ctx, 'Deliveries', h('p', {}, 'Callbacks and DIDComm deliveries with their attempts, newest first. An abandoned one can be re-sent.'));
+  const state = select('state', [['', 'Any state'], ...['pending', 'delivered', 'abandoned', 'undeliverable'].map((s) => [s, s] as const)]);
+  const list = deliveryList(() => ({ state: state.value }));
+  ctx.main.append(filterForm('Filter', [field('State', state)], () => list.refresh()), list);
+};
+
+/** A flow's callbacks and their attempts, with a button to look again. */
+const flowCallbacks = (streamId: string): HTMLElement => {
+  const list = deliveryList(() => ({ flow: streamId }));
+  return h('section', { 'aria-labelledby': 'callbacks-heading' }, h('h2', { id: 'callbacks-heading' }, 'Callbacks'), list, button('Refresh callbacks', () => list.refresh()));
 };
 
 // ---- Resources

@@ -153,7 +153,7 @@ export const consoleArea: Area = {
         summary: 'A page of the tenant\'s callback and DIDComm deliveries with their attempts, newest first',
         tags: ['console'],
         security: apiKey('connector'),
-        parameters: listParameters('state', DELIVERY_STATES),
+        parameters: [...listParameters('state', DELIVERY_STATES), queryParameter('flow', 'Only the deliveries about this flow: the stream of the event they tell of (`presentation-<state>`, `offer-<id>`).', string(undefined, { maxLength: 200 }))],
         responses: { '200': managementAnswers.answer('The page.', { content: json(page('ConsoleDelivery', 'A page of deliveries.')) }), ...managementAnswers.problems(400, 401, 403, 500) },
       }),
     },

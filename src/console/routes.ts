@@ -15,7 +15,7 @@ import type { DeliveryStatus } from '../../streams/delivery.js';
 import { PresentationStatus } from '../../streams/presentation.js';
 import { OfferStatus } from '../../streams/offer.js';
 import type { ServiceContext } from '../featureContract.js';
-import { conflict, HttpError, notFound } from '../http/problem.js';
+import { conflict, HttpError, invalidValues, notFound } from '../http/problem.js';
 import { requestIdOf } from '../log.js';
 import { resendDelivery } from '../callbacks/resend.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
@@ -41,6 +41,18 @@ const pageParams = (ctx: Context, filterName: string, allowed: readonly string[]
 };
 
 const streamParam = (ctx: Context): string => String(ctx.params['stream'] ?? '');
+
+const MAX_STREAM_NAME = 200;
+
+/** `flow`: the stream a delivery tells of (`presentation-<state>`, `offer-<id>`), or undefined. */
+const flowParam = (ctx: Context): string | undefined => {
+  const value = ctx.query['flow'];
+  if (value === undefined || value === '') return undefined;
+  if (typeof value !== 'string' || value.length > MAX_STREAM_NAME) {
+    throw new HttpError(invalidValues([{ location: 'query.flow', message: `expected one stream name of at most ${MAX_STREAM_NAME} characters`, value }]));
+  }
+  return value;
+};
 
 export interface ConsoleDeps {
   readonly context: ServiceContext;
@@ -68,8 +80,14 @@ export const consoleRouter = ({ context, live, trustLists }: ConsoleDeps): Route
 
   router.get('/deliveries', requireScope('connector'), (ctx) => {
     const { tenantId, filter, query } = pageParams(ctx, 'state', DELIVERY_STATES);
+    const flow = flowParam(ctx);
     ctx.set('Cache-Control', 'no-store');
-    const page = pageDeliveries(runner.db, { tenantId, ...query, ...(filter !== undefined ? { state: filter as DeliveryStatus } : {}) });
+    const page = pageDeliveries(runner.db, {
+      tenantId,
+      ...query,
+      ...(filter !== undefined ? { state: filter as DeliveryStatus } : {}),
+      ...(flow !== undefined ? { sourceStream: flow } : {}),
+    });
     ctx.body = { items: page.items.map(({ tenant_id: _tenant, data_destroyed, ...delivery }) => ({ ...delivery, data_destroyed: data_destroyed === 1 })), next: page.next };
   });
 
