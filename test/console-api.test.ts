@@ -183,3 +183,21 @@ test('an abandoned callback is re-sent from the console and delivered; a deliver
   t.is(again.status, 409);
   t.regex((await json<{ detail: string }>(again)).detail, /abandoned/);
 });
+
+test('the dashboard counts outcomes per minute and names the certificates the connector presents with their expiry', async (t) => {
+  const { created, request } = await h.requestAndFetch({ dcql_query: pidQuery() });
+  t.is((await postResponse(h.endpoints, request, { error: 'access_denied', state: created.state })).status, 200);
+  await h.callback(created.state);
+  const response = await h.service.management('/console/api/dashboard');
+  t.is(response.status, 200);
+  const body = await json<{
+    now: string;
+    presentations_last_hour: { bucket: string; status: string; count: number }[];
+    certificates: { role: string; not_after: string; expires_soon: boolean }[];
+  }>(response);
+  t.true(body.presentations_last_hour.some((c) => c.status === 'REJECTED' && c.count >= 1 && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(c.bucket)));
+  t.deepEqual(body.certificates.map((c) => c.role).sort(), ['access', 'issuer']);
+  for (const c of body.certificates) t.is(c.expires_soon, Date.parse(c.not_after) - Date.parse(body.now) < 30 * 86_400_000);
+  const resourcesOnly = await keyWith(h.service, ['resources']);
+  t.is((await h.service.management('/console/api/dashboard', { key: resourcesOnly.secret })).status, 403);
+});

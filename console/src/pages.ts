@@ -48,6 +48,7 @@ interface Dashboard {
   readonly presentations_last_hour: readonly OutcomeCount[];
   readonly presentations_last_day: readonly OutcomeCount[];
   readonly deliveries: Record<string, number>;
+  readonly certificates: readonly { readonly role: string; readonly subject: string; readonly not_after: string; readonly expires_soon: boolean }[];
 }
 interface TrustedList {
   readonly source: string;
@@ -59,6 +60,8 @@ interface TrustedList {
   readonly fetchedAt?: string;
   readonly state: string;
   readonly lastFailure?: string;
+  readonly digest?: string;
+  readonly entities?: Record<string, number>;
 }
 interface TrustedLists {
   readonly mode: 'static' | 'lists';
@@ -119,6 +122,9 @@ export const dashboardPage = async (ctx: PageContext): Promise<void> => {
           chart('Presentation requests ended per hour, last day', figures.presentations_last_day, lastBuckets(now, 24, 3_600_000, 13))),
         h('section', {}, h('h2', {}, 'Callbacks'),
           h('ul', {}, h('li', {}, `Pending callbacks: ${pending}`), h('li', {}, `Abandoned deliveries: ${abandoned} `, link('see Deliveries', '#/deliveries')))),
+        h('section', {}, h('h2', {}, 'Keys and certificates'),
+          ...figures.certificates.filter((c) => c.expires_soon).map((c) => h('p', { class: 'warning', role: 'status' }, `Warning: the ${c.role} certificate expires on ${c.not_after}.`)),
+          table('Certificates the connector presents', ['Role', 'Subject', 'Expires', 'Within 30 days'], figures.certificates.map((c) => [c.role, c.subject, c.not_after, c.expires_soon ? 'yes' : 'no']))),
       );
     }
     const lists = await get<TrustedLists>('/console/api/trusted-lists');
@@ -126,7 +132,6 @@ export const dashboardPage = async (ctx: PageContext): Promise<void> => {
     ctx.main.append(
       h('section', {}, h('h2', {}, 'Trusted lists'),
         h('p', {}, lists.mode === 'static' ? 'Static trust anchors: no trusted list is followed.' : `${lists.lists.length} lists followed, ${stale.length} not current. `, link('see Trusted lists', '#/trusted-lists'))),
-      h('section', {}, h('h2', {}, 'Keys and certificates'), h('p', {}, 'Expiry warnings appear here once keys and certificates are tenant resources; see docs/console.md.')),
     );
   } catch (error) {
     showError(errors, error);
@@ -478,7 +483,7 @@ export const resourcePage = async (ctx: PageContext, kind: string, id: string): 
         const current = await get<Envelope>(base);
         editStatus.replaceChildren(
           errorBox(error.title, error.detail),
-          h('p', {}, `Nothing was overwritten. The current version is revision ${current.revision}:`),
+          h('p', {}, `Nothing was overwritten. The current version is revision ${current.revision} (open this page again to edit it):`),
           revisionView(current),
         );
       } else {
@@ -515,8 +520,11 @@ export const trustedListsPage = async (ctx: PageContext): Promise<void> => {
       return;
     }
     ctx.main.append(
-      table('Trusted lists', ['Source', 'List', 'Territory', 'Sequence number', 'Issued', 'Last fetch', 'Next update', 'State', 'Last failure'], lists.lists.map((l) => [
-        l.source, l.url, l.territory ?? '', l.sequenceNumber === undefined ? '' : String(l.sequenceNumber), l.issuedAt ?? '', l.fetchedAt ?? '', l.nextUpdate ?? '', l.state, l.lastFailure ?? '',
+      table('Trusted lists', ['Source', 'List', 'Territory', 'Sequence number', 'Issued', 'Last fetch', 'Next update', 'State', 'Digest', 'Entities by category', 'Last failure'], lists.lists.map((l) => [
+        l.source, l.url, l.territory ?? '', l.sequenceNumber === undefined ? '' : String(l.sequenceNumber), l.issuedAt ?? '', l.fetchedAt ?? '', l.nextUpdate ?? '', l.state,
+        l.digest ? h('code', {}, l.digest.slice(0, 16) + '…') : '',
+        Object.entries(l.entities ?? {}).map(([category, n]) => `${category}: ${n}`).join(', '),
+        l.lastFailure ?? '',
       ])),
     );
   } catch (error) {

@@ -12,13 +12,13 @@ import { consoleFeature } from '../console/feature.js';
 export const features = async (context: ServiceContext): Promise<readonly Feature[]> => {
   const { metrics } = context;
   const trustLists = await trustListsFromConfig(context.config, context.store, context.log, (source, outcome) => metrics.trustLists.fetches.inc({ source, outcome }));
-  return [
+  const built = [
     tenancyFeature(context),
     trustListsFeature(trustLists),
     await verificationFeature(context, trustLists),
     await callbacksFeature(context),
     await issuanceFeature(context, trustLists),
     await resourcesFeature(context),
-    consoleFeature(context, trustLists?.lists),
   ];
+  return [...built, consoleFeature(context, { trustLists: trustLists?.lists, certificates: built.flatMap((f) => f.certificates ?? []) })];
 };

@@ -85,6 +85,15 @@ export const consoleArea: Area = {
       presentations_last_hour: arrayOf(ref.schema('ConsoleOutcomeCount'), { description: 'Sessions ended per minute by outcome.' }),
       presentations_last_day: arrayOf(ref.schema('ConsoleOutcomeCount'), { description: 'Sessions ended per hour by outcome.' }),
       deliveries: { type: 'object', additionalProperties: { type: 'integer' }, description: 'Deliveries by state.' },
+      certificates: arrayOf(
+        object({
+          role: string('`access` (the verifier\'s access certificate) or `issuer`.'),
+          subject: string(),
+          not_after: dateTime(),
+          expires_soon: { type: 'boolean', description: 'It expires within 30 days (or has expired).' },
+        }),
+        { description: 'The certificates the service presents, for expiry warnings.' },
+      ),
     }),
     ConsoleTrustedLists: object({
       mode: { enum: ['static', 'lists'], description: '`static`: trust anchors only (X509_TRUST_RESOLUTION_MODE), no list is followed.' },
@@ -98,6 +107,8 @@ export const consoleArea: Area = {
             nextUpdate: dateTime(),
             fetchedAt: dateTime(),
             lastFailure: string(),
+            digest: string('SHA-256 (hex) of the version held: what verification outcomes name.'),
+            entities: { type: 'object', additionalProperties: { type: 'integer' }, description: 'The services the version lists, by category (`PID`, `WALLET_PROVIDER`..., `other`).' },
           },
         ),
       ),

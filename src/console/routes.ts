@@ -14,7 +14,7 @@ import { listPresentations, outcomesSince } from '../../projections/presentation
 import type { DeliveryStatus } from '../../streams/delivery.js';
 import { PresentationStatus } from '../../streams/presentation.js';
 import { OfferStatus } from '../../streams/offer.js';
-import type { ServiceContext } from '../featureContract.js';
+import type { PresentedCertificate, ServiceContext } from '../featureContract.js';
 import { conflict, HttpError, invalidValues, notFound } from '../http/problem.js';
 import { requestIdOf } from '../log.js';
 import { resendDelivery } from '../callbacks/resend.js';
@@ -59,9 +59,13 @@ export interface ConsoleDeps {
   readonly live: LiveStreams;
   /** The trusted lists this service follows; undefined in static trust mode. */
   readonly trustLists: TrustListStore | undefined;
+  readonly certificates: readonly PresentedCertificate[];
 }
 
-export const consoleRouter = ({ context, live, trustLists }: ConsoleDeps): Router => {
+/** A certificate expiring within this many days is a warning on the dashboard. */
+export const EXPIRY_WARNING_DAYS = 30;
+
+export const consoleRouter = ({ context, live, trustLists, certificates }: ConsoleDeps): Router => {
   const { runner, store, dataKeys } = context;
   const router = new Router({ prefix: CONSOLE_API });
 
@@ -138,6 +142,12 @@ export const consoleRouter = ({ context, live, trustLists }: ConsoleDeps): Route
       presentations_last_hour: outcomesSince(runner.db, tenantId, new Date(now - 3_600_000).toISOString(), 'minute'),
       presentations_last_day: outcomesSince(runner.db, tenantId, new Date(now - 86_400_000).toISOString(), 'hour'),
       deliveries: countDeliveriesByState(runner.db, tenantId),
+      certificates: certificates.map(({ role, subject, notAfter }) => ({
+        role,
+        subject,
+        not_after: notAfter.toISOString(),
+        expires_soon: notAfter.getTime() - now < EXPIRY_WARNING_DAYS * 86_400_000,
+      })),
     };
   });
 
