@@ -124,11 +124,12 @@ test('the auditor\'s stream shows every event with its metadata and no sealed va
   await h.callback(created.state);
   const response = await h.service.management(`/console/api/streams/presentation-${created.state}`);
   t.is(response.status, 200);
-  const body = await json<{ notice: string; events: { type: string; metadata: { actor?: string }; data: Record<string, unknown> }[] }>(response);
+  const body = await json<{ notice: string; events: { type: string; metadata: { actor?: string; command?: string }; data: Record<string, unknown> }[] }>(response);
   t.deepEqual(body.events.map((e) => e.type), ['PresentationRequested', 'PresentationRequestFetched', 'PresentationFulfilled']);
   t.regex(body.notice, /never shown/);
   t.regex(body.events[0]!.metadata.actor ?? '', /^apikey:/);
   t.is(body.events[2]!.metadata.actor, 'wallet');
+  t.deepEqual(body.events.map((e) => e.metadata.command), ['RequestPresentation', 'FetchRequestObject', 'Fulfil'], 'which command each answers');
   const text = JSON.stringify(body);
   t.false(text.includes('ciphertext'), 'no sealed value, not even encrypted');
   t.false(text.includes('Erika') || text.includes('Mustermann'), 'no claim value');

@@ -71,16 +71,18 @@ export const facts = (data: unknown): HTMLElement => {
   return list;
 };
 
-const actorOf = (metadata: unknown): string => {
-  if (metadata && typeof metadata === 'object' && 'actor' in metadata) return String((metadata as { actor: unknown }).actor);
-  return 'unknown';
+/** Who caused the event and, where recorded, in answer to which command. */
+const causeOf = (metadata: unknown): string => {
+  const m = (metadata && typeof metadata === 'object' ? metadata : {}) as { actor?: unknown; command?: unknown };
+  const actor = m.actor === undefined ? 'unknown' : String(m.actor);
+  return m.command === undefined ? actor : `${actor} (command ${String(m.command)})`;
 };
 
 export const eventItem = (event: StreamEvent): HTMLElement =>
   h(
     'li',
     { class: 'event' },
-    h('p', { class: 'event-head' }, h('span', { class: 'event-type' }, event.type), ` #${event.revision} at `, h('time', { datetime: event.created }, event.created), ` by ${actorOf(event.metadata)}`),
+    h('p', { class: 'event-head' }, h('span', { class: 'event-type' }, event.type), ` #${event.revision} at `, h('time', { datetime: event.created }, event.created), ` by ${causeOf(event.metadata)}`),
     facts(event.data),
   );
 

@@ -71,7 +71,7 @@ export const consoleArea: Area = {
       id: string(),
       type: string(),
       created: dateTime(),
-      metadata: anyJson('Who caused the event (`actor`) and in answer to which request (`requestId`).'),
+      metadata: anyJson('Who caused the event (`actor`), in answer to which request (`requestId`) and which command (`command`, its type; events recorded before it was kept lack it).'),
       data: anyJson('The event\'s data, every sealed value replaced by "[sealed: not shown]".'),
     }),
     ConsoleStream: object({
