@@ -245,6 +245,13 @@ test(titled('two revisions of a resource compared field by field; an edit on a s
   const page = await browser.newPage();
   await signIn(page);
   await go(page, 'Resources');
+  // Searched as the resource API does: by label (and the others' schemas are not listed).
+  await page.getByLabel('Label key').fill('tier');
+  await page.getByLabel('Label value').fill('gold');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await page.getByText('Page 1 (last page)').waitFor();
+  const found = page.getByRole('table', { name: 'Resources' }).getByRole('link');
+  t.deepEqual(await found.allTextContents(), [schema.id]);
   await page.getByRole('link', { name: schema.id }).click();
   await page.getByRole('heading', { name: 'History' }).waitFor();
   await page.getByLabel('From revision').selectOption('1');

@@ -372,19 +372,43 @@ const VALUE_MEMBERS = new Set(['values', 'claims', 'credentialSubject', 'credent
 
 const shownData = (name: string, value: unknown): string => (VALUE_MEMBERS.has(name) ? '[claim values: not shown]' : JSON.stringify(value));
 
+/** The resource API's envelope filters the search form offers (the specification's `filter` items, ANDed). */
+const envelopeFilter = (form: {
+  readonly labelKey: string;
+  readonly labelValue: string;
+  readonly annotationKey: string;
+  readonly annotationValue: string;
+  readonly from: string | undefined;
+  readonly until: string | undefined;
+}): unknown[] => {
+  const filter: unknown[] = [];
+  if (form.labelKey) filter.push({ labels: [{ operator: 'EQUAL', key: form.labelKey, value: form.labelValue }] });
+  if (form.annotationKey) filter.push({ annotations: [{ operator: 'EQUAL', key: form.annotationKey, value: form.annotationValue }] });
+  if (form.from || form.until) {
+    filter.push({ modified_at: { operator: 'BETWEEN', left: form.from ?? '1970-01-01T00:00:00Z', right: form.until ?? '9999-12-31T23:59:59Z' } });
+  }
+  return filter;
+};
+
 export const resourcesPage = (ctx: PageContext): void => {
-  heading(ctx, 'Resources', h('p', {}, 'Search a kind by label; open a resource for its history, any revision, and a comparison of two.'));
+  heading(ctx, 'Resources', h('p', {}, 'Search a kind by label, annotation and time of change; open a resource for its history, any revision, and a comparison of two.'));
   const kind = select('kind', KINDS);
-  const labelKey = h('input', { type: 'text', name: 'label-key', autocomplete: 'off' });
-  const labelValue = h('input', { type: 'text', name: 'label-value', autocomplete: 'off' });
+  const text = (name: string): HTMLInputElement => h('input', { type: 'text', name, autocomplete: 'off' });
+  const [labelKey, labelValue, annotationKey, annotationValue] = [text('label-key'), text('label-value'), text('annotation-key'), text('annotation-value')];
+  const from = h('input', { type: 'datetime-local', name: 'from' });
+  const until = h('input', { type: 'datetime-local', name: 'until' });
+  const order = select('order', [['DESC', 'Newest change first'], ['ASC', 'Oldest change first']]);
   const results = h('div');
   const show = (): void => {
     const chosen = kind.value;
-    const filter = labelKey.value ? [{ labels: [{ operator: 'EQUAL', key: labelKey.value, value: labelValue.value }] }] : [];
+    const body = {
+      filter: envelopeFilter({ labelKey: labelKey.value, labelValue: labelValue.value, annotationKey: annotationKey.value, annotationValue: annotationValue.value, from: instant(from), until: instant(until) }),
+      sort: [{ field: 'MODIFIED_AT', order: order.value }],
+    };
     results.replaceChildren(
       pagedList<Envelope>(
         async (cursor) => {
-          const page = (await request<{ items: Envelope[]; next_cursor?: string }>('POST', `/${chosen}/search${query({ cursor })}`, { filter })).body;
+          const page = (await request<{ items: Envelope[]; next_cursor?: string }>('POST', `/${chosen}/search${query({ cursor })}`, body)).body;
           return { items: page.items, next: page.next_cursor ?? null };
         },
         (items) => table('Resources', ['Resource', 'Revision', 'Labels', 'Modified', 'Deleted'], items.map((r) => [
@@ -393,7 +417,13 @@ export const resourcesPage = (ctx: PageContext): void => {
       ),
     );
   };
-  ctx.main.append(filterForm('Search', [field('Kind', kind), field('Label key', labelKey), field('Label value', labelValue)], show), results);
+  ctx.main.append(
+    filterForm('Search', [
+      field('Kind', kind), field('Label key', labelKey), field('Label value', labelValue), field('Annotation key', annotationKey), field('Annotation value', annotationValue),
+      field('Changed from', from), field('Changed until', until), field('Order', order),
+    ], show),
+    results,
+  );
   show();
 };
 
