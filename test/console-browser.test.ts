@@ -284,25 +284,24 @@ test(titled('two revisions of a resource compared field by field; an edit on a s
 });
 
 test(titled('a connector-scoped key sees flows but not resources; a resources-scoped key the reverse'), async (t) => {
-  const connector = await keyWith(h.service, ['connector']);
-  const page = await browser.newPage();
-  await signIn(page, connector.secret);
-  const nav = page.getByRole('navigation');
-  t.true(await nav.getByRole('link', { name: 'Presentation requests', exact: true }).isVisible());
-  t.is(await nav.getByRole('link', { name: 'Resources', exact: true }).count(), 0);
-  await page.evaluate(() => {
-    (globalThis as unknown as { location: { hash: string } }).location.hash = '#/resources';
-  });
-  t.regex((await page.getByRole('alert').textContent()) ?? '', /no `resources` scope/);
-  await page.close();
-
-  const resources = await keyWith(h.service, ['resources']);
-  const other = await browser.newPage();
-  await signIn(other, resources.secret);
-  const otherNav = other.getByRole('navigation');
-  t.true(await otherNav.getByRole('link', { name: 'Resources', exact: true }).isVisible());
-  t.is(await otherNav.getByRole('link', { name: 'Presentation requests', exact: true }).count(), 0);
-  await other.close();
+  const cases = [
+    { scope: 'connector', shown: 'Presentation requests', hidden: 'Resources', hiddenPath: '#/resources' },
+    { scope: 'resources', shown: 'Resources', hidden: 'Presentation requests', hiddenPath: '#/presentations' },
+  ] as const;
+  for (const { scope, shown, hidden, hiddenPath } of cases) {
+    const key = await keyWith(h.service, [scope]);
+    const page = await browser.newPage();
+    await signIn(page, key.secret);
+    const nav = page.getByRole('navigation');
+    t.true(await nav.getByRole('link', { name: shown, exact: true }).isVisible(), `${scope}: ${shown}`);
+    t.is(await nav.getByRole('link', { name: hidden, exact: true }).count(), 0, `${scope}: no ${hidden}`);
+    // Opened by its address, the page says which scope is missing.
+    await page.evaluate((hash) => {
+      (globalThis as unknown as { location: { hash: string } }).location.hash = hash;
+    }, hiddenPath);
+    t.regex((await page.getByRole('alert').textContent()) ?? '', new RegExp(`no \`${scope === 'connector' ? 'resources' : 'connector'}\` scope`));
+    await page.close();
+  }
 });
 
 test(titled('another tenant\'s sessions never appear'), async (t) => {
