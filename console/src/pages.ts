@@ -523,7 +523,14 @@ export const resourcePage = async (ctx: PageContext, kind: string, id: string): 
   };
   ctx.main.append(
     h('section', {}, h('h2', {}, 'History'),
-      table('Revisions', ['Revision', 'Modified', 'Deleted'], history.map((e) => [String(e.revision), e.modified_at, e.deleted_at ?? ''])),
+      // The history route answers every revision at once; the page shows them 25 at a time.
+      pagedList<Envelope>(
+        async (cursor) => {
+          const start = Number(cursor ?? 0);
+          return { items: history.slice(start, start + 25), next: start + 25 < history.length ? String(start + 25) : null };
+        },
+        (items) => table('Revisions', ['Revision', 'Modified', 'Deleted'], items.map((e) => [String(e.revision), e.modified_at, e.deleted_at ?? ''])),
+      ),
       h('div', { class: 'row' }, field('Revision to show', pick), button('Show revision', showRevision)), shown),
     h('section', {}, h('h2', {}, 'Compare revisions'),
       h('div', { class: 'row' }, field('From revision', fromRevision), field('To revision', toRevision), button('Compare', compare, 'primary')), compared),
