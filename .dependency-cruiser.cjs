@@ -4,12 +4,12 @@
 //   shared src/    the store, the read side (src/readside/, or its files at the root of src/), HTTP
 //                  plumbing, crypto, logging, metrics, configuration: every folder or root file of
 //                  src/ that is not a feature, the assembly or an entry point
-//   features       src/{verification,issuance,resources,tenancy,callbacks,trust}/: routes, OpenAPI
+//   features       src/{verification,issuance,resources,tenancy,callbacks,trust,console}/: routes, OpenAPI
 //                  fragments, background work
 //   assembly       src/app/: composes the features into the service and its OpenAPI document
 //   entry points   src/main.ts, src/workers/
 // test/, bench/, demo/, ops/ and wallet/ stand outside the layers and may use any of them.
-const FEATURES = '^src/(verification|issuance|resources|tenancy|callbacks|trust)/';
+const FEATURES = '^src/(verification|issuance|resources|tenancy|callbacks|trust|console)/';
 const ASSEMBLY = '^src/app/';
 const ENTRY = '^src/(main[.]ts$|workers/)';
 const ABOVE_SHARED = [FEATURES, ASSEMBLY, ENTRY];

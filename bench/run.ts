@@ -16,7 +16,7 @@
 // to run, default FULL,NORMAL), BENCH_STRICT=1 (exit 1 when a target is missed), BENCH_ONLY
 // (comma-separated groups: appends, rebuild, callbacks, verification, verification-cpu, keystore,
 // presentation-verification, mdoc, trust-resolution, issuance, issuance-cpu, issuance-authorization-code,
-// resources, workers, latency, and soak, which runs only when named),
+// resources, console, workers, latency, and soak, which runs only when named),
 // BENCH_CPU_FLOWS (flows per round of the *-cpu groups, default 300), BENCH_LONG_FLOWS (flows
 // of their long run, default 3000), BENCH_PROFILE_DIR (write the *-cpu groups' service CPU
 // profile there), BENCH_WORKERS_IN_FLIGHT (flows in flight of the workers group, default 8),
@@ -42,6 +42,7 @@ import { authorizationCodeFigures } from './authorizationCode.js';
 import { issuanceCpuFigures, issuanceFigures } from './issuance.js';
 import { keystoreFigures } from './keystore.js';
 import { resourceFigures } from './resources.js';
+import { consoleFigures } from './console.js';
 import { printJson, printTable, type Figure } from './report.js';
 import { verificationCpuFigures, verificationFigures } from './verification.js';
 import { presentationVerificationFigures } from './presentationVerification.js';
@@ -354,6 +355,7 @@ const main = async (): Promise<void> => {
       'issuance-authorization-code': () => authorizationCodeFigures(common),
       keystore: () => keystoreFigures(common),
       resources: () => resourceFigures(common),
+      console: () => consoleFigures(common),
       workers: () => workersFigures(common),
       latency: () => latencyFigures({ ...common, latencySeconds: LATENCY_SECONDS, soakSeconds: SOAK_SECONDS }),
       soak: () => soakFigures({ ...common, latencySeconds: LATENCY_SECONDS, soakSeconds: SOAK_SECONDS }),

@@ -4,7 +4,8 @@
 import { delivery, type DeliveryStatus } from '../streams/delivery.js';
 import { decodeRecorded, inCategory } from '../streams/event.js';
 import { parsePosition, type Position } from '../streams/kernel.js';
-import { change, type Projection, type SqlReader } from './projection.js';
+import { keysetPage, type Page, type PageQuery } from './keysetPage.js';
+import { change, type Projection, type Row, type SqlReader } from './projection.js';
 
 export const deliveriesProjection: Projection = {
   name: 'deliveries',
@@ -31,6 +32,8 @@ export const deliveriesProjection: Projection = {
   CREATE INDEX IF NOT EXISTS deliveries_due ON deliveries (state, next_attempt_at);
   CREATE INDEX IF NOT EXISTS deliveries_tenant ON deliveries (tenant_id, state);
   CREATE INDEX IF NOT EXISTS deliveries_source ON deliveries (source_commit, source_prepare);
+  CREATE INDEX IF NOT EXISTS deliveries_by_tenant ON deliveries (tenant_id, recorded_at, delivery_id);
+  CREATE INDEX IF NOT EXISTS deliveries_by_source ON deliveries (tenant_id, source_stream, recorded_at, delivery_id);
   CREATE TABLE IF NOT EXISTS delivery_attempts (
     delivery_id  TEXT NOT NULL,
     attempt      INTEGER NOT NULL,
@@ -200,16 +203,7 @@ export const listDeliveries = (
     `SELECT ${ROW_COLUMNS} FROM deliveries ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY recorded_at, delivery_id`,
     params,
   );
-  const listing: DeliveryListing[] = [];
-  for (const row of rows) {
-    const attempts = db.all<DeliveryAttemptRow & Record<string, string | number | null>>(
-      `SELECT attempt, attempted_at, outcome, http_status, detail, duration_ms FROM delivery_attempts
-       WHERE delivery_id = ? ORDER BY attempt`,
-      [row.delivery_id],
-    );
-    listing.push({ ...row, attempt_log: attempts });
-  }
-  return listing;
+  return rows.map((row) => ({ ...row, attempt_log: attemptLog(db, row.delivery_id) }));
 };
 
 /** One delivery's state and its latest attempt, or undefined when it is not recorded (yet). */
@@ -226,3 +220,31 @@ export const findDelivery = async (db: SqlReader, deliveryId: string): Promise<(
   );
   return { ...row, last_attempt: last ?? null };
 };
+
+const attemptLog = (db: SqlReader, deliveryId: string): DeliveryAttemptRow[] =>
+  db.all<DeliveryAttemptRow & Row>(
+    `SELECT attempt, attempted_at, outcome, http_status, detail, duration_ms FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt`,
+    [deliveryId],
+  );
+
+/**
+ * A page of a tenant's deliveries, newest first, optionally in one state or about one flow (the
+ * stream whose event they tell of), each with its attempts (the console's list).
+ */
+export const pageDeliveries = (db: SqlReader, query: PageQuery & { readonly state?: DeliveryStatus; readonly sourceStream?: string }): Page<DeliveryListing> => {
+  const page = keysetPage<DeliveryRow & Row>(
+    db,
+    { name: 'deliveries', columns: ROW_COLUMNS, time: 'recorded_at', key: 'delivery_id' },
+    {
+      ...query,
+      where: { ...(query.state === undefined ? {} : { state: query.state }), ...(query.sourceStream === undefined ? {} : { source_stream: query.sourceStream }) },
+    },
+  );
+  return { items: page.items.map((row) => ({ ...row, attempt_log: attemptLog(db, row.delivery_id) })), next: page.next };
+};
+
+/** A tenant's deliveries by state (`pending`, `abandoned`...), for the console's dashboard. */
+export const countDeliveriesByState = (db: SqlReader, tenantId: string): Record<string, number> =>
+  Object.fromEntries(
+    db.all<{ state: string; n: number }>('SELECT state, COUNT(*) AS n FROM deliveries WHERE tenant_id = ? GROUP BY state', [tenantId]).map((r) => [r.state, r.n]),
+  );

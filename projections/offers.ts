@@ -3,7 +3,8 @@
 // yet purged). The claims are not here: they exist only sealed in the offer stream.
 import { decodeRecorded, inCategory } from '../streams/event.js';
 import { offer, type OfferStatus } from '../streams/offer.js';
-import { change, type Projection, type SqlReader } from './projection.js';
+import { keysetPage, type Page, type PageQuery } from './keysetPage.js';
+import { change, type Projection, type Row, type SqlReader } from './projection.js';
 
 export const offersProjection: Projection = {
   name: 'offers',
@@ -21,7 +22,8 @@ export const offersProjection: Projection = {
     claims_purged               INTEGER NOT NULL DEFAULT 0
   );
   CREATE INDEX IF NOT EXISTS offers_open ON offers (status, expires_at);
-  CREATE INDEX IF NOT EXISTS offers_unpurged ON offers (claims_purged, ended_at);`,
+  CREATE INDEX IF NOT EXISTS offers_unpurged ON offers (claims_purged, ended_at);
+  CREATE INDEX IF NOT EXISTS offers_by_tenant ON offers (tenant_id, created_at, offer_id);`,
   apply: (recorded) => {
     if (!inCategory(offer.category, recorded)) return [];
     const event = decodeRecorded(offer.codec, recorded);
@@ -91,3 +93,16 @@ export const offersToPurge = (db: SqlReader, before: string, limit: number): str
       [before, limit],
     )
   ).map((r) => r.offer_id);
+
+/** A page of a tenant's offers, newest first (the console's list). */
+export const listOffers = (db: SqlReader, query: PageQuery): Page<OfferRow & Row> =>
+  keysetPage<OfferRow & Row>(
+    db,
+    {
+      name: 'offers',
+      columns: 'offer_id, tenant_id, credential_configuration_id, status, tx_code_required, created_at, expires_at, ended_at, error_details, claims_purged',
+      time: 'created_at',
+      key: 'offer_id',
+    },
+    query,
+  );

@@ -32,8 +32,18 @@ export interface ServiceContext {
   readonly kek: Buffer;
 }
 
+/** A certificate a feature presents to others (its chain's leaf): the console warns before it expires. */
+export interface PresentedCertificate {
+  /** `access` (the verifier's), `issuer`. */
+  readonly role: string;
+  readonly subject: string;
+  readonly notAfter: Date;
+}
+
 export interface Feature {
   readonly name: string;
+  /** The certificates the feature presents, for expiry warnings. */
+  readonly certificates?: readonly PresentedCertificate[];
   /** Mounted behind API-key authentication on the management listener. */
   readonly managementRouters?: readonly Router[];
   /** Mounted on the public (wallet-facing) listener. */

@@ -12,6 +12,7 @@ import { authenticate } from '../tenancy/authenticate.js';
 import type { Sqlite } from '../sqlite/connection.js';
 import { allowedMethods, HttpError, problems, serviceUnavailable } from '../http/problem.js';
 import { openApiRouter, type OpenApiDocument } from './openapiDocument.js';
+import { consoleStaticRouter } from '../console/staticFiles.js';
 
 /**
  * `/health` (kept as it always was), `/health/live` (the process answers) and `/health/ready`
@@ -73,13 +74,15 @@ interface AppDeps {
 }
 
 /**
- * What the management listener serves without an API key: the health routes, the metrics, and the
- * API description, which is the same for every deployment and holds nothing of any tenant.
+ * What the management listener serves without an API key: the health routes, the metrics, the
+ * API description, which is the same for every deployment and holds nothing of any tenant, and
+ * the console's static files (which ask for a key before they show anything).
  */
 export const openManagementRouters = (deps: Omit<AppDeps, 'log'> & { document: OpenApiDocument }): readonly Router[] => [
   healthRouter(deps.readiness),
   metricsRouter(deps.metrics),
   openApiRouter(deps.document),
+  consoleStaticRouter(),
 ];
 
 /** `open` routers answer anyone; `routers` only requests with a valid API key. */

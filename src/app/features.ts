@@ -7,11 +7,12 @@ import { callbacksFeature } from '../callbacks/feature.js';
 import { issuanceFeature } from '../issuance/feature.js';
 import { resourcesFeature } from '../resources/feature.js';
 import { trustListsFeature, trustListsFromConfig } from '../trust/trustResolution.js';
+import { consoleFeature } from '../console/feature.js';
 
 export const features = async (context: ServiceContext): Promise<readonly Feature[]> => {
   const { metrics } = context;
   const trustLists = await trustListsFromConfig(context.config, context.store, context.log, (source, outcome) => metrics.trustLists.fetches.inc({ source, outcome }));
-  return [
+  const built = [
     tenancyFeature(context),
     trustListsFeature(trustLists),
     await verificationFeature(context, trustLists),
@@ -19,4 +20,5 @@ export const features = async (context: ServiceContext): Promise<readonly Featur
     await issuanceFeature(context, trustLists),
     await resourcesFeature(context),
   ];
+  return [...built, consoleFeature(context, { trustLists: trustLists?.lists, certificates: built.flatMap((f) => f.certificates ?? []) })];
 };

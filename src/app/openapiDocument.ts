@@ -9,6 +9,7 @@ import Router from '@koa/router';
 import type { Config } from '../config/config.js';
 import { headers, mergePaths, parameters, problemResponses, securitySchemes, sharedSchemas } from '../http/openapi/components.js';
 import { authorizationCodeArea } from '../issuance/openapiAuthorizationCode.js';
+import { consoleArea } from '../console/openapi.js';
 import { issuanceArea } from '../issuance/openapi.js';
 import { listenersArea } from './openapi.js';
 import { resourcesArea } from '../resources/openapi.js';
@@ -66,7 +67,7 @@ const listenerPaths = (areas: readonly Area[], publicUrl: string): Record<string
 };
 
 export const openApiDocument = (config: DocumentConfig) => {
-  const areas: readonly Area[] = [listenersArea, tenancyArea, verificationArea(config), issuanceArea, authorizationCodeArea, statusArea, resourcesArea];
+  const areas: readonly Area[] = [listenersArea, tenancyArea, verificationArea(config), issuanceArea, authorizationCodeArea, statusArea, resourcesArea, consoleArea];
   return {
     openapi: '3.1.1',
     info: { title: 'EUDI wallet connector', version: SERVICE_VERSION, description: DESCRIPTION },

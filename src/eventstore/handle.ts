@@ -10,6 +10,8 @@ import type { AppendError, EventStore, Json, Position } from './port.js';
 export interface EventMetadata {
   readonly actor: string;
   readonly requestId?: string;
+  /** The type of the command the events answer; handleCommand adds it. */
+  readonly command?: string;
 }
 
 export interface Loaded<State> {
@@ -73,6 +75,9 @@ export interface CommandOptions<State, E, HookError> {
   readonly beforeAppend?: (events: readonly E[], state: State) => Promise<Either<HookError, void>>;
 }
 
+const commandTypeOf = (command: unknown): { readonly command?: string } =>
+  typeof command === 'object' && command !== null && 'type' in command && typeof command.type === 'string' ? { command: command.type } : {};
+
 /**
  * Runs the decider's `decide` on the stream's current state and appends what it returns, at the
  * revision read. Returns the domain error, the store's error (a race lost more often than the
@@ -102,7 +107,8 @@ export const handleCommand = async <Command, State, E extends Event, DomainError
       const ready = await options.beforeAppend(events, state);
       if (isLeft(ready)) return ready;
     }
-    const metadata = { ...options.metadata };
+    // Which command the events answer, for the auditor (docs/console.md): its type, never its data.
+    const metadata = { ...options.metadata, ...commandTypeOf(command) };
     const appended = await store.append(
       streamId,
       events.map((e, index) => ({ id: eventIdOf(options.commandId, streamId, index), type: e.type, data: e.data as Json, metadata })),

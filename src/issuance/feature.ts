@@ -100,8 +100,10 @@ export const issuanceFeature = async (service: ServiceContext, trustLists: HeldL
     now: issuance.now,
   });
   let expiry: Periodic | undefined;
+  const leaf = identity.chain[0];
   return {
     name: 'issuance',
+    ...(leaf ? { certificates: [{ role: 'issuer', subject: leaf.subject, notAfter: leaf.notAfter }] } : {}),
     managementRouters: [offersRouter(issuance), authorizationsRouter(issuance), credentialStatusRouter(issuance)],
     publicRouters: [walletRouter(issuance), statusLists],
     start: () => {

@@ -19,6 +19,7 @@ import { fetchBounded, type FetchBounds } from './boundedFetch.js';
 import { listKey, readRecordedDocument, recordedVersion, recordFetchedVersion, sha256Hex, type ListRecordDeps } from './listRecord.js';
 import type { Freshness, TrustSnapshot } from './matching.js';
 import { SnapshotIndex, type ListEntry } from './snapshotIndex.js';
+import { categoryOf } from './serviceMapping.js';
 import { followedPointers, type TrustList } from './trustList.js';
 import { verifyTrustList } from './verifyTrustList.js';
 
@@ -68,7 +69,20 @@ export interface ListStatus {
   readonly fetchedAt: string | undefined;
   readonly state: 'current' | 'past next update' | 'cached fallback' | 'stale' | 'missing';
   readonly lastFailure: string | undefined;
+  /** SHA-256 (hex) of the version held: what verification outcomes name. */
+  readonly digest?: string;
+  /** The services the held version lists, by category (`PID`, `WALLET_PROVIDER`...; `other` for a type no category maps). */
+  readonly entities?: Readonly<Record<string, number>>;
 }
+
+const entitiesByCategory = (entry: ListEntry): Record<string, number> => {
+  const counts: Record<string, number> = {};
+  for (const service of entry.list.services) {
+    const category = categoryOf(service.type) ?? 'other';
+    counts[category] = (counts[category] ?? 0) + 1;
+  }
+  return counts;
+};
 
 // Lists a LoTL points to are fetched a few at a time: one slow publisher must not hold up the
 // others, and 30 at once would be a burst on a small machine.
@@ -321,6 +335,8 @@ export class TrustListStore {
         fetchedAt: version.fetchedAt,
         state,
         lastFailure: failure,
+        digest: held.entry.digest,
+        entities: entitiesByCategory(held.entry),
       };
     });
   }

@@ -48,10 +48,11 @@ export const verificationFeature = async (context: ServiceContext, trustLists: H
   const trust = trustResolutionFromConfig(context.config, trustLists);
   const status = credentialStatusCheckerFromConfig(context.config, trust.verifier, (outcome) => metrics.statusLists.fetches.inc({ outcome }));
   const verify = createPresentationVerifier(trust.verifier, status, context.log);
+  const verifier = await loadVerifier(context);
   const deps = {
     store: context.store,
     dataKeys: context.dataKeys,
-    verifier: await loadVerifier(context),
+    verifier,
     verify,
     bounds,
     defaultRedirectUri: context.config.defaultRedirectUri,
@@ -59,8 +60,10 @@ export const verificationFeature = async (context: ServiceContext, trustLists: H
     trustListUrls: trust.trustListUrls,
   };
   let expiry: Periodic | undefined;
+  const leaf = verifier.identity.chain[0]!;
   return {
     name: 'verification',
+    certificates: [{ role: 'access', subject: leaf.subject, notAfter: leaf.notAfter }],
     managementRouters: [managementRouter(deps)],
     publicRouters: [publicRouter(deps)],
     start() {
