@@ -91,3 +91,7 @@ export const offersToPurge = (db: SqlReader, before: string, limit: number): str
       [before, limit],
     )
   ).map((r) => r.offer_id);
+
+/** Every offer of the tenant, oldest first (what the read model has: no claims). */
+export const listTenantOffers = (db: SqlReader, tenantId: string): OfferRow[] =>
+  db.all<OfferRow & Record<string, string | number | null>>('SELECT * FROM offers WHERE tenant_id = ? ORDER BY created_at, offer_id', [tenantId]);

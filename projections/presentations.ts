@@ -46,3 +46,16 @@ export const findExpiredPresentations = (db: SqlReader, nowMs: number, limit: nu
       [nowMs, limit],
     )
   ).map((row) => row.state);
+
+export interface PresentationSessionRow {
+  readonly state: string;
+  readonly tenant_id: string;
+  readonly status: string;
+  readonly created_at: string;
+  readonly expires_at_ms: number;
+  readonly finished_at: string | null;
+}
+
+/** Every presentation session of the tenant, oldest first (what the read model has: no disclosed claims). */
+export const listTenantPresentationSessions = (db: SqlReader, tenantId: string): PresentationSessionRow[] =>
+  db.all<PresentationSessionRow & Record<string, string | number | null>>('SELECT * FROM presentations WHERE tenant_id = ? ORDER BY created_at, state', [tenantId]);
