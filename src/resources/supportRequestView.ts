@@ -9,7 +9,21 @@ import type { Json } from '../eventstore/port.js';
 
 export const MESSAGE_PURPOSE = 'support-request-message';
 
-export const supportRequestView = async (dataKeys: Pick<DataKeys, 'find'>, row: SupportRequestRow): Promise<{ [key: string]: Json }> => {
+export interface SupportRequestView {
+  readonly id: string;
+  readonly type: SupportRequestRow['type'];
+  readonly status: SupportRequestRow['status'];
+  /** Null once the request's data key is gone. */
+  readonly message: Json | null;
+  readonly note: string | null;
+  readonly created_at: string;
+  readonly modified_at: string;
+  readonly transitions: readonly { readonly status: string; readonly at: string; readonly note: string | null }[];
+  readonly export: { readonly available: boolean; readonly expires_at: string | null; readonly files: number; readonly bytes: number; readonly manifest_sha256: string } | null;
+  readonly erasure: { readonly resources: number; readonly data_keys: number; readonly blobs: number; readonly api_keys: number } | null;
+}
+
+export const supportRequestView = async (dataKeys: Pick<DataKeys, 'find'>, row: SupportRequestRow): Promise<SupportRequestView> => {
   const key = await dataKeys.find(supportRequestKeyOwner(row.requestId));
   const message = key && Sealed.is(row.message) ? key.open(row.message, MESSAGE_PURPOSE) : null;
   return {
