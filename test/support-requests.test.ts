@@ -196,7 +196,12 @@ test('DATA_DUMP: the operator exports; the tenant downloads a tar whose manifest
     t.truthy(files.get('connector/presentation-requests.json'));
     t.true(files.get('support-requests.json')!.toString('utf8').includes('Everything you hold about us'));
 
-    const stored = await filesHolding(exportDirectory(blobDirectory(s.config)), 'DUMP-DRAFT-VALUE-9');
+    const stranger = await newTenant(s, 'stranger');
+    t.is((await as(s, stranger).get(`/support-requests/${request.id}/export`)).status, 404, "another tenant cannot download the archive");
+    t.is((await tenant.get('/support-requests/not-a-uuid/export')).status, 400);
+
+    t.true(archive.includes(Buffer.from('DUMP-CLAIM-5521')), 'the archive as downloaded holds the claim');
+    const stored = await filesHolding(exportDirectory(blobDirectory(s.config)), 'DUMP-CLAIM-5521');
     t.deepEqual(stored, [], 'the archive is sealed at rest');
 
     // The retention time passing: the scheduler's run, a year on.

@@ -5,10 +5,11 @@
 // once it is ready (`GET /support-requests/{id}/export`). The operator works them with the ops
 // tool (ops/support.ts, src/resources/supportWork.ts).
 import type Router from '@koa/router';
+import type { Context } from 'koa';
 import { randomUUID } from 'node:crypto';
 import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
-import { findSupportRequest, listSupportRequests } from '../../projections/supportRequests.js';
+import { findSupportRequest, listSupportRequests, type SupportRequestRow } from '../../projections/supportRequests.js';
 import { supportExportKeyOwner, supportRequest, supportRequestKeyOwner, supportRequestStream, SupportRequestType, type Command } from '../../streams/supportRequest.js';
 import { readJson } from '../http/body.js';
 import { NonEmptyString, Uuid } from '../http/codecs.js';
@@ -61,7 +62,8 @@ export const supportRequestRoutes = (router: Router, deps: ResourcesContext, arc
     ctx.body = { items: await Promise.all(rows.map((row) => supportRequestView(deps.dataKeys, row))) };
   });
 
-  const requestOf = (ctx: { params: Record<string, string | undefined> } & Parameters<typeof principalOf>[0]) => {
+  /** The caller's tenant's request the path names; 400 for a malformed id, 404 for another tenant's. */
+  const requestOf = (ctx: Context): SupportRequestRow => {
     const id = String(ctx.params['id'] ?? '');
     if (!Uuid.is(id)) throw new HttpError(invalidRequest('The id is not a UUID.', [{ location: 'path.id', message: 'expected a UUID', value: id }]));
     const row = findSupportRequest(deps.runner.db, id.toLowerCase(), principalOf(ctx).tenantId);
