@@ -36,6 +36,7 @@ const Note = t.union([t.string, t.null]);
 export const ExportSummary = t.type({ files: t.number, bytes: t.number, manifestDigest: t.string });
 /** What an erasure did, counted. */
 export const ErasureSummary = t.type({ resources: t.number, dataKeys: t.number, blobs: t.number, apiKeys: t.number });
+export type ErasureSummary = t.TypeOf<typeof ErasureSummary>;
 
 export const SupportRequestCreated = eventCodec(
   'SupportRequestCreated',
@@ -84,7 +85,7 @@ export type Command =
       readonly data: Target & { readonly export: t.TypeOf<typeof ExportSummary>; readonly expiresAt: string; readonly note: string | null };
     }
   | { readonly type: 'ExpireExport'; readonly data: Target }
-  | { readonly type: 'RecordErasure'; readonly data: Target & { readonly erased: t.TypeOf<typeof ErasureSummary>; readonly note: string | null } }
+  | { readonly type: 'RecordErasure'; readonly data: Target & { readonly erased: ErasureSummary; readonly note: string | null } }
   | { readonly type: 'ResolveSupportRequest'; readonly data: Target & { readonly note: string } }
   | { readonly type: 'RejectSupportRequest'; readonly data: Target & { readonly note: string } };
 

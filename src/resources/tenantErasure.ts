@@ -19,7 +19,7 @@ import { digestHeldByAnother, findTenantResources, tenantDigests } from '../../p
 import { listSupportRequests } from '../../projections/supportRequests.js';
 import { didcommKeyOwner, DIDCOMM_KIND } from '../../streams/didcommMessage.js';
 import { DRAFT_KIND, draftKeyOwner } from '../../streams/draft.js';
-import { supportExportKeyOwner } from '../../streams/supportRequest.js';
+import { supportExportKeyOwner, type ErasureSummary } from '../../streams/supportRequest.js';
 import type { BlobStore } from '../blobStore.js';
 import type { DataKeys } from '../crypto/dataKeys.js';
 import type { EventMetadata } from '../eventstore/handle.js';
@@ -38,12 +38,6 @@ export interface ErasureDeps {
   readonly metadata: EventMetadata;
 }
 
-export interface ErasureSummary {
-  readonly resources: number;
-  readonly dataKeys: number;
-  readonly blobs: number;
-  readonly apiKeys: number;
-}
 
 /** Revokes every live API key of the tenant; how many. */
 export const revokeTenantApiKeys = async (deps: ErasureDeps, tenantId: string): Promise<number> => {
