@@ -7,14 +7,18 @@
 import test from 'ava';
 import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
-import { readdir } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { extract } from 'tar-stream';
 import { blobDirectory } from '../src/blobStore.js';
 import { exportArchives, exportDirectory } from '../src/resources/exportArchives.js';
 import { expireExports } from '../src/resources/supportWork.js';
 import { draftKeyOwner } from '../streams/draft.js';
+import { findSupportRequest } from '../projections/supportRequests.js';
 import { eventually } from './support/bounded.js';
+import { dumpReadModels, openRunner } from './support/readmodels.js';
 import { opsScript, runScript } from './support/processes.js';
 import { startTestService, type TestService } from './support/service.js';
 
@@ -273,6 +277,19 @@ test('DELETION: the tenant is erased (keys revoked, content keys destroyed, blob
     t.truthy(await s.service.context.dataKeys.find(draftKeyOwner(bDraft.id)), "the other tenant's keys stay");
     t.true((await (await b.get(`/drafts/${bDraft.id}`)).text()).includes('B-DRAFT-VALUE-77'));
     t.is((await b.get('/tenant')).status, 200);
+
+    // Every stream still replays: the read models rebuilt from the store equal the service's own.
+    const dir = await mkdtemp(join(tmpdir(), 'support-replay-'));
+    const runner = openRunner(s.service.store, join(dir, 'readmodels.sqlite'));
+    try {
+      runner.start();
+      await runner.whenCaughtUp();
+      t.true(await eventually(async () => JSON.stringify(await dumpReadModels(runner.db)) === JSON.stringify(await dumpReadModels(s.service.runner.db))));
+      t.like(findSupportRequest(runner.db, request.id), { status: 'DONE', note: 'erased as asked' });
+    } finally {
+      await runner.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   } finally {
     await s.cleanup();
   }
