@@ -8,6 +8,7 @@ import { isLeft, type Either } from 'fp-ts/lib/Either.js';
 import type { Command } from 'commander';
 import { allProjections } from '../projections/index.js';
 import { blobUploadsProjection } from '../projections/blobUploads.js';
+import type { Projection } from '../projections/projection.js';
 import { findSupportRequest, listSupportRequests, supportRequestsProjection, type SupportRequestRow } from '../projections/supportRequests.js';
 import { openKeyStore } from '../src/app/keyStore.js';
 import { blobDirectory, directoryBlobStore } from '../src/blobStore.js';
@@ -69,14 +70,17 @@ const show = (store: EventStore, config: Config, options: JsonOption, requestId:
 
 type Work = (deps: SupportWorkDeps, requestId: string, note: string | null) => Promise<Either<WorkError, void>>;
 
-/** A work command: `work` on read models caught up with the store, then the request as it now is. */
-const work = (run: Work, noteRequired: boolean) =>
+/** What export and erasure read: every read model, and the blob uploads'. State changes alone need none. */
+const EVERYTHING = [...allProjections, blobUploadsProjection];
+
+/** A work command: `run` on read models (`projections`) caught up with the store, then the request as it now is. */
+const work = (run: Work, noteRequired: boolean, projections: readonly Projection[] = []) =>
   action((requestId: string, options: NoteOption) => {
     if (noteRequired && (options.note === undefined || options.note.trim() === '')) return Promise.resolve(refuse('error: --note TEXT is required: say what was done, or why not'));
     return withStore((store, config) =>
       withDataKeys(store, config, async (keys) => {
         const blobDir = blobDirectory(config);
-        const done = await withFreshReadModels(store, [...allProjections, blobUploadsProjection], async (db) =>
+        const done = await withFreshReadModels(store, projections, async (db) =>
           run(
             {
               store,
@@ -142,11 +146,11 @@ export const registerSupport = (program: Command): void => {
   noted(
     support.command('export').description("DATA_DUMP: builds the tenant's archive (sealed, kept SUPPORT_EXPORT_RETENTION_SECONDS), then DONE").argument('<id>', 'the support request'),
     false,
-  ).action(work(exportRequest, false));
+  ).action(work(exportRequest, false, EVERYTHING));
   noted(
     support.command('erase').description("DELETION: erases the tenant's data (keys destroyed, blobs removed, API keys revoked), then DONE").argument('<id>', 'the support request'),
     false,
-  ).action(work(eraseRequest, false));
+  ).action(work(eraseRequest, false, EVERYTHING));
   noted(support.command('resolve').description('RECTIFICATION or OTHER: records what was done, DONE').argument('<id>', 'the support request'), true).action(
     work((deps, id, note) => resolveRequest(deps, id, note ?? ''), true),
   );
