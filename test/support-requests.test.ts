@@ -76,6 +76,8 @@ const newTenant = async (s: TestService, name: string): Promise<string> => {
 const credential = (name: string, secret: string) =>
   JSON.stringify({ '@context': ['https://www.w3.org/2018/credentials/v1'], type: ['VerifiableCredential'], issuanceDate: '2026-01-01T00:00:00Z', credentialSubject: { name, secret } });
 
+const membershipOffer = (memberNumber: string) => ({ credential_configuration_id: 'membership', claims: { member_number: memberNumber, given_name: 'Erika', family_name: 'Mustermann' } });
+
 const draftWith = (value: string) => ({ data: { schema: { schema: { type: 'object' } }, values: { note: { kind: 'STRING', value } } } });
 
 /**
@@ -165,6 +167,7 @@ test('DATA_DUMP: the operator exports; the tenant downloads a tar whose manifest
     const file = await tenant.upload('files', 'a file of the tenant');
     const draft = await tenant.post('/drafts', draftWith('DUMP-DRAFT-VALUE-9'));
     const vp = await tenant.post('/presentations', { credentials: [vc.id] });
+    const offer = await tenant.post<{ offer_id: string }>('/offers', membershipOffer('OFFER-CLAIM-6620'));
     const request = await tenant.post<{ id: string }>('/support-requests', { type: 'DATA_DUMP', message: 'Everything you hold about us, please.' });
     await tenantSees(s, request.id, 'OPEN');
     t.is((await tenant.get(`/support-requests/${request.id}/export`)).status, 404, 'no export before the operator made it');
@@ -196,7 +199,9 @@ test('DATA_DUMP: the operator exports; the tenant downloads a tar whose manifest
     t.truthy(files.get(`resources/presentation/${vp.id}/content`));
     t.true(files.get(`resources/draft/${draft.id}/latest.json`)!.toString('utf8').includes('DUMP-DRAFT-VALUE-9'), "a draft's values are opened");
     t.is((JSON.parse(files.get(`resources/credential/${vc.id}/history.json`)!.toString('utf8')) as { items: unknown[] }).items.length, 1);
-    t.truthy(files.get('connector/offers.json'));
+    const offers = JSON.parse(files.get('connector/offers.json')!.toString('utf8')) as { items: { offer_id: string; status: string }[] };
+    t.deepEqual(offers.items.map((o) => [o.offer_id, o.status]), [[offer.offer_id, 'OFFER_CREATED']]);
+    t.false(archive.includes(Buffer.from('OFFER-CLAIM-6620')), "an offer's claims are not exported");
     t.truthy(files.get('connector/presentation-requests.json'));
     t.true(files.get('support-requests.json')!.toString('utf8').includes('Everything you hold about us'));
 
@@ -234,6 +239,9 @@ test('DELETION: the tenant is erased (keys revoked, content keys destroyed, blob
     const aShared = await a.upload('files', 'a shared attachment');
     const aDraft = await a.post('/drafts', draftWith('A-DRAFT-VALUE-31'));
     await a.post('/presentations', { credentials: [aCredential.id] });
+    const aOffer = await a.post<{ offer_id: string }>('/offers', membershipOffer('A-OFFER-CLAIM-2718'));
+    const bOffer = await b.post<{ offer_id: string }>('/offers', membershipOffer('B-OFFER-CLAIM-3141'));
+    t.truthy(await s.service.context.dataKeys.find(aOffer.offer_id), "before: the offer's claims key");
     const bCredential = await b.upload('credentials', credential('Bert', 'B-SECRET-CLAIM-1234'));
     const bShared = await b.upload('files', 'a shared attachment');
     const bDraft = await b.post('/drafts', draftWith('B-DRAFT-VALUE-77'));
@@ -259,6 +267,8 @@ test('DELETION: the tenant is erased (keys revoked, content keys destroyed, blob
     }
     for (const text of ['A-SECRET-CLAIM-4711', 'A-PRIVATE-FILE-0815', 'A-DRAFT-VALUE-31']) t.deepEqual(await filesHolding(s.dataDir, text), [], `${text} is nowhere in DATA_DIR`);
     t.is(await s.service.context.dataKeys.find(draftKeyOwner(aDraft.id)), undefined, "the draft's key is destroyed");
+    t.is(await s.service.context.dataKeys.find(aOffer.offer_id), undefined, "the offer's claims key is destroyed");
+    t.truthy(await s.service.context.dataKeys.find(bOffer.offer_id), "the other tenant's offer keeps its claims");
 
     const shown = await opsJson<OpsView>(s, 'support', 'show', request.id);
     t.like(shown, { status: 'DONE', note: 'erased as asked' });
