@@ -7,11 +7,10 @@
 import { isLeft, type Either } from 'fp-ts/lib/Either.js';
 import type { Command } from 'commander';
 import { allProjections } from '../projections/index.js';
-import { blobUploadsProjection } from '../projections/blobUploads.js';
 import type { Projection } from '../projections/projection.js';
 import { findSupportRequest, listSupportRequests, supportRequestsProjection, type SupportRequestRow } from '../projections/supportRequests.js';
 import { openKeyStore } from '../src/app/keyStore.js';
-import { blobDirectory, directoryBlobStore } from '../src/blobStore.js';
+import { blobDirectory, sealedBlobStore } from '../src/blobStore.js';
 import type { Config } from '../src/config/config.js';
 import { dataKeys, type DataKeys } from '../src/crypto/dataKeys.js';
 import type { EventStore } from '../src/eventstore/port.js';
@@ -70,8 +69,8 @@ const show = (store: EventStore, config: Config, options: JsonOption, requestId:
 
 type Work = (deps: SupportWorkDeps, requestId: string, note: string | null) => Promise<Either<WorkError, void>>;
 
-/** What export and erasure read: every read model, and the blob uploads'. State changes alone need none. */
-const EVERYTHING = [...allProjections, blobUploadsProjection];
+/** What export and erasure read: every read model. State changes alone need none. */
+const EVERYTHING = allProjections;
 
 /** A work command: `run` on read models (`projections`) caught up with the store, then the request as it now is. */
 const work = (run: Work, noteRequired: boolean, projections: readonly Projection[] = []) =>
@@ -86,7 +85,7 @@ const work = (run: Work, noteRequired: boolean, projections: readonly Projection
               store,
               dataKeys: keys,
               db,
-              blobs: await directoryBlobStore(blobDir),
+              blobs: await sealedBlobStore(blobDir),
               archives: exportArchives(exportDirectory(blobDir)),
               exportRetentionSeconds: config.supportExportRetentionSeconds,
               now: () => new Date(),

@@ -217,12 +217,3 @@ export const isPublishedSchemaUrl = (db: SqlReader, tenantId: string, url: strin
 export const findTenantResources = (db: SqlReader, tenantId: string): Envelope[] =>
   db.all<ResourceRow>('SELECT * FROM resources WHERE tenant_id = ? ORDER BY kind, created_at, id', [tenantId]).map(envelopeOfRow);
 
-/** The `data.digest_multibase` of every revision of the tenant's resources (blob content it holds or held). */
-export const tenantDigests = (db: SqlReader, tenantId: string): string[] =>
-  db
-    .all<{ digest: string }>("SELECT DISTINCT json_extract(data, '$.digest_multibase') AS digest FROM resource_revisions WHERE tenant_id = ? AND json_extract(data, '$.digest_multibase') IS NOT NULL", [tenantId])
-    .map((r) => r.digest);
-
-/** Whether a resource of another tenant than `tenantId` names `digest`, in any revision. */
-export const digestHeldByAnother = (db: SqlReader, tenantId: string, digest: string): boolean =>
-  db.get("SELECT id FROM resource_revisions WHERE tenant_id <> ? AND json_extract(data, '$.digest_multibase') = ? LIMIT 1", [tenantId, digest]) !== undefined;

@@ -49,8 +49,6 @@ export interface BlobStore {
   /** Stores everything `source` yields; rejects with BlobTooLarge past `maxBytes`, storing nothing. */
   put(source: Readable, maxBytes: number): Promise<StoredBlob>;
   read(digestMultibase: string): ReadStream;
-  /** Removes the blob's file; true when there was one. */
-  remove(digestMultibase: string): Promise<boolean>;
 }
 
 /** BLOB_DIR, else DATA_DIR/blobs: one directory for every writer of one deployment. */
@@ -97,10 +95,6 @@ export const TEMPORARY_PREFIX = '.upload-';
 
 export const directoryBlobStore = async (dir: string): Promise<BlobStore> => {
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  const pathOf = (digestMultibase: string): string => {
-    if (!DIGEST_NAME.test(digestMultibase)) throw new Error('not a digest_multibase');
-    return join(dir, digestMultibase);
-  };
   return {
     async put(source, maxBytes) {
       const measure = measuring(maxBytes);
@@ -109,16 +103,8 @@ export const directoryBlobStore = async (dir: string): Promise<BlobStore> => {
       return stored!;
     },
     read(digestMultibase) {
-      return createReadStream(pathOf(digestMultibase));
-    },
-    async remove(digestMultibase) {
-      return unlink(pathOf(digestMultibase)).then(
-        () => true,
-        (err: NodeJS.ErrnoException) => {
-          if (err.code === 'ENOENT') return false;
-          throw err;
-        },
-      );
+      if (!DIGEST_NAME.test(digestMultibase)) throw new Error('not a digest_multibase');
+      return createReadStream(join(dir, digestMultibase));
     },
   };
 };

@@ -2,8 +2,10 @@
 // API (the resource API specification, "Presentation"), `verifiablepresentation-<id>`. (The
 // category `presentation` is the verifier's OpenID4VP sessions.) Every event is one revision of
 // its envelope (streams/resource.ts). The presentation itself, an unsigned W3C Verifiable
-// Presentation made from the tenant's credentials, is in the blob store under `digest_multibase`;
-// the events hold what describes it: its types and the credentials it holds.
+// Presentation made from the tenant's credentials, is a blob sealed with a data key of its own
+// (streams/blob.ts, purpose `presentation`; `digest_multibase` is the plaintext's digest) and is
+// shredded like a credential's once the presentation is deleted and past the restore window; the
+// events hold what describes it: its types and the credentials it holds.
 import * as t from 'io-ts';
 import { streamName } from './kernel.js';
 import { eventCodec } from './event.js';
@@ -22,7 +24,7 @@ export type PresentationData = t.TypeOf<typeof PresentationData>;
 
 export const PresentationCreated = eventCodec(
   'PresentationCreated',
-  t.type({ presentationId: t.string, tenantId: t.string, data: PresentationData, annotations: StringMap, labels: StringMap, createdAt: t.string }),
+  t.type({ presentationId: t.string, tenantId: t.string, blobId: t.string, data: PresentationData, annotations: StringMap, labels: StringMap, createdAt: t.string }),
 );
 export const PresentationAnnotationsUpdated = eventCodec(
   'PresentationAnnotationsUpdated',

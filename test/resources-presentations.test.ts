@@ -1,19 +1,25 @@
 // The presentations kind: an unsigned W3C Verifiable Presentation (data model 1.1) made from the
-// tenant's credentials, its content in the blob store; the envelope rules of every kind (search,
+// tenant's credentials, its content a blob sealed with its own data key and shredded once deleted
+// past the restore window; the envelope rules of every kind (search,
 // history, revisions, delete, restore); and a DIDComm message embedding it, which an independent
 // DIDComm library decrypts with `presentations` holding it.
 import test from 'ava';
 import { createHash, randomUUID } from 'node:crypto';
-import { digestMultibaseOf } from '../src/blobStore.js';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { blobKeyOwner, blobStream } from '../streams/blob.js';
+import { blobDirectory, digestMultibaseOf, sealedBlobStore } from '../src/blobStore.js';
+import { sweepBlobs } from '../src/resources/blobSweeper.js';
 import { didcommDeliveryId } from '../src/didcomm/deliveryRequest.js';
 import { BOOTSTRAP_TENANT_ID } from '../src/tenancy/bootstrap.js';
 import { ended, eventuallyDelivery } from './support/callbackService.js';
 import { createAgent, unpack } from './support/didcommAgent.js';
-import { opsScript, runScript } from './support/processes.js';
+import { filesHolding, opsScript, runScript } from './support/processes.js';
 import { startReceiver } from './support/receiver.js';
 import { startTestService, withReachablePublicUrl, type TestService } from './support/service.js';
 
 type Resource = { id: string; etag: string; revision: number; deleted_at: string | null; kind: { name: string }; data: Record<string, unknown> };
+type Problem = { type: string; status: number; detail: string; errors?: { location: string }[] };
 
 const json = { 'Content-Type': 'application/json' };
 
@@ -89,6 +95,74 @@ test('a presentation of two credentials: an unsigned VP 1.1 as content, searchab
     t.deepEqual(history.body.items.map((i) => i.revision), [1, 2, 3, 4]);
     const first = await call(s, `/presentations/${presentation.id}/revisions/1`);
     t.deepEqual(first.body.data, presentation.data);
+  } finally {
+    await s.cleanup();
+  }
+});
+
+/** The blob a resource stream was made from: `blobId` of its first event. */
+const blobIdOf = async (s: TestService, stream: string): Promise<string> => {
+  const read = await s.service.store.readStream(stream, { maxCount: 1 });
+  return read._tag === 'Found' ? String((read.events[0]!.data as { blobId: string }).blobId) : '';
+};
+
+test('a presentation\'s content is sealed at rest, kept by the sweeper while live, and once deleted past the restore window shredded: 410, restore refused, history kept', async (t) => {
+  const s = await startTestService({ env: { RESTORE_WINDOW_SECONDS: '0', BLOB_SWEEP_INTERVAL_MS: '3600000' } });
+  try {
+    const one = await credentialOf(s, vc('Presented-claim-5e1d'));
+    const two = await credentialOf(s, vc('Other'));
+    const presentation = (await post(s, '/presentations', { credentials: [one.id, two.id] })).body;
+    const content = await s.management(`/presentations/${presentation.id}/content`);
+    t.is(content.status, 200);
+    const text = await content.text();
+    t.true(text.includes('Presented-claim-5e1d'));
+    const blobId = await blobIdOf(s, `verifiablepresentation-${presentation.id}`);
+    const sealedDir = join(blobDirectory(s.config), 'sealed');
+    t.true((await readdir(sealedDir)).some((name) => name.startsWith(`${blobId}.`)), 'a sealed file of its own');
+    for (const needle of ['Presented-claim-5e1d', '"verifiableCredential":[', text]) t.deepEqual(await filesHolding(s.dataDir, needle), [], `not in DATA_DIR in the clear: ${needle.slice(0, 30)}`);
+
+    // The sweeper, a year on: a live presentation's blob is referenced and stays.
+    const context = s.service.context;
+    const sweep = { store: context.store, dataKeys: context.dataKeys, blobs: await sealedBlobStore(blobDirectory(s.config)), metrics: context.metrics, restoreWindowSeconds: 0 };
+    const yearOn = new Date(Date.now() + 365 * 24 * 3600 * 1000);
+    await sweepBlobs({ ...sweep, now: () => yearOn }, undefined);
+    t.is(await (await s.management(`/presentations/${presentation.id}/content`)).text(), text, 'a live presentation is kept');
+
+    const deleted = await call(s, `/presentations/${presentation.id}`, { method: 'DELETE', headers: { 'If-Match': presentation.etag } });
+    t.is(deleted.status, 200);
+    t.is((await s.management(`/presentations/${presentation.id}/content`)).status, 410, 'deleted: not served');
+    t.is((await sweepBlobs({ ...sweep, now: () => new Date(Date.now() + 1000) }, undefined)).removed, 1, 'shredded past the restore window');
+    t.is(await context.dataKeys.find(blobKeyOwner(blobId)), undefined, 'its content key is destroyed');
+    t.false((await readdir(sealedDir)).some((name) => name.startsWith(`${blobId}.`)), 'its sealed file is removed');
+    const events = await context.store.readStream(blobStream(blobId));
+    t.true(events._tag === 'Found' && events.events.some((e) => e.type === 'BlobDiscarded' && (e.data as { reason: string }).reason === 'shredded'));
+
+    const gone = await call<Problem>(s, `/presentations/${presentation.id}/content`);
+    t.is(gone.status, 410);
+    t.is(gone.body.type, '/problems/content-gone');
+    t.regex(gone.body.detail, /erased/);
+    const restore = await post<Problem>(s, `/presentations/${presentation.id}/restore`, {}, { 'If-Match': deleted.body.etag });
+    t.is(restore.status, 409);
+    t.regex(restore.body.detail, /restore window/);
+    t.deepEqual((await call<{ items: Resource[] }>(s, `/presentations/${presentation.id}/history`)).body.items.map((i) => i.revision), [1, 2]);
+    t.is((await s.management(`/credentials/${one.id}/values`)).status, 200, 'the credentials it held are not touched');
+  } finally {
+    await s.cleanup();
+  }
+});
+
+test("a presentation of a credential whose content was erased is refused: 410 locating it, and nothing is made", async (t) => {
+  const s = await startTestService();
+  try {
+    const kept = await credentialOf(s, vc('Kept'));
+    const erased = await credentialOf(s, vc('Erased'));
+    // What a tenant's erasure does to the credential's content: its key destroyed.
+    await s.service.context.dataKeys.destroy(blobKeyOwner(await blobIdOf(s, `credential-${erased.id}`)));
+    const refused = await post<Problem>(s, '/presentations', { credentials: [kept.id, erased.id] });
+    t.is(refused.status, 410);
+    t.is(refused.body.type, '/problems/content-gone');
+    t.deepEqual(refused.body.errors?.map((e) => e.location), ['body.credentials[1]']);
+    t.deepEqual((await post<{ items: Resource[] }>(s, '/presentations/search', {})).body.items, []);
   } finally {
     await s.cleanup();
   }

@@ -1,25 +1,27 @@
 // Support requests end to end: the tenant files one over HTTP, the operator sees and works it with
 // the ops tool (a child process on the same DATA_DIR, beside the running service), and the tenant
 // reads the state and the note. DATA_DUMP: an archive the tenant downloads, every file's digest
-// in its manifest, sealed on disk and gone after its retention. DELETION: the tenant's keys,
-// content keys and blobs are gone, nothing of its content is left in DATA_DIR, its streams still
+// in its manifest (content erased past the restore window listed as erased), sealed on disk, left
+// alone by the blob sweeper and gone after its retention. DELETION: the tenant's keys, content
+// keys and blob files are gone, nothing of its content is left in DATA_DIR, its streams still
 // replay, and another tenant is untouched.
 import test from 'ava';
 import { createHash } from 'node:crypto';
-import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { extract } from 'tar-stream';
-import { blobDirectory } from '../src/blobStore.js';
+import { blobKeyOwner } from '../streams/blob.js';
+import { blobDirectory, sealedBlobStore } from '../src/blobStore.js';
+import { sweepBlobs } from '../src/resources/blobSweeper.js';
 import { exportArchives, exportDirectory } from '../src/resources/exportArchives.js';
 import { expireExports } from '../src/resources/supportWork.js';
 import { draftKeyOwner } from '../streams/draft.js';
 import { findSupportRequest } from '../projections/supportRequests.js';
 import { eventually } from './support/bounded.js';
 import { dumpReadModels, openRunner } from './support/readmodels.js';
-import { opsScript, runScript } from './support/processes.js';
+import { filesHolding, opsScript, runScript } from './support/processes.js';
 import { startTestService, type TestService } from './support/service.js';
 
 type Resource = { id: string; etag: string; data: Record<string, unknown> };
@@ -80,19 +82,11 @@ const membershipOffer = (memberNumber: string) => ({ credential_configuration_id
 
 const draftWith = (value: string) => ({ data: { schema: { schema: { type: 'object' } }, values: { note: { kind: 'STRING', value } } } });
 
-/**
- * Every file under `dir` whose bytes contain `text`, by grep in a child process: closing a file
- * descriptor of an SQLite file in this process would drop the locks the in-process service holds
- * on it (POSIX record locks belong to the process), so this process never opens them itself.
- */
-const filesHolding = async (dir: string, text: string): Promise<string[]> =>
-  new Promise((resolve, reject) =>
-    execFile('grep', ['-r', '-l', '-a', '-F', '--', text, dir], (err, stdout) => {
-      // grep: 0 found, 1 none found, 2 an error.
-      if (err && err.code !== 1) return reject(err);
-      resolve(stdout.split('\n').filter(Boolean));
-    }),
-  );
+/** The blob a file or credential stream was made from. */
+const blobIdOf = async (s: TestService, stream: string): Promise<string> => {
+  const read = await s.service.store.readStream(stream, { maxCount: 1 });
+  return read._tag === 'Found' ? String((read.events[0]!.data as { blobId: string }).blobId) : '';
+};
 
 const untar = async (archive: Buffer): Promise<Map<string, Buffer>> => {
   const files = new Map<string, Buffer>();
@@ -158,13 +152,18 @@ test('RECTIFICATION and OTHER: the operator lists, reads, starts and resolves or
   }
 });
 
-test('DATA_DUMP: the operator exports; the tenant downloads a tar whose manifest lists every file with its SHA-256; sealed on disk; gone after its retention', async (t) => {
-  const s = await startTestService();
+test('DATA_DUMP: the operator exports; the tenant downloads a tar whose manifest lists every file with its SHA-256 and the content erased; sealed on disk; the sweeper leaves it; gone after its retention', async (t) => {
+  // No restore window: a deleted file's content is shredded by the next sweep.
+  const s = await startTestService({ env: { RESTORE_WINDOW_SECONDS: '0', BLOB_SWEEP_INTERVAL_MS: '20' } });
   try {
     const tenant = as(s);
     const vcBytes = credential('Erika', 'DUMP-CLAIM-5521');
     const vc = await tenant.upload('credentials', vcBytes);
     const file = await tenant.upload('files', 'a file of the tenant');
+    const shredded = await tenant.upload('files', 'a file deleted for good');
+    t.is((await s.management(`/files/${shredded.id}`, { method: 'DELETE', headers: { 'If-Match': shredded.etag } })).status, 200);
+    const shreddedBlob = await blobIdOf(s, `file-${shredded.id}`);
+    t.true(await eventually(async () => (await s.service.context.dataKeys.find(blobKeyOwner(shreddedBlob))) === undefined), "the deleted file's content key is destroyed");
     const draft = await tenant.post('/drafts', draftWith('DUMP-DRAFT-VALUE-9'));
     const vp = await tenant.post('/presentations', { credentials: [vc.id] });
     const offer = await tenant.post<{ offer_id: string }>('/offers', membershipOffer('OFFER-CLAIM-6620'));
@@ -187,13 +186,14 @@ test('DATA_DUMP: the operator exports; the tenant downloads a tar whose manifest
     const files = await untar(archive);
     const manifestBytes = files.get('manifest.json')!;
     t.is(sha256(manifestBytes), view.export!.manifest_sha256, 'the manifest is the one recorded');
-    const manifest = JSON.parse(manifestBytes.toString('utf8')) as { files: { path: string; size: number; sha256: string }[]; missing: string[] };
+    const manifest = JSON.parse(manifestBytes.toString('utf8')) as { files: { path: string; size: number; sha256: string }[]; erased: string[] };
     t.deepEqual(manifest.files.map((f) => f.path).sort(), [...files.keys()].filter((p) => p !== 'manifest.json').sort(), 'every file is listed');
     for (const entry of manifest.files) {
       t.is(sha256(files.get(entry.path)!), entry.sha256, `${entry.path}: digest`);
       t.is(files.get(entry.path)!.length, entry.size, `${entry.path}: size`);
     }
-    t.deepEqual(manifest.missing, []);
+    t.deepEqual(manifest.erased, [`resources/file/${shredded.id}/content`], 'content erased past the restore window is listed as erased');
+    t.truthy(files.get(`resources/file/${shredded.id}/history.json`), 'its envelopes are exported');
     t.is(files.get(`resources/credential/${vc.id}/content`)!.toString('utf8'), vcBytes);
     t.is(files.get(`resources/file/${file.id}/content`)!.toString('utf8'), 'a file of the tenant');
     t.truthy(files.get(`resources/presentation/${vp.id}/content`));
@@ -212,6 +212,13 @@ test('DATA_DUMP: the operator exports; the tenant downloads a tar whose manifest
     t.true(archive.includes(Buffer.from('DUMP-CLAIM-5521')), 'the archive as downloaded holds the claim');
     const stored = await filesHolding(exportDirectory(blobDirectory(s.config)), 'DUMP-CLAIM-5521');
     t.deepEqual(stored, [], 'the archive is sealed at rest');
+
+    // The blob sweeper, a year on (every upload long expired), leaves the export archive alone.
+    const context = s.service.context;
+    const sweep = { store: context.store, dataKeys: context.dataKeys, blobs: await sealedBlobStore(blobDirectory(s.config)), metrics: context.metrics, restoreWindowSeconds: 0 };
+    await sweepBlobs({ ...sweep, now: () => new Date(Date.now() + 365 * 24 * 3600 * 1000) }, undefined);
+    t.deepEqual(await readdir(exportDirectory(blobDirectory(s.config))), [`${request.id}.sealed`]);
+    t.deepEqual(Buffer.from(await (await tenant.get(`/support-requests/${request.id}/export`)).arrayBuffer()), archive, 'the archive still downloads');
 
     // The retention time passing: the scheduler's run, a year on.
     const archives = exportArchives(exportDirectory(blobDirectory(s.config)));
@@ -238,15 +245,22 @@ test('DELETION: the tenant is erased (keys revoked, content keys destroyed, blob
     const aFile = await a.upload('files', 'A-PRIVATE-FILE-0815');
     const aShared = await a.upload('files', 'a shared attachment');
     const aDraft = await a.post('/drafts', draftWith('A-DRAFT-VALUE-31'));
-    await a.post('/presentations', { credentials: [aCredential.id] });
+    const aPresentation = await a.post('/presentations', { credentials: [aCredential.id] });
     const aOffer = await a.post<{ offer_id: string }>('/offers', membershipOffer('A-OFFER-CLAIM-2718'));
     const bOffer = await b.post<{ offer_id: string }>('/offers', membershipOffer('B-OFFER-CLAIM-3141'));
     t.truthy(await s.service.context.dataKeys.find(aOffer.offer_id), "before: the offer's claims key");
     const bCredential = await b.upload('credentials', credential('Bert', 'B-SECRET-CLAIM-1234'));
     const bShared = await b.upload('files', 'a shared attachment');
     const bDraft = await b.post('/drafts', draftWith('B-DRAFT-VALUE-77'));
-    t.true((await filesHolding(s.dataDir, 'A-SECRET-CLAIM-4711')).length > 0, 'before: the content is in DATA_DIR');
-    t.true((await filesHolding(s.dataDir, 'A-PRIVATE-FILE-0815')).length > 0);
+    const aBlobs = await Promise.all(
+      [`credential-${aCredential.id}`, `file-${aFile.id}`, `file-${aShared.id}`, `verifiablepresentation-${aPresentation.id}`].map((stream) => blobIdOf(s, stream)),
+    );
+    const bBlobs = await Promise.all([`credential-${bCredential.id}`, `file-${bShared.id}`].map((stream) => blobIdOf(s, stream)));
+    const sealedDir = join(blobDirectory(s.config), 'sealed');
+    const sealedBlobs = async (): Promise<string[]> => (await readdir(sealedDir)).filter((name) => !name.startsWith('.')).map((name) => name.split('.')[0]!).sort();
+    t.deepEqual(await sealedBlobs(), [...aBlobs, ...bBlobs].sort(), 'before: a sealed file for each blob');
+    for (const blobId of aBlobs) t.truthy(await s.service.context.dataKeys.find(blobKeyOwner(blobId)), 'before: its content key');
+    t.deepEqual(await filesHolding(s.dataDir, 'A-SECRET-CLAIM-4711'), [], 'sealed at rest from the start');
 
     const request = await a.post<{ id: string }>('/support-requests', { type: 'DELETION', message: 'Erase all our data.' });
     await tenantSees(s, request.id, 'OPEN', aKey);
@@ -258,7 +272,7 @@ test('DELETION: the tenant is erased (keys revoked, content keys destroyed, blob
     const erased = await opsJson<OpsView>(s, 'support', 'erase', request.id, '--note', 'erased as asked');
     t.like(erased, { status: 'DONE', note: 'erased as asked', message: 'Erase all our data.' });
     t.like(erased.erasure, { api_keys: 1 });
-    t.true(erased.erasure!.blobs >= 3, 'credential, private file and presentation (not the shared attachment)');
+    t.is(erased.erasure!.blobs, 4, 'credential, files and presentation: a blob each, the shared attachment its own');
     t.true(erased.erasure!.data_keys >= 1);
 
     t.true(await eventually(async () => (await s.management('/tenant', { key: aKey })).status === 401), 'its keys no longer authenticate');
@@ -266,6 +280,8 @@ test('DELETION: the tenant is erased (keys revoked, content keys destroyed, blob
       t.is((await s.management(path, { key: aKey })).status, 401, path);
     }
     for (const text of ['A-SECRET-CLAIM-4711', 'A-PRIVATE-FILE-0815', 'A-DRAFT-VALUE-31']) t.deepEqual(await filesHolding(s.dataDir, text), [], `${text} is nowhere in DATA_DIR`);
+    for (const blobId of aBlobs) t.is(await s.service.context.dataKeys.find(blobKeyOwner(blobId)), undefined, 'its content keys are destroyed');
+    t.deepEqual(await sealedBlobs(), [...bBlobs].sort(), "its blob files are removed, the other tenant's stay");
     t.is(await s.service.context.dataKeys.find(draftKeyOwner(aDraft.id)), undefined, "the draft's key is destroyed");
     t.is(await s.service.context.dataKeys.find(aOffer.offer_id), undefined, "the offer's claims key is destroyed");
     t.truthy(await s.service.context.dataKeys.find(bOffer.offer_id), "the other tenant's offer keeps its claims");
@@ -282,7 +298,7 @@ test('DELETION: the tenant is erased (keys revoked, content keys destroyed, blob
     t.is(values.status, 200);
     t.like(await values.json(), { secret: { kind: 'STRING', value: 'B-SECRET-CLAIM-1234' } });
     const shared = await b.get(`/files/${bShared.id}/revisions/1/blob`);
-    t.is(await shared.text(), 'a shared attachment', "content the other tenant also holds stays");
+    t.is(await shared.text(), 'a shared attachment', 'the same content the other tenant uploaded stays');
     t.is(bShared.data['digest_multibase'], aShared.data['digest_multibase']);
     t.truthy(await s.service.context.dataKeys.find(draftKeyOwner(bDraft.id)), "the other tenant's keys stay");
     t.true((await (await b.get(`/drafts/${bDraft.id}`)).text()).includes('B-DRAFT-VALUE-77'));

@@ -8,7 +8,7 @@ const data = {
   linked_credential_refs: [{ digest_multibase: 'zQmCredential', resource_id: 'credential-1' }],
   type: ['VerifiablePresentation'],
 };
-const facts = { presentationId, tenantId: TENANT, data, annotations: {}, labels: {} };
+const facts = { presentationId, tenantId: TENANT, blobId: 'blob-1', data, annotations: {}, labels: {} };
 
 sharedOperationTests({
   decider: verifiablePresentation,

@@ -202,9 +202,17 @@ const presentationPaths = (): Paths => {
     '/presentations': {
       post: create(presentations, {
         summary: 'Make a presentation of credentials',
-        description: 'An unsigned W3C Verifiable Presentation (data model 1.1, JSON-LD) holding the named credentials as imported, with the tenant\'s DID as `holder`; stored as the presentation\'s content.',
+        description:
+          'An unsigned W3C Verifiable Presentation (data model 1.1, JSON-LD) holding the named credentials as imported, with the tenant\'s DID as `holder`; stored as the presentation\'s content, sealed at rest with a data key of its own like a credential\'s content, and erased the same way (deleted past the restore window).',
         requestBody: jsonBody(ref.schema('CreatePresentation')),
-        responses: { '201': created('Presentation', 'Created.'), ...problems(...createProblems, [404, 'A named credential is not a live one of the tenant (one `errors` entry per id).']) },
+        responses: {
+          '201': created('Presentation', 'Created.'),
+          ...problems(
+            ...createProblems,
+            [404, 'A named credential is not a live one of the tenant (one `errors` entry per id).'],
+            [410, 'A named credential\'s content was erased (one `errors` entry per id; `/problems/content-gone`).'],
+          ),
+        },
       }),
     },
     '/presentations/{id}/content': {
@@ -216,7 +224,7 @@ const presentationPaths = (): Paths => {
         scope: 'resources',
         responses: {
           '200': ok('The unsigned Verifiable Presentation (JSON-LD).', json({ type: 'object' }), {}),
-          ...problems(400, 403, [404, 'No presentation with this id in the caller\'s tenant.']),
+          ...problems(400, 403, [404, 'No presentation with this id in the caller\'s tenant.'], contentGone),
         },
       }),
     },

@@ -154,7 +154,7 @@ export const versionedPaths = (kind: KindDocument): Paths => {
     },
     [`${base}/{id}/restore`]: {
       parameters: idParameter,
-      post: change(`restore${kind.schema}`, `Restore ${kind.one}`, 'A new revision with `deleted_at` null; 409 when not deleted, and for credentials and files once the restore window (`RESTORE_WINDOW_SECONDS` after deletion) has passed: their content is erased then.'),
+      post: change(`restore${kind.schema}`, `Restore ${kind.one}`, 'A new revision with `deleted_at` null; 409 when not deleted, and for credentials, files and presentations once the restore window (`RESTORE_WINDOW_SECONDS` after deletion) has passed: their content is erased then.'),
     },
   };
 };

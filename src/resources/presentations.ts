@@ -1,9 +1,12 @@
 // The `presentations` kind: `POST /presentations {credentials, type?}` makes an unsigned W3C
 // Verifiable Presentation (data model 1.1, JSON-LD, as a draft's export makes an unsigned
 // credential) holding the tenant's live credentials as imported, with the tenant's DID as holder.
-// The presentation is the resource's content, kept in the blob store under its `digest_multibase`
-// (`GET /presentations/{id}/content`); the resource describes it: its types and the credentials it
-// holds. DIDComm messages embed presentations like credentials and files.
+// The presentation is the resource's content (`GET /presentations/{id}/content`), sealed at rest
+// like a credential's: a blob of its own with its own data key (src/resources/blobContent.ts),
+// `digest_multibase` the plaintext's digest, shredded once the presentation is deleted and past the
+// restore window (RESTORE_WINDOW_SECONDS; a restore is refused from then). The resource describes
+// it: its types and the credentials it holds. DIDComm messages embed presentations like
+// credentials and files.
 import type Router from '@koa/router';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
@@ -13,8 +16,8 @@ import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { findLatest } from '../../projections/resources.js';
 import { CREDENTIAL_KIND } from '../../streams/credential.js';
 import { StringMap, type Envelope, type KindCommand } from '../../streams/resource.js';
+import { blob, CONTENT_PURPOSE } from '../../streams/blob.js';
 import { presentationResourceStream, PRESENTATION_KIND, verifiablePresentation, type CreatePresentation, type PresentationResourceEvent } from '../../streams/verifiablePresentation.js';
-import type { BlobStore } from '../blobStore.js';
 import type { Json } from '../eventstore/port.js';
 import { readJson } from '../http/body.js';
 import { Uuid } from '../http/codecs.js';
@@ -22,6 +25,7 @@ import { HttpError, notFound, problem, type FieldError } from '../http/problem.j
 import { decode } from '../http/validate.js';
 import type { Sqlite } from '../sqlite/connection.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
+import { blobOfResource, contentKeyOf, contentOfResource, openBlob, restoreWithinWindow, runBlobCommand, type BlobContentDeps } from './blobContent.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import type { VersionedKind } from './kind.js';
 import { createResource, readableAddressOf, versionedRoutes } from './routes.js';
@@ -48,12 +52,15 @@ const Credentials = t.refinement(t.array(Uuid), (ids) => ids.length >= 1 && ids.
 const CreateBody = t.intersection([t.type({ credentials: Credentials }), t.partial({ type: t.array(t.string), annotations: StringMap, labels: StringMap })]);
 type CreateRequest = t.TypeOf<typeof CreateBody>;
 
-/** The credential ids that are no live credential of the tenant, each located in the body. */
-export type CredentialsMissing = { readonly _tag: 'CredentialsMissing'; readonly missing: readonly FieldError[] };
+/**
+ * The credential ids that are no live credential of the tenant (`CredentialsMissing`), or whose
+ * content was erased (`CredentialContentGone`), each located in the body.
+ */
+export type CredentialsRefused = { readonly _tag: 'CredentialsMissing' | 'CredentialContentGone'; readonly refused: readonly FieldError[] };
 
 export interface MakeDeps {
   readonly db: Sqlite;
-  readonly blobs: Pick<BlobStore, 'read' | 'put'>;
+  readonly content: BlobContentDeps;
   readonly publicUrl: string;
   readonly now: () => Date;
 }
@@ -67,11 +74,25 @@ export const unsignedPresentation = (id: string, holder: string, types: readonly
   verifiableCredential: [...credentials],
 });
 
+/** The content of each credential, opened; or the ones whose content was erased, located. */
+const credentialContents = async (content: BlobContentDeps, credentials: readonly Envelope[]): Promise<Either<CredentialsRefused, Json[]>> => {
+  const contents: Json[] = [];
+  const gone: FieldError[] = [];
+  for (const [i, c] of credentials.entries()) {
+    const blobId = await blobOfResource(content.store, 'credential', c.id);
+    const opened = blobId === undefined ? left('Gone' as const) : await openBlob(content, blobId);
+    if (isLeft(opened)) gone.push({ location: `body.credentials[${i}]`, message: "this credential's content was erased", value: c.id });
+    else contents.push(JSON.parse((await buffer(opened.right)).toString('utf8')) as Json);
+  }
+  return gone.length > 0 ? left({ _tag: 'CredentialContentGone', refused: gone }) : right(contents);
+};
+
 /**
- * A new presentation of the tenant's live credentials: its bytes stored in the blob store and
- * the CreatePresentation to record, or the ids that name no live credential of the tenant.
+ * A new presentation of the tenant's live credentials: its bytes sealed in a blob of their own
+ * (recorded on the blob's stream as made for the presentation) and the CreatePresentation to
+ * record; or the ids that name no live credential of the tenant, or one whose content is erased.
  */
-export const makePresentation = async (deps: MakeDeps, tenantId: string, request: CreateRequest): Promise<Either<CredentialsMissing, CreatePresentation>> => {
+export const makePresentation = async (deps: MakeDeps, tenantId: string, request: CreateRequest): Promise<Either<CredentialsRefused, CreatePresentation>> => {
   const missing: FieldError[] = [];
   const credentials: Envelope[] = [];
   for (const [i, id] of request.credentials.entries()) {
@@ -79,18 +100,30 @@ export const makePresentation = async (deps: MakeDeps, tenantId: string, request
     if (found && found.deletedAt === null) credentials.push(found);
     else missing.push({ location: `body.credentials[${i}]`, message: 'no credential of this tenant has this id', value: id });
   }
-  if (missing.length > 0) return left({ _tag: 'CredentialsMissing', missing });
+  if (missing.length > 0) return left({ _tag: 'CredentialsMissing', refused: missing });
+  const contents = await credentialContents(deps.content, credentials);
+  if (isLeft(contents)) return contents;
   const presentationId = randomUUID();
-  const contents = await Promise.all(credentials.map(async (c) => JSON.parse((await buffer(deps.blobs.read(String(c.data['digest_multibase'])))).toString('utf8')) as Json));
   const types = request.type ?? [];
-  const vp = unsignedPresentation(presentationId, tenantDid(deps.publicUrl, tenantId), types, contents);
+  const vp = unsignedPresentation(presentationId, tenantDid(deps.publicUrl, tenantId), types, contents.right);
   const bytes = Buffer.from(JSON.stringify(vp), 'utf8');
-  const stored = await deps.blobs.put(Readable.from([bytes]), bytes.length);
+  const blobId = randomUUID();
+  const key = await contentKeyOf(deps.content.dataKeys, blobId);
+  const stored = await deps.content.blobs.put(blobId, Readable.from([bytes]), bytes.length, key.sealStream(CONTENT_PURPOSE));
+  const at = deps.now().toISOString();
+  const made = await runBlobCommand(
+    deps.content.store,
+    blobId,
+    { type: 'RecordMadeBlob', data: { blobId, tenantId, purpose: 'presentation', resourceId: presentationId, contentType: 'application/json', uploadedAt: at, at, ...stored } },
+    { state: blob.initialState, expectedRevision: 'no_stream' },
+  );
+  if (isLeft(made)) throw new Error(`presentation blob not recorded: ${made.left._tag}`);
   return right({
     type: 'CreatePresentation',
     data: {
       presentationId,
       tenantId,
+      blobId,
       data: {
         digest_multibase: stored.digestMultibase,
         linked_credential_refs: credentials.map((c) => ({ digest_multibase: String(c.data['digest_multibase']), resource_id: c.id })),
@@ -98,20 +131,26 @@ export const makePresentation = async (deps: MakeDeps, tenantId: string, request
       },
       annotations: request.annotations ?? {},
       labels: request.labels ?? {},
-      at: deps.now().toISOString(),
+      at,
     },
   });
 };
 
-export const presentationRoutes = (router: Router, deps: ResourcesContext, blobs: BlobStore): void => {
-  const kind = presentationsKind;
+const refusal = (refused: CredentialsRefused): HttpError =>
+  refused._tag === 'CredentialsMissing'
+    ? new HttpError(problem(404, '/problems/not-found', 'Not found', 'A referenced credential does not exist in this tenant.', refused.refused))
+    : new HttpError(problem(410, '/problems/content-gone', 'Content gone', "A referenced credential's content was erased.", refused.refused));
+
+export const presentationRoutes = (router: Router, deps: ResourcesContext, content: BlobContentDeps): void => {
+  // Restored only within the restore window: past it the content's key is destroyed.
+  const kind = { ...presentationsKind, lifecycle: restoreWithinWindow(deps.config.restoreWindowSeconds) };
   const scope = requireScope(kind.scope);
 
   router.post('/presentations', scope, async (ctx) => {
     const body = decode(CreateBody, await readJson(ctx, { limitBytes: JSON_LIMIT }), 'body');
     await deps.idempotent(ctx, body, async () => {
-      const made = await makePresentation({ db: deps.runner.db, blobs, publicUrl: deps.config.publicUrl, now: deps.now }, principalOf(ctx).tenantId, body);
-      if (isLeft(made)) throw new HttpError(problem(404, '/problems/not-found', 'Not found', 'A referenced credential does not exist in this tenant.', made.left.missing));
+      const made = await makePresentation({ db: deps.runner.db, content, publicUrl: deps.config.publicUrl, now: deps.now }, principalOf(ctx).tenantId, body);
+      if (isLeft(made)) throw refusal(made.left);
       return createResource(deps, kind, ctx, made.right.data.presentationId, made.right);
     });
   });
@@ -119,8 +158,9 @@ export const presentationRoutes = (router: Router, deps: ResourcesContext, blobs
   router.get('/presentations/:id/content', scope, async (ctx) => {
     const found = findLatest(deps.runner.db, await readableAddressOf(ctx, deps, kind));
     if (!found) throw new HttpError(notFound('No resource of this kind has this id.'));
+    const opened = await contentOfResource(content, 'presentation', found);
     ctx.type = 'application/json';
-    ctx.body = blobs.read(String(found.data['digest_multibase']));
+    ctx.body = opened;
   });
 
   versionedRoutes(router, kind, deps);

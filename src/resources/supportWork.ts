@@ -8,21 +8,20 @@ import { randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { findExpiredExports } from '../../projections/supportRequests.js';
 import { supportExportKeyOwner, supportRequest, supportRequestStream, type Command, type DomainError } from '../../streams/supportRequest.js';
-import type { BlobStore } from '../blobStore.js';
 import type { DataKeys } from '../crypto/dataKeys.js';
 import { handleCommand, loadStream, type EventMetadata } from '../eventstore/handle.js';
 import type { AppendError, EventStore } from '../eventstore/port.js';
 import type { Sqlite } from '../sqlite/connection.js';
+import type { BlobContentDeps } from './blobContent.js';
 import type { ExportArchives } from './exportArchives.js';
 import { eraseTenantData } from './tenantErasure.js';
 import { buildTenantExport } from './tenantExport.js';
 
-export interface SupportWorkDeps {
+export interface SupportWorkDeps extends BlobContentDeps {
   readonly store: EventStore;
   readonly dataKeys: DataKeys;
-  /** Read models caught up with the store: every projection, and the blob uploads' (projections/blobUploads.ts). */
+  /** Read models caught up with the store: every projection. */
   readonly db: Sqlite;
-  readonly blobs: Pick<BlobStore, 'read' | 'remove'>;
   readonly archives: ExportArchives;
   readonly exportRetentionSeconds: number;
   readonly now: () => Date;

@@ -6,38 +6,35 @@
 //      flows sealed (drafts' values, DIDComm recipients, credential offers' claims, presentation
 //      sessions' disclosed claims, export archives, which are also deleted);
 //   3. destroyTenantBlobContent: the content of its credentials, files and presentations, and its
-//      unused uploads: the blob files no other tenant's resource or upload names.
+//      unused uploads: every blob of the tenant discarded, its data key destroyed and its sealed
+//      file removed (eraseTenantBlobs, src/resources/blobSweeper.ts). Each upload is a blob of its
+//      own with its own key, so content another tenant uploaded too is another blob, not touched.
 // The events stay: every stream still replays, the envelopes keep what describes a resource
 // (types, dates, digests), and what they sealed opens no more. The support requests' messages
 // are kept (their own keys): the record that the tenant asked, and what was done, stays with the
 // operator.
 import { listApiKeys } from '../../projections/apiKeys.js';
-import { tenantUploadDigests, uploadHeldByAnother } from '../../projections/blobUploads.js';
 import { listTenantOffers } from '../../projections/offers.js';
 import { listTenantPresentationSessions } from '../../projections/presentations.js';
-import { digestHeldByAnother, findTenantResources, tenantDigests } from '../../projections/resources.js';
+import { findTenantResources } from '../../projections/resources.js';
 import { listSupportRequests } from '../../projections/supportRequests.js';
 import { didcommKeyOwner, DIDCOMM_KIND } from '../../streams/didcommMessage.js';
 import { DRAFT_KIND, draftKeyOwner } from '../../streams/draft.js';
 import { supportExportKeyOwner, type ErasureSummary } from '../../streams/supportRequest.js';
-import type { BlobStore } from '../blobStore.js';
-import type { DataKeys } from '../crypto/dataKeys.js';
 import type { EventMetadata } from '../eventstore/handle.js';
-import type { EventStore } from '../eventstore/port.js';
 import type { Sqlite } from '../sqlite/connection.js';
 import { deleteApiKey } from '../tenancy/commands.js';
+import type { BlobContentDeps } from './blobContent.js';
+import { eraseTenantBlobs } from './blobSweeper.js';
 import type { ExportArchives } from './exportArchives.js';
 
-export interface ErasureDeps {
-  readonly store: EventStore;
-  readonly dataKeys: Pick<DataKeys, 'destroy'>;
-  /** Read models caught up with the store, the blob uploads' among them (projections/blobUploads.ts). */
+export interface ErasureDeps extends BlobContentDeps {
+  /** Read models caught up with the store. */
   readonly db: Sqlite;
-  readonly blobs: Pick<BlobStore, 'remove'>;
   readonly archives: Pick<ExportArchives, 'remove'>;
   readonly metadata: EventMetadata;
+  readonly now: () => Date;
 }
-
 
 /** Revokes every live API key of the tenant; how many. */
 export const revokeTenantApiKeys = async (deps: ErasureDeps, tenantId: string): Promise<number> => {
@@ -74,22 +71,8 @@ export const destroyTenantDataKeys = async (deps: ErasureDeps, tenantId: string)
   return owners.length;
 };
 
-/**
- * Removes the content the tenant's credentials, files and presentations hold (every revision) and
- * its uploads, where no other tenant's resource or upload names the same content; how many blob
- * files were removed. Blobs are stored once per content, so content two tenants hold stays for
- * the other. (Where blobs are sealed with a data key of their own, this is where those keys are
- * destroyed too.)
- */
-export const destroyTenantBlobContent = async (deps: ErasureDeps, tenantId: string): Promise<number> => {
-  const digests = new Set([...tenantDigests(deps.db, tenantId), ...tenantUploadDigests(deps.db, tenantId)]);
-  let removed = 0;
-  for (const digest of digests) {
-    if (digestHeldByAnother(deps.db, tenantId, digest) || uploadHeldByAnother(deps.db, tenantId, digest)) continue;
-    if (await deps.blobs.remove(digest)) removed++;
-  }
-  return removed;
-};
+/** Erases the content of the tenant's credentials, files and presentations, and its uploads; how many blob files were removed. */
+export const destroyTenantBlobContent = (deps: ErasureDeps, tenantId: string): Promise<number> => eraseTenantBlobs(deps, tenantId);
 
 /** Every step, keys first so that nothing more is done with them while the rest is erased. */
 export const eraseTenantData = async (deps: ErasureDeps, tenantId: string): Promise<ErasureSummary> => {
