@@ -16,6 +16,7 @@ import { ended, eventuallyDelivery } from './support/callbackService.js';
 import { createAgent, unpack } from './support/didcommAgent.js';
 import { filesHolding, opsScript, runScript } from './support/processes.js';
 import { startReceiver } from './support/receiver.js';
+import { blobIdOf } from './support/blobs.js';
 import { startTestService, withReachablePublicUrl, type TestService } from './support/service.js';
 
 type Resource = { id: string; etag: string; revision: number; deleted_at: string | null; kind: { name: string }; data: Record<string, unknown> };
@@ -99,12 +100,6 @@ test('a presentation of two credentials: an unsigned VP 1.1 as content, searchab
     await s.cleanup();
   }
 });
-
-/** The blob a resource stream was made from: `blobId` of its first event. */
-const blobIdOf = async (s: TestService, stream: string): Promise<string> => {
-  const read = await s.service.store.readStream(stream, { maxCount: 1 });
-  return read._tag === 'Found' ? String((read.events[0]!.data as { blobId: string }).blobId) : '';
-};
 
 test('a presentation\'s content is sealed at rest, kept by the sweeper while live, and once deleted past the restore window shredded: 410, restore refused, history kept', async (t) => {
   const s = await startTestService({ env: { RESTORE_WINDOW_SECONDS: '0', BLOB_SWEEP_INTERVAL_MS: '3600000' } });

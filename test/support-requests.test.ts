@@ -22,6 +22,7 @@ import { findSupportRequest } from '../projections/supportRequests.js';
 import { eventually } from './support/bounded.js';
 import { dumpReadModels, openRunner } from './support/readmodels.js';
 import { filesHolding, opsScript, runScript } from './support/processes.js';
+import { blobIdOf } from './support/blobs.js';
 import { startTestService, type TestService } from './support/service.js';
 
 type Resource = { id: string; etag: string; data: Record<string, unknown> };
@@ -81,12 +82,6 @@ const credential = (name: string, secret: string) =>
 const membershipOffer = (memberNumber: string) => ({ credential_configuration_id: 'membership', claims: { member_number: memberNumber, given_name: 'Erika', family_name: 'Mustermann' } });
 
 const draftWith = (value: string) => ({ data: { schema: { schema: { type: 'object' } }, values: { note: { kind: 'STRING', value } } } });
-
-/** The blob a file or credential stream was made from. */
-const blobIdOf = async (s: TestService, stream: string): Promise<string> => {
-  const read = await s.service.store.readStream(stream, { maxCount: 1 });
-  return read._tag === 'Found' ? String((read.events[0]!.data as { blobId: string }).blobId) : '';
-};
 
 const untar = async (archive: Buffer): Promise<Map<string, Buffer>> => {
   const files = new Map<string, Buffer>();

@@ -144,12 +144,17 @@ export const contentGone = (erased: boolean): HttpError =>
     ),
   );
 
+/** The 410 of a deleted resource's content: restorable while its blob has content, erased once shredded. */
+export const deletedContentGone = async (deps: BlobContentDeps, purpose: BlobPurpose, envelope: Envelope): Promise<HttpError> => {
+  const blobId = await blobOfResource(deps.store, purpose, envelope.id);
+  return contentGone(blobId === undefined || contentFileOf((await loadBlob(deps.store, blobId)).state) === undefined);
+};
+
 /** The plaintext of a credential's, file's or presentation's content while the resource is live; 410 otherwise. */
 export const contentOfResource = async (deps: BlobContentDeps, purpose: BlobPurpose, envelope: Envelope): Promise<Readable> => {
+  if (envelope.deletedAt !== null) throw await deletedContentGone(deps, purpose, envelope);
   const blobId = await blobOfResource(deps.store, purpose, envelope.id);
   if (blobId === undefined) throw new Error(`${purpose} ${envelope.id} names no blob`);
-  // Deleted: restorable while the content is there, erased once the sweeper shredded it.
-  if (envelope.deletedAt !== null) throw contentGone(contentFileOf((await loadBlob(deps.store, blobId)).state) === undefined);
   const opened = await openBlob(deps, blobId);
   if (isLeft(opened)) throw contentGone(true);
   return opened.right;

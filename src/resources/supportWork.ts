@@ -8,18 +8,16 @@ import { randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { findExpiredExports } from '../../projections/supportRequests.js';
 import { supportExportKeyOwner, supportRequest, supportRequestStream, type Command, type DomainError } from '../../streams/supportRequest.js';
-import type { DataKeys } from '../crypto/dataKeys.js';
 import { handleCommand, loadStream, type EventMetadata } from '../eventstore/handle.js';
-import type { AppendError, EventStore } from '../eventstore/port.js';
+import type { AppendError } from '../eventstore/port.js';
 import type { Sqlite } from '../sqlite/connection.js';
 import type { BlobContentDeps } from './blobContent.js';
 import type { ExportArchives } from './exportArchives.js';
 import { eraseTenantData } from './tenantErasure.js';
 import { buildTenantExport } from './tenantExport.js';
 
+/** The store, the data keys and the sealed blobs (BlobContentDeps), and what the work needs beside. */
 export interface SupportWorkDeps extends BlobContentDeps {
-  readonly store: EventStore;
-  readonly dataKeys: DataKeys;
   /** Read models caught up with the store: every projection. */
   readonly db: Sqlite;
   readonly archives: ExportArchives;
