@@ -10,6 +10,7 @@ import { registerDeliveries } from './deliveries.js';
 import { registerKeys } from './keys.js';
 import { registerProjections } from './projections.js';
 import { registerStreams } from './streams.js';
+import { registerSupport } from './support.js';
 import { registerTenants } from './tenants.js';
 import { registerTrustLists } from './trustLists.js';
 
@@ -23,11 +24,12 @@ const GROUPS: readonly ((program: Command) => void)[] = [
   registerTrustLists,
   registerCertificates,
   registerKeys,
+  registerSupport,
 ];
 
 export const opsProgram = (): Command => {
   const program = new Command('ops')
-    .description("The operator's command line: tenants, API keys, callbacks, read models, auditor replay, trusted lists, keys in a PKCS#11 token.")
+    .description("The operator's command line: tenants, API keys, callbacks, support requests, read models, auditor replay, trusted lists, keys in a PKCS#11 token.")
     .addHelpText(
       'after',
       `

@@ -9,5 +9,6 @@ import { resourcesProjection } from './resources.js';
 import { statusListsProjection } from './statusLists.js';
 import type { Projection } from './projection.js';
 import { tenantsProjection } from './tenants.js';
+import { supportRequestsProjection } from './supportRequests.js';
 
-export const allProjections: readonly Projection[] = [tenantsProjection, apiKeysProjection, presentationsProjection, deliveriesProjection, tenantCallbacksProjection, offersProjection, statusListsProjection, resourcesProjection, idempotentRepliesProjection];
+export const allProjections: readonly Projection[] = [tenantsProjection, apiKeysProjection, presentationsProjection, deliveriesProjection, tenantCallbacksProjection, offersProjection, statusListsProjection, resourcesProjection, idempotentRepliesProjection, supportRequestsProjection];

@@ -106,3 +106,7 @@ export const listOffers = (db: SqlReader, query: PageQuery): Page<OfferRow & Row
     },
     query,
   );
+
+/** Every offer of the tenant, oldest first (what the read model has: no claims). */
+export const listTenantOffers = (db: SqlReader, tenantId: string): OfferRow[] =>
+  db.all<OfferRow & Record<string, string | number | null>>('SELECT * FROM offers WHERE tenant_id = ? ORDER BY created_at, offer_id', [tenantId]);

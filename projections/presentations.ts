@@ -88,3 +88,16 @@ export const outcomesSince = (db: SqlReader, tenantId: string, since: string, pe
      WHERE tenant_id = ? AND finished_at >= ? GROUP BY bucket, status ORDER BY bucket, status`,
     [per === 'minute' ? 16 : 13, tenantId, since],
   );
+
+export interface PresentationSessionRow {
+  readonly state: string;
+  readonly tenant_id: string;
+  readonly status: string;
+  readonly created_at: string;
+  readonly expires_at_ms: number;
+  readonly finished_at: string | null;
+}
+
+/** Every presentation session of the tenant, oldest first (what the read model has: no disclosed claims). */
+export const listTenantPresentationSessions = (db: SqlReader, tenantId: string): PresentationSessionRow[] =>
+  db.all<PresentationSessionRow & Record<string, string | number | null>>('SELECT * FROM presentations WHERE tenant_id = ? ORDER BY created_at, state', [tenantId]);

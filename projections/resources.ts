@@ -11,6 +11,7 @@ import { file, fileResourceChange } from '../streams/file.js';
 import { SCHEMA_KIND, schema, schemaResourceChange } from '../streams/schema.js';
 import { etagOf, type Envelope, type ResourceChange, type ResourceData, type StringMap } from '../streams/resource.js';
 import type { RecordedEvent } from '../streams/kernel.js';
+import { presentationResourceChange, verifiablePresentation } from '../streams/verifiablePresentation.js';
 import { change, type Projection, type SqlChange, type SqlReader, type SqlValue } from './projection.js';
 
 /** The stream categories holding resources, and how their events change the envelope. */
@@ -21,6 +22,7 @@ const sources: readonly { readonly category: string; readonly changeOf: (recorde
   { category: schema.category, changeOf: (recorded) => schemaResourceChange(decodeRecorded(schema.codec, recorded)) },
   { category: draft.category, changeOf: (recorded) => draftResourceChange(decodeRecorded(draft.codec, recorded)) },
   { category: didcommMessage.category, changeOf: (recorded) => didcommResourceChange(decodeRecorded(didcommMessage.codec, recorded)) },
+  { category: verifiablePresentation.category, changeOf: (recorded) => presentationResourceChange(decodeRecorded(verifiablePresentation.codec, recorded)) },
 ];
 
 const COLUMNS = `
@@ -210,3 +212,8 @@ export const isPublishedSchemaUrl = (db: SqlReader, tenantId: string, url: strin
     "SELECT id FROM resources WHERE tenant_id = ? AND kind = ? AND json_extract(data, '$.url') = ? AND json_extract(data, '$.published_at') IS NOT NULL",
     [tenantId, SCHEMA_KIND.name, url],
   ) !== undefined;
+
+/** Every resource of the tenant, latest revision, by kind then creation. */
+export const findTenantResources = (db: SqlReader, tenantId: string): Envelope[] =>
+  db.all<ResourceRow>('SELECT * FROM resources WHERE tenant_id = ? ORDER BY kind, created_at, id', [tenantId]).map(envelopeOfRow);
+

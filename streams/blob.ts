@@ -1,10 +1,12 @@
-// Stream category `blob`: one stream per requested upload, `blob-<blob id>`. The bytes are not
+// Stream category `blob`: one stream per requested upload (or content the service makes: a
+// presentation), `blob-<blob id>`. The bytes are not
 // here but in the blob store, sealed with the blob's own data key (`datakey-blob.<blob id>`) in
 // the file the upload names; the stream records who may upload, until when, what arrived (the
 // plaintext's digest and size), which resource took it (a blob makes exactly one resource), and
 // when its content was discarded (its key destroyed, its file removed). As a decider:
 //
 //   none --RequestUpload--> requested --RecordUpload--> uploaded --UseBlob--> used
+//   none --RecordMadeBlob--> used                       (the three events at once)
 //   uploaded, used --SealBlob--> the same, sealed       (a clear blob of earlier versions)
 //   uploaded (left too long), used (its resource past the restore window), any (the tenant
 //   erased) --DiscardBlob--> discarded
@@ -22,8 +24,11 @@ export const blobStream = (blobId: string): string => streamName(category, blobI
 export const blobKeyOwner = (blobId: string): string => `blob.${blobId}`;
 export const CONTENT_PURPOSE = 'content';
 
-/** Which create may take the blob: `POST /files?blob_id=` or `POST /credentials?blob_id=`. */
-export const BlobPurpose = t.keyof({ file: null, credential: null }, 'BlobPurpose');
+/**
+ * Which create may take the blob: `POST /files?blob_id=` or `POST /credentials?blob_id=`; or, for
+ * `presentation`, the presentation `POST /presentations` made (never uploaded).
+ */
+export const BlobPurpose = t.keyof({ file: null, credential: null, presentation: null }, 'BlobPurpose');
 export type BlobPurpose = t.TypeOf<typeof BlobPurpose>;
 
 export const BlobUploadRequested = eventCodec(
@@ -91,6 +96,10 @@ export type Command =
   | {
       readonly type: 'UseBlob';
       readonly data: { readonly blobId: string; readonly tenantId: string; readonly purpose: BlobPurpose; readonly resourceId: string; readonly at: string };
+    }
+  | {
+      readonly type: 'RecordMadeBlob';
+      readonly data: UploadedBlob & { readonly blobId: string; readonly tenantId: string; readonly purpose: BlobPurpose; readonly resourceId: string; readonly at: string };
     }
   | { readonly type: 'SealBlob'; readonly data: { readonly blobId: string; readonly sealedFile: string; readonly at: string } }
   | {
@@ -179,6 +188,17 @@ export const decide = (command: Command, state: BlobState): Either<DomainError, 
       const refused = usable(state, command.data);
       const { blobId, resourceId, at } = command.data;
       return isLeft(refused) ? refused : right([{ type: 'BlobUsed', data: { blobId, resourceId, usedAt: at } }]);
+    }
+    case 'RecordMadeBlob': {
+      // Content the service made and sealed for a resource of its own making: requested, uploaded
+      // and taken at once, so the sweeper and the erasure treat it like any used blob.
+      const { blobId, tenantId, purpose, resourceId, at, digestMultibase, size, contentType, uploadedAt, sealedFile } = command.data;
+      if (state.status !== 'none') return left({ _tag: 'BlobExists', blobId });
+      return right([
+        { type: 'BlobUploadRequested', data: { blobId, tenantId, purpose, requestedAt: at, expiresAt: at } },
+        { type: 'BlobUploaded', data: { blobId, digestMultibase, size, contentType, uploadedAt, ...(sealedFile === undefined ? {} : { sealedFile }) } },
+        { type: 'BlobUsed', data: { blobId, resourceId, usedAt: at } },
+      ]);
     }
     case 'SealBlob': {
       const { blobId, sealedFile, at } = command.data;

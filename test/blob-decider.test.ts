@@ -2,7 +2,7 @@
 // command, and the events it decides (or the rejection).
 import test from 'ava';
 import { left, right } from 'fp-ts/lib/Either.js';
-import { contentFileOf, decide, evolve, initialState, UPLOADED_BLOB_LIFETIME_MS, type BlobEvent, type Command } from '../streams/blob.js';
+import { contentFileOf, decide, type BlobPurpose, evolve, initialState, UPLOADED_BLOB_LIFETIME_MS, type BlobEvent, type Command } from '../streams/blob.js';
 import { restorable } from '../streams/resource.js';
 import { givenWhen, stateAfter } from './support/decider.js';
 
@@ -21,7 +21,7 @@ const requested: BlobEvent = { type: 'BlobUploadRequested', data: { blobId: BLOB
 const stored = { digestMultibase: 'uEiDigest', size: 12, contentType: 'text/plain', uploadedAt: UPLOADED };
 const record = (tenantId = TENANT): Command => ({ type: 'RecordUpload', data: { blobId: BLOB, tenantId, ...stored } });
 const uploaded: BlobEvent = { type: 'BlobUploaded', data: { blobId: BLOB, ...stored } };
-const use = (options: { tenantId?: string; purpose?: 'file' | 'credential'; at?: string } = {}): Command => ({
+const use = (options: { tenantId?: string; purpose?: BlobPurpose; at?: string } = {}): Command => ({
   type: 'UseBlob',
   data: { blobId: BLOB, tenantId: options.tenantId ?? TENANT, purpose: options.purpose ?? 'file', resourceId: 'file-1', at: options.at ?? plus(1000) },
 });
@@ -47,6 +47,21 @@ test('given no blob, or another tenant\'s, when bytes are recorded, then BlobNot
 test('given an uploaded blob, when the create of its kind takes it in time, then BlobUsed', (t) => {
   t.deepEqual(scenario([requested, uploaded], use()), right([used]));
   t.like(stateOf([requested, uploaded, used]), { status: 'used' });
+});
+
+test('given nothing, when the service records content it made (a presentation), then requested, uploaded and used at once; given any blob, then BlobExists', (t) => {
+  const sealed = { ...stored, contentType: 'application/json', sealedFile: `${BLOB}.file` };
+  const made: Command = { type: 'RecordMadeBlob', data: { blobId: BLOB, tenantId: TENANT, purpose: 'presentation', resourceId: 'presentation-1', at: UPLOADED, ...sealed } };
+  const events: BlobEvent[] = [
+    { type: 'BlobUploadRequested', data: { blobId: BLOB, tenantId: TENANT, purpose: 'presentation', requestedAt: UPLOADED, expiresAt: UPLOADED } },
+    { type: 'BlobUploaded', data: { blobId: BLOB, ...sealed } },
+    { type: 'BlobUsed', data: { blobId: BLOB, resourceId: 'presentation-1', usedAt: UPLOADED } },
+  ];
+  t.deepEqual(scenario([], made), right(events));
+  t.like(stateOf(events), { status: 'used', purpose: 'presentation', resourceId: 'presentation-1' });
+  t.is(contentFileOf(stateOf(events)), `${BLOB}.file`);
+  t.deepEqual(scenario([requested], made), left({ _tag: 'BlobExists', blobId: BLOB }));
+  t.deepEqual(scenario(events, use({ purpose: 'presentation' })), notFound, 'no create takes it again');
 });
 
 test('given a blob not uploaded, used, another tenant\'s, for another kind or left too long, when taken, then BlobNotFound', (t) => {

@@ -16,6 +16,7 @@ import { createLogger } from '../src/log.js';
 import { eraseTenantBlobs, sweepBlobs, UNREFERENCED_GRACE_MS, type SweepDeps } from '../src/resources/blobSweeper.js';
 import { BOOTSTRAP_TENANT_ID } from '../src/tenancy/bootstrap.js';
 import { createApiKey, createTenant } from '../src/tenancy/commands.js';
+import { blobIdOf } from './support/blobs.js';
 import { startTestService, type TestService } from './support/service.js';
 
 type Resource = { id: string; etag: string; revision: number; deleted_at: string | null; data: Record<string, unknown> };
@@ -86,12 +87,6 @@ const eventually = async (check: () => Promise<boolean>): Promise<boolean> => {
 };
 
 const sealedFiles = async (s: TestService): Promise<string[]> => (await readdir(join(s.dataDir, 'blobs', 'sealed'))).filter((name) => !name.startsWith('.'));
-
-/** The blob a file or credential stream was made from. */
-const blobIdOf = async (s: TestService, stream: string): Promise<string> => {
-  const read = await s.service.store.readStream(stream, { maxCount: 1 });
-  return read._tag === 'Found' ? String((read.events[0]!.data as { blobId: string }).blobId) : '';
-};
 
 const removedMetric = async (s: TestService, reason: string): Promise<number> => {
   const text = await (await s.management('/metrics')).text();
@@ -216,8 +211,14 @@ test('deleted, then past the restore window: values and download are 410, restor
 
     const values = await s.management(`/credentials/${credential.body.id}/values`);
     t.is(values.status, 410);
-    t.like((await values.json()) as Problem, { type: '/problems/content-gone', status: 410 });
-    for (const revision of [1, 2, 3]) t.is((await download(s, file.body.id, revision)).status, 410);
+    const valuesProblem = (await values.json()) as Problem;
+    t.like(valuesProblem, { type: '/problems/content-gone', status: 410 });
+    t.regex(valuesProblem.detail, /erased/, 'the content is said erased, not restorable');
+    for (const revision of [1, 2, 3]) {
+      const downloaded = await download(s, file.body.id, revision);
+      t.is(downloaded.status, 410);
+      t.regex(((await downloaded.json()) as Problem).detail, /erased/);
+    }
 
     const restore = await change(s, `/files/${file.body.id}/restore`, 'POST', fileDeleted.body.etag);
     t.is(restore.status, 409);

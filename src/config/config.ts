@@ -278,6 +278,10 @@ const variables = {
   /** Requests a tenant may make to the resource API per window, in each instance. */
   resourceRateLimit: withDefault('RESOURCE_RATE_LIMIT', integerFromString(1, 1_000_000), '6000'),
   resourceRateWindowSeconds: withDefault('RESOURCE_RATE_WINDOW_SECONDS', integerFromString(1, 3_600), '60'),
+  /** How long a support request's export archive (DATA_DUMP) stays downloadable; then it is deleted and its key destroyed. */
+  supportExportRetentionSeconds: withDefault('SUPPORT_EXPORT_RETENTION_SECONDS', integerFromString(60, 2_592_000), '604800'),
+  /** How often the scheduler deletes expired export archives. */
+  supportExportExpiryIntervalMs: withDefault('SUPPORT_EXPORT_EXPIRY_INTERVAL_MS', integerFromString(10, 86_400_000), '3600000'),
 } satisfies Record<string, Variable<unknown>>;
 
 type Variables = typeof variables;

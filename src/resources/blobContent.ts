@@ -1,4 +1,4 @@
-// The content of credentials and files: blobs sealed with a data key of their own
+// The content of credentials, files and presentations: blobs sealed with a data key of their own
 // (`datakey-blob.<blob id>`, wrapped by the key-encryption key like every data key), in the
 // sealed blob store (src/blobStore.ts). Downloads open them on the way out; deletion ends in
 // crypto-shredding: once a deleted resource is past the restore window (RESTORE_WINDOW_SECONDS)
@@ -14,6 +14,7 @@ import { CredentialEvent, credentialStream } from '../../streams/credential.js';
 import { decodeRecorded } from '../../streams/event.js';
 import { FileEvent, fileStream } from '../../streams/file.js';
 import { restorable, type Envelope } from '../../streams/resource.js';
+import { presentationResourceStream, PresentationResourceEvent } from '../../streams/verifiablePresentation.js';
 import type { DataKeys, StreamDataKey } from '../crypto/dataKeys.js';
 import type { SealedBlobStore } from '../blobStore.js';
 import { handleCommand, loadStream, type Loaded } from '../eventstore/handle.js';
@@ -49,13 +50,37 @@ export const contentKeyOf = async (dataKeys: DataKeys, blobId: string): Promise<
   return found;
 };
 
-/** The blob a credential or file was made from: `blobId` of the first event of its stream. */
+/** The stream of the resource a blob of `purpose` makes. */
+export const resourceStreamOf = (purpose: BlobPurpose, resourceId: string): string => {
+  switch (purpose) {
+    case 'file':
+      return fileStream(resourceId);
+    case 'credential':
+      return credentialStream(resourceId);
+    case 'presentation':
+      return presentationResourceStream(resourceId);
+  }
+};
+
+/** The blob a credential, file or presentation was made from: `blobId` of the first event of its stream. */
 export const blobOfResource = async (store: EventStore, purpose: BlobPurpose, resourceId: string): Promise<string | undefined> => {
-  const read = await store.readStream(purpose === 'file' ? fileStream(resourceId) : credentialStream(resourceId), { maxCount: 1 });
+  const read = await store.readStream(resourceStreamOf(purpose, resourceId), { maxCount: 1 });
   const first = read._tag === 'Found' ? read.events[0] : undefined;
   if (!first) return undefined;
-  const event = purpose === 'file' ? decodeRecorded(FileEvent, first) : decodeRecorded(CredentialEvent, first);
-  return event.type === 'FileCreated' || event.type === 'CredentialImported' ? event.data.blobId : undefined;
+  switch (purpose) {
+    case 'file': {
+      const event = decodeRecorded(FileEvent, first);
+      return event.type === 'FileCreated' ? event.data.blobId : undefined;
+    }
+    case 'credential': {
+      const event = decodeRecorded(CredentialEvent, first);
+      return event.type === 'CredentialImported' ? event.data.blobId : undefined;
+    }
+    case 'presentation': {
+      const event = decodeRecorded(PresentationResourceEvent, first);
+      return event.type === 'PresentationCreated' ? event.data.blobId : undefined;
+    }
+  }
 };
 
 /**
@@ -94,7 +119,7 @@ export const removeContent = async (deps: BlobContentDeps, blobId: string, file:
   if (file !== undefined) await deps.blobs.remove(file);
 };
 
-/** Why a deleted credential or file may no longer be restored at `at`, if it may not (a 409 of this detail). */
+/** Why a deleted credential, file or presentation may no longer be restored at `at`, if it may not (a 409 of this detail). */
 export const restoreRefusal = (envelope: Envelope, at: string, restoreWindowSeconds: number): string | undefined =>
   envelope.deletedAt !== null && !restorable(envelope.deletedAt, at, restoreWindowSeconds)
     ? `The restore window (${restoreWindowSeconds} s after deletion) has passed: the content is erased and the resource can no longer be restored.`
@@ -119,9 +144,15 @@ export const contentGone = (erased: boolean): HttpError =>
     ),
   );
 
-/** The plaintext of a credential's or file's content while the resource is live; 410 otherwise. */
+/** The 410 of a deleted resource's content: restorable while its blob has content, erased once shredded. */
+export const deletedContentGone = async (deps: BlobContentDeps, purpose: BlobPurpose, envelope: Envelope): Promise<HttpError> => {
+  const blobId = await blobOfResource(deps.store, purpose, envelope.id);
+  return contentGone(blobId === undefined || contentFileOf((await loadBlob(deps.store, blobId)).state) === undefined);
+};
+
+/** The plaintext of a credential's, file's or presentation's content while the resource is live; 410 otherwise. */
 export const contentOfResource = async (deps: BlobContentDeps, purpose: BlobPurpose, envelope: Envelope): Promise<Readable> => {
-  if (envelope.deletedAt !== null) throw contentGone(false);
+  if (envelope.deletedAt !== null) throw await deletedContentGone(deps, purpose, envelope);
   const blobId = await blobOfResource(deps.store, purpose, envelope.id);
   if (blobId === undefined) throw new Error(`${purpose} ${envelope.id} names no blob`);
   const opened = await openBlob(deps, blobId);

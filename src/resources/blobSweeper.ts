@@ -1,8 +1,8 @@
 // The blob sweeper, a periodic job of the resources feature: it walks the sealed blob directory a
 // bounded number of files per run (the next run goes on after the last name it saw, and starts
 // over at the end) and removes
-//   - shredded content: the credential or file that took the blob is deleted and past the restore
-//     window (RESTORE_WINDOW_SECONDS);
+//   - shredded content: the credential, file or presentation that took the blob is deleted and
+//     past the restore window (RESTORE_WINDOW_SECONDS);
 //   - expired uploads: uploaded and never used within 24 hours;
 //   - files whose blob was discarded already (a run cut short between the key and the file);
 //   - unreferenced files: of a blob whose stream names another file or none (the loser of two
@@ -12,9 +12,10 @@
 // sweeping the same directory discard each blob once; every step can be run again. What it
 // removes is counted in connector_blob_files_removed_total by reason.
 import { isLeft } from 'fp-ts/lib/Either.js';
-import { contentFileOf } from '../../streams/blob.js';
+import { contentFileOf, type BlobPurpose } from '../../streams/blob.js';
 import { credential, credentialStream } from '../../streams/credential.js';
 import { file, fileStream } from '../../streams/file.js';
+import { presentationResourceStream, verifiablePresentation } from '../../streams/verifiablePresentation.js';
 import { TEMPORARY_PREFIX, type SealedFileEntry } from '../blobStore.js';
 import { loadStream } from '../eventstore/handle.js';
 import type { Logger } from '../log.js';
@@ -35,9 +36,20 @@ export interface SweepDeps extends BlobContentDeps {
 
 export type RemovalReason = 'shredded' | 'expired' | 'erased' | 'unreferenced';
 
+const loadResource = (deps: SweepDeps, purpose: BlobPurpose, resourceId: string) => {
+  switch (purpose) {
+    case 'file':
+      return loadStream(deps.store, file, fileStream(resourceId));
+    case 'credential':
+      return loadStream(deps.store, credential, credentialStream(resourceId));
+    case 'presentation':
+      return loadStream(deps.store, verifiablePresentation, presentationResourceStream(resourceId));
+  }
+};
+
 /** When the resource that took a blob was deleted (null: live); undefined if it cannot be found. */
-const deletedAtOf = async (deps: SweepDeps, purpose: 'file' | 'credential', resourceId: string): Promise<string | null | undefined> => {
-  const loaded = purpose === 'file' ? await loadStream(deps.store, file, fileStream(resourceId)) : await loadStream(deps.store, credential, credentialStream(resourceId));
+const deletedAtOf = async (deps: SweepDeps, purpose: BlobPurpose, resourceId: string): Promise<string | null | undefined> => {
+  const loaded = await loadResource(deps, purpose, resourceId);
   if (isLeft(loaded) || loaded.right.state.status === 'none') return undefined;
   return loaded.right.state.resource.deletedAt;
 };
@@ -85,9 +97,9 @@ export const startBlobSweeper = (deps: SweepDeps, intervalMs: number, log: Logge
 };
 
 /**
- * Erases the content of every credential and file of one tenant, uploads not yet used included:
- * each of its blobs is discarded (BlobDiscarded `erased`), its data key destroyed and its sealed
- * file removed. Nothing of another tenant is touched. The number of files removed; run again, it
+ * Erases the content of every credential, file and presentation of one tenant, uploads not yet
+ * used included: each of its blobs is discarded (BlobDiscarded `erased`), its data key destroyed
+ * and its sealed file removed. Nothing of another tenant is touched. The number of files removed; run again, it
  * finds nothing. For the DELETION support request, in the service or the ops tool (`blobs`:
  * sealedBlobStore(blobDirectory(config)); without `metrics` nothing is counted). The blobs'
  * streams keep their events, without content.

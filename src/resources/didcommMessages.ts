@@ -12,6 +12,7 @@ import { CREDENTIAL_KIND } from '../../streams/credential.js';
 import { Sealed } from '../../streams/dataKey.js';
 import { DIDCOMM_KIND, didcommKeyOwner, didcommStream, didcommMessage, RECIPIENT_PURPOSE, type DidcommMessageEvent, type SendDidcommMessage } from '../../streams/didcommMessage.js';
 import { FILE_KIND } from '../../streams/file.js';
+import { PRESENTATION_KIND } from '../../streams/verifiablePresentation.js';
 import { StringMap, type Envelope, type ResourceData } from '../../streams/resource.js';
 import type { DataKeys } from '../crypto/dataKeys.js';
 import { deliveryOfMessage } from '../didcomm/deliveryState.js';
@@ -34,7 +35,7 @@ import { isRecord } from '../../streams/kernel.js';
 /** Bound on the credentials one message embeds through links. */
 const MAX_CLOSURE = 100;
 
-export const didcommKind = (deps: Pick<ResourcesContext, 'dataKeys' | 'runner'>): VersionedKind<DidcommMessageEvent, KindCommand<SendDidcommMessage, never>> => ({
+export const didcommKind = (deps: Pick<ResourcesContext, 'dataKeys'> & { readonly runner: Pick<ResourcesContext['runner'], 'db'> }): VersionedKind<DidcommMessageEvent, KindCommand<SendDidcommMessage, never>> => ({
   path: 'didcomm-messages',
   name: DIDCOMM_KIND.name,
   scope: 'resources',
@@ -91,10 +92,7 @@ export const sendDidcommMessage = async (deps: SendDeps, tenantId: string, body:
   };
   const credentials = live(CREDENTIAL_KIND.name, body.data.credentials ?? [], 'credentials');
   const files = live(FILE_KIND.name, body.data.files ?? [], 'files');
-  // Presentations are not a kind of this service yet: none can be found.
-  for (const [i, id] of (body.data.presentations ?? []).entries()) {
-    missing.push({ location: `body.data.presentations[${i}]`, message: 'no presentation of this tenant has this id', value: id });
-  }
+  const presentations = live(PRESENTATION_KIND.name, body.data.presentations ?? [], 'presentations');
   if (missing.length > 0) return left({ _tag: 'ReferencesMissing', missing });
   if (!body.data.disable_transitive_closure) closeOverLinks(deps.db, tenantId, credentials);
 
@@ -112,7 +110,7 @@ export const sendDidcommMessage = async (deps: SendDeps, tenantId: string, body:
       keyId: body.data.key_id.toLowerCase(),
       credentials: items(credentials),
       files: items(files),
-      presentations: { items: [] },
+      presentations: items(presentations),
       annotations: body.annotations ?? {},
       labels: body.labels ?? {},
       at: deps.now().toISOString(),

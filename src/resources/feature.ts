@@ -8,6 +8,7 @@ import { didcommRoutes } from './didcommMessages.js';
 import { draftRoutes } from './drafts.js';
 import { fileRoutes } from './files.js';
 import { requireKnownApiLine } from './oasVersion.js';
+import { presentationRoutes } from './presentations.js';
 import { rateLimit } from './rateLimit.js';
 import { schemaRoutes } from './schemas.js';
 import { supportRequestRoutes } from './supportRequests.js';
@@ -16,9 +17,11 @@ import { uploads } from './uploads.js';
 import type { ResourcesContext } from './context.js';
 import { idempotentWrites } from './idempotency.js';
 import { startReplyExpiry } from './replyExpiry.js';
-import type { Periodic } from '../periodic.js';
+import { startPeriodic, type Periodic } from '../periodic.js';
 import { startBlobSweeper } from './blobSweeper.js';
 import { sealClearBlobs } from './clearBlobSealing.js';
+import { exportArchives, exportDirectory } from './exportArchives.js';
+import { expireExports } from './supportWork.js';
 
 export const resourcesFeature = async (service: ServiceContext): Promise<Feature> => {
   const now = (): Date => new Date();
@@ -33,13 +36,16 @@ export const resourcesFeature = async (service: ServiceContext): Promise<Feature
   apiKeyRoutes(router, deps);
   fileRoutes(router, deps, blobUploads, content);
   credentialRoutes(router, deps, blobUploads, content);
+  presentationRoutes(router, deps, content);
   const publishedSchemas = schemaRoutes(router, deps);
   draftRoutes(router, deps);
-  supportRequestRoutes(router, deps);
+  const archives = exportArchives(exportDirectory(blobDir));
+  supportRequestRoutes(router, deps, archives);
   didcommRoutes(router, deps);
   const didDocuments = tenantDidRoutes(router, deps, service.kek);
   let replyExpiry: Periodic | undefined;
   let sweeper: Periodic | undefined;
+  let exportExpiry: Periodic | undefined;
   return {
     name: 'resources',
     managementRouters: [router],
@@ -47,10 +53,13 @@ export const resourcesFeature = async (service: ServiceContext): Promise<Feature
     start: () => {
       replyExpiry = startReplyExpiry(deps);
       sweeper = startBlobSweeper({ ...content, metrics: service.metrics, restoreWindowSeconds: service.config.restoreWindowSeconds, now }, service.config.blobSweepIntervalMs, service.log);
+      exportExpiry = startPeriodic('support export expiry', service.config.supportExportExpiryIntervalMs, () =>
+        expireExports({ store: deps.store, dataKeys: deps.dataKeys, db: deps.runner.db, archives, now, metadata: { actor: 'service' } }), deps.log);
     },
     stop: async () => {
       await replyExpiry?.stop();
       await sweeper?.stop();
+      await exportExpiry?.stop();
     },
   };
 };

@@ -14,7 +14,7 @@ import { Uuid } from '../http/codecs.js';
 import { conflict, HttpError, notFound } from '../http/problem.js';
 import { decode } from '../http/validate.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
-import { contentGone, contentOfResource, restoreRefusal, type BlobContentDeps } from './blobContent.js';
+import { contentOfResource, deletedContentGone, restoreRefusal, type BlobContentDeps } from './blobContent.js';
 import { noneMatchHits } from '../http/conditional.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import { etagOfEnvelope } from './envelope.js';
@@ -172,7 +172,7 @@ export const fileRoutes = (router: Router, deps: ResourcesContext, uploads: Uplo
     // Served while the file is live, whichever revision is asked for.
     const latest = findLatest(deps.runner.db, address);
     if (!latest) throw new HttpError(notFound('No resource of this kind has this id.'));
-    if (latest.deletedAt !== null) throw contentGone(false);
+    if (latest.deletedAt !== null) throw await deletedContentGone(content, 'file', latest);
     const etag = etagOfEnvelope(found);
     ctx.set('ETag', etag);
     if (noneMatchHits(ctx, etag)) {

@@ -1,6 +1,6 @@
 // The platform resource API (src/resources/): each kind's own routes beside the shared ones
 // (resourceOperations.ts), and the public routes for uploads, published schemas and DID documents.
-import { json, jsonBody, managementAnswers, mergePaths, noAuthentication, operation, pathParameter, queryParameter, ref, string, uuid } from '../http/openapi/components.js';
+import { arrayOf, json, jsonBody, managementAnswers, mergePaths, noAuthentication, object, operation, pathParameter, queryParameter, ref, resourceAnswers, string, uuid } from '../http/openapi/components.js';
 import { resourceSchemas, searchBody } from './openapiSchemas.js';
 import type { Area, Operation, Paths, Schema } from '../http/openapi/types.js';
 import {
@@ -196,6 +196,41 @@ const didcommPaths = (): Paths => ({
   },
 });
 
+const presentationPaths = (): Paths => {
+  const presentations = kind('presentations');
+  return {
+    '/presentations': {
+      post: create(presentations, {
+        summary: 'Make a presentation of credentials',
+        description:
+          'An unsigned W3C Verifiable Presentation (data model 1.1, JSON-LD) holding the named credentials as imported, with the tenant\'s DID as `holder`; stored as the presentation\'s content, sealed at rest with a data key of its own like a credential\'s content, and erased the same way (deleted past the restore window).',
+        requestBody: jsonBody(ref.schema('CreatePresentation')),
+        responses: {
+          '201': created('Presentation', 'Created.'),
+          ...problems(
+            ...createProblems,
+            [404, 'A named credential is not a live one of the tenant (one `errors` entry per id).'],
+            [410, 'A named credential\'s content was erased (one `errors` entry per id; `/problems/content-gone`).'],
+          ),
+        },
+      }),
+    },
+    '/presentations/{id}/content': {
+      parameters: idParameter,
+      get: resourceOperation({
+        operationId: 'getPresentationContent',
+        summary: 'The presentation itself',
+        tags: [tagOf('presentations')],
+        scope: 'resources',
+        responses: {
+          '200': ok('The unsigned Verifiable Presentation (JSON-LD).', json({ type: 'object' }), {}),
+          ...problems(400, 403, [404, 'No presentation with this id in the caller\'s tenant.'], contentGone),
+        },
+      }),
+    },
+  };
+};
+
 const tenantPaths = (): Paths => ({
   '/support-requests': {
     post: resourceOperation({
@@ -206,8 +241,40 @@ const tenantPaths = (): Paths => ({
       parameters: write,
       requestBody: jsonBody(ref.schema('SupportRequest')),
       responses: {
-        '201': ok('Recorded; the message is sealed.', json(ref.schema('CreatedSupportRequest')), { 'Idempotent-Replayed': ref.header('IdempotentReplayed') }),
+        '201': ok('Recorded; the message is sealed.', json(ref.schema('CreatedSupportRequest')), { 'Idempotent-Replayed': ref.header('IdempotentReplayed'), Location: ref.header('Location') }),
         ...problems(...createProblems),
+      },
+    }),
+    get: resourceOperation({
+      operationId: 'listSupportRequests',
+      summary: 'The caller\'s support requests, oldest first',
+      tags: ['resources: support-requests'],
+      scope: 'resources',
+      responses: { '200': ok('Each with its state and the operator\'s note.', json(object({ items: arrayOf(ref.schema('SupportRequestView')) })), {}), ...problems(400, 403) },
+    }),
+  },
+  '/support-requests/{id}': {
+    parameters: [pathParameter('id', 'The support request\'s id.', uuid())],
+    get: resourceOperation({
+      operationId: 'getSupportRequest',
+      summary: 'One support request: state, note, transitions',
+      tags: ['resources: support-requests'],
+      scope: 'resources',
+      responses: { '200': ok('The request.', json(ref.schema('SupportRequestView')), {}), ...problems(400, 403, [404, 'No support request of the caller\'s tenant has this id.']) },
+    }),
+  },
+  '/support-requests/{id}/export': {
+    parameters: [pathParameter('id', 'The support request\'s id.', uuid())],
+    get: resourceOperation({
+      operationId: 'getSupportRequestExport',
+      summary: 'Download a DATA_DUMP\'s archive',
+      description:
+        'A tar archive of everything the tenant holds (every resource\'s latest envelope, history and content; connector sessions and offers without their claims; support requests), with `manifest.json` listing every other file with its size and SHA-256. Kept, sealed, for SUPPORT_EXPORT_RETENTION_SECONDS after the operator made it.',
+      tags: ['resources: support-requests'],
+      scope: 'resources',
+      responses: {
+        '200': resourceAnswers.answer('The archive.', { content: { 'application/x-tar': { schema: string(undefined, { contentMediaType: 'application/x-tar' }) } }, headers: {} }),
+        ...problems(400, 403, [404, 'No support request of the caller\'s tenant has this id, or it has no export (not a DATA_DUMP, or not exported yet).'], [410, 'The archive was deleted at the end of its retention time.']),
       },
     }),
   },
@@ -287,6 +354,6 @@ export const resourcesArea: Area = {
     { name: 'public resources', description: 'Uploads, published schemas and DID documents on the public listener; errors are problem details.' },
   ],
   schemas: { ...resourceSchemas, ...searchSchemas },
-  management: mergePaths(...KINDS.map(versionedPaths), apiKeyPaths(), filePaths(), credentialPaths(), schemaPaths(), draftPaths(), didcommPaths(), tenantPaths()),
+  management: mergePaths(...KINDS.map(versionedPaths), apiKeyPaths(), filePaths(), credentialPaths(), schemaPaths(), draftPaths(), didcommPaths(), presentationPaths(), tenantPaths()),
   public: publicPaths,
 };

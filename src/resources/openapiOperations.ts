@@ -5,6 +5,7 @@ import type { Scope } from '../../streams/apiKey.js';
 import { apiKeysKind } from './apiKeys.js';
 import { credentialsKind } from './credentials.js';
 import { FILE_SEARCH } from './files.js';
+import { presentationsKind } from './presentations.js';
 import { schemasKind } from './schemas.js';
 import { ENVELOPE_ONLY, SEARCH_LIMIT, type DataSearch } from './search.js';
 import { apiKey, arrayOf, json, jsonBody, object, operation, queryParameter, ref, resourceAnswers, string, uuid, type ProblemStatus } from '../http/openapi/components.js';
@@ -29,6 +30,7 @@ export const KINDS: readonly KindDocument[] = [
   { path: schemasKind.path, schema: 'Schema', plural: 'Schemas', one: 'a schema', scope: schemasKind.scope, search: schemasKind.search },
   { path: 'drafts', schema: 'Draft', plural: 'Drafts', one: 'a draft', scope: 'resources', search: ENVELOPE_ONLY },
   { path: 'didcomm-messages', schema: 'DidcommMessage', plural: 'DidcommMessages', one: 'a DIDComm message', scope: 'resources', search: ENVELOPE_ONLY },
+  { path: presentationsKind.path, schema: 'Presentation', plural: 'Presentations', one: 'a presentation', scope: presentationsKind.scope, search: presentationsKind.search },
 ];
 
 export const tagOf = (path: string): string => `resources: ${path}`;
@@ -152,7 +154,7 @@ export const versionedPaths = (kind: KindDocument): Paths => {
     },
     [`${base}/{id}/restore`]: {
       parameters: idParameter,
-      post: change(`restore${kind.schema}`, `Restore ${kind.one}`, 'A new revision with `deleted_at` null; 409 when not deleted, and for credentials and files once the restore window (`RESTORE_WINDOW_SECONDS` after deletion) has passed: their content is erased then.'),
+      post: change(`restore${kind.schema}`, `Restore ${kind.one}`, 'A new revision with `deleted_at` null; 409 when not deleted, and for credentials, files and presentations once the restore window (`RESTORE_WINDOW_SECONDS` after deletion) has passed: their content is erased then.'),
     },
   };
 };

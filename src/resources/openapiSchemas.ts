@@ -220,6 +220,51 @@ export const resourceSchemas: Readonly<Record<string, Schema>> = {
 
   SupportRequest: object({ type: { enum: ['DATA_DUMP', 'DELETION', 'OTHER', 'RECTIFICATION'] }, message: string('Not blank; sealed at rest.', { minLength: 1 }) }),
   CreatedSupportRequest: object({ id: uuid(), type: { enum: ['DATA_DUMP', 'DELETION', 'OTHER', 'RECTIFICATION'] }, created_at: dateTime() }),
+  SupportRequestView: object(
+    {
+      id: uuid(),
+      type: { enum: ['DATA_DUMP', 'DELETION', 'OTHER', 'RECTIFICATION'] },
+      status: { enum: ['OPEN', 'IN_PROGRESS', 'DONE', 'REJECTED'] },
+      message: nullable(string('As sent; null once the request\'s data key is gone.')),
+      note: nullable(string('The operator\'s latest note: what was done, or why not.')),
+      created_at: dateTime(),
+      modified_at: dateTime(),
+      transitions: arrayOf(object({ status: { enum: ['OPEN', 'IN_PROGRESS', 'DONE', 'REJECTED'] }, at: dateTime(), note: nullable(string()) }), { description: 'Every state the request entered, oldest first.' }),
+      export: nullable(
+        object(
+          {
+            available: { type: 'boolean', description: 'Whether `GET /support-requests/{id}/export` answers the archive (false once deleted).' },
+            expires_at: nullable(dateTime('When the archive is deleted (SUPPORT_EXPORT_RETENTION_SECONDS after it was made).')),
+            files: { type: 'integer', minimum: 1 },
+            bytes: { type: 'integer', minimum: 0 },
+            manifest_sha256: string('SHA-256 (hex) of the archive\'s manifest.json.'),
+          },
+          {},
+          'DATA_DUMP, once exported.',
+        ),
+      ),
+      erasure: nullable(
+        object(
+          { resources: { type: 'integer', minimum: 0 }, data_keys: { type: 'integer', minimum: 0 }, blobs: { type: 'integer', minimum: 0 }, api_keys: { type: 'integer', minimum: 0 } },
+          {},
+          'DELETION, once erased: what the erasure counted.',
+        ),
+      ),
+    },
+    {},
+    'A support request as its tenant reads it.',
+  ),
+
+  PresentationData: object({
+    digest_multibase: DigestMultibase,
+    linked_credential_refs: arrayOf(ref.schema('ResourceRef'), { description: 'The credentials the presentation holds, in order.' }),
+    type: arrayOf(string(), { description: '`VerifiablePresentation` first.' }),
+  }),
+  Presentation: envelope('presentation', ref.schema('PresentationData'), 'An unsigned W3C Verifiable Presentation (data model 1.1) of the tenant\'s credentials; the presentation is the content, `GET /presentations/{id}/content`.'),
+  CreatePresentation: object(
+    { credentials: arrayOf(uuid(), { minItems: 1, maxItems: 100, description: 'Live credentials of the tenant, presented in this order.' }) },
+    { type: arrayOf(string(), { description: 'More types after `VerifiablePresentation`.' }), annotations: stringMap('Annotations.'), labels: stringMap('Labels.') },
+  ),
 
   DidcommMessage: envelope(
     'didcomm-message',
@@ -228,7 +273,7 @@ export const resourceSchemas: Readonly<Record<string, Schema>> = {
       to: nullable(string('The recipient; null once its data key is gone.')),
       credentials: embedded('Credential'),
       files: embedded('File'),
-      presentations: object({ items: arrayOf({ type: 'object' }) }, {}, 'Presentations are not a kind yet: always empty.'),
+      presentations: embedded('Presentation'),
       delivery: nullable(
         object(
           {

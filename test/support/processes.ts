@@ -1,5 +1,5 @@
 // Runs the project's own entry points as child processes.
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { execFile, spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { testKekEnv } from './kek.js';
@@ -95,3 +95,17 @@ export const startReceiveScript = (env: Record<string, string>, script = receive
     });
     child.on('exit', (code) => reject(new Error(`receiver exited with ${code}: ${stderr}`)));
   });
+
+/**
+ * Every file under `dir` whose bytes contain `text`, by grep in a child process: closing a file
+ * descriptor of an SQLite file in this process would drop the locks the in-process service holds
+ * on it (POSIX record locks belong to the process), so this process never opens them itself.
+ */
+export const filesHolding = async (dir: string, text: string): Promise<string[]> =>
+  new Promise((resolve, reject) =>
+    execFile('grep', ['-r', '-l', '-a', '-F', '--', text, dir], (err, stdout) => {
+      // grep: 0 found, 1 none found, 2 an error.
+      if (err && err.code !== 1) return reject(err);
+      resolve(stdout.split('\n').filter(Boolean));
+    }),
+  );

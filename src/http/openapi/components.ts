@@ -162,7 +162,7 @@ const PROBLEM_STATUSES = {
   403: 'The API key lacks the scope of this operation.',
   404: 'Nothing of this kind with this id in the caller\'s tenant.',
   409: 'The resource is not in a state that allows this, or a request with the same Idempotency-Key is still running.',
-  410: 'Gone: the content is no longer served (its resource is deleted, or the content was erased).',
+  410: 'Gone: the content is no longer served (its resource is deleted, or the content erased), or what was here was deleted for good (the end of its retention time).',
   412: 'If-Match names no current etag; nothing was written.',
   413: 'The request body is over the limit.',
   415: 'The body is not of the media type the operation takes.',
