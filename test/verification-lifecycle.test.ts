@@ -10,7 +10,7 @@ import { open, seal } from '../src/crypto/seal.js';
 import type { EventStore, Json } from '../src/eventstore/port.js';
 import { credentialStatusCheckerFromConfig } from '../src/verification/status/statusCheck.js';
 import { trustVerifierFromConfig } from '../src/trust/issuerTrust.js';
-import { createPresentationVerifier } from '../src/verification/presentationVerifier.js';
+import { createPresentationVerifier } from '../src/verification/formats/registry.js';
 import { expired, fulfilled, processingFailed, rejected, verificationFailed } from './support/presentationOutcomes.js';
 import { expirePresentation, receiveResponse } from '../src/verification/response.js';
 import { loadVerifier } from '../src/verification/feature.js';

@@ -8,9 +8,9 @@ import type { JWK } from 'jose';
 import { documentPresentations, encryptionInfo, openEncryptedResponse } from '../mdoc/annexC.js';
 import type { AnnexCHandoverInfo } from '../mdoc/sessionTranscript.js';
 import { nonceBytes } from './annexCRequest.js';
-import type { SealedRequest } from './createRequest.js';
-import type { PresentationVerifier } from './presentationVerifier.js';
-import type { VerificationFailure } from './sdJwtVc.js';
+import type { PresentationVerifier } from './presentedCredentialVerifier.js';
+import type { SealedRequest } from './sealedRequest.js';
+import type { VerificationFailure } from './verifiedCredential.js';
 import { verifyVpToken, type VerifiedPresentation } from './vpToken.js';
 
 /** What the session holds for its Annex C answer. */

@@ -16,6 +16,7 @@ import type { FieldError } from '../http/problem.js';
 import { DcqlQuery, dcqlProblems, nonEmptyArray, object, requiresHolderBinding } from './dcql.js';
 import { ANNEX_C_PROTOCOL, annexCQueryProblems } from './annexCRequest.js';
 import { newAnnexCRecipientKey, newRequest } from './requestKey.js';
+import type { SealedRequest } from './sealedRequest.js';
 
 /** A transaction data object as the integrator sends it; further fields belong to its rulebook. */
 export const TransactionData = t.type(
@@ -131,20 +132,6 @@ export const validatePresentationBody = (body: CreatePresentationBody, trustList
 /** The protocols a valid DC API body asks for, in its order: `dc_api_protocols`, else one per `dc_api_signed` (signed by default, as HAIP has it). */
 const dcApiProtocolsOf = (body: CreatePresentationBody): readonly DcApiProtocol[] =>
   (body.dc_api_protocols?.filter(DcApiProtocol.is)) ?? [body.dc_api_signed === false ? 'openid4vp-v1-unsigned' : 'openid4vp-v1-signed'];
-
-/** What is sealed in `PresentationRequested.request`. */
-export interface SealedRequest {
-  readonly dcqlQuery: DcqlQuery;
-  /** Each object as base64url JSON, exactly as sent to the wallet and hashed by it. */
-  readonly transactionData: readonly string[];
-  readonly redirectUri: string | null;
-}
-
-export const SealedRequest: t.Decoder<unknown, SealedRequest> = t.type({
-  dcqlQuery: DcqlQuery,
-  transactionData: t.readonlyArray(t.string),
-  redirectUri: t.union([t.string, t.null]),
-});
 
 export const encodeTransactionData = (item: t.TypeOf<typeof TransactionData>): string =>
   Buffer.from(JSON.stringify(item), 'utf8').toString('base64url');

@@ -9,7 +9,7 @@ import type { ExpiryBounds } from './createRequest.js';
 import { startPresentationExpiry } from './expiry.js';
 import type { Verifier } from './requestObject.js';
 import { managementRouter, publicRouter } from './routes.js';
-import { createPresentationVerifier } from './presentationVerifier.js';
+import { createPresentationVerifier } from './formats/registry.js';
 
 const expiryBounds = (context: ServiceContext): ExpiryBounds => {
   const { presentationExpiresIn: defaultSeconds, presentationExpiresInMin: minSeconds, presentationExpiresInMax: maxSeconds } =

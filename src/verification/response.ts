@@ -22,11 +22,11 @@ import type { FormFields } from '../http/body.js';
 import { parseBoundedJson } from '../http/boundedJson.js';
 import type { Logger } from '../log.js';
 import { isRecord, streamRef } from '../../streams/kernel.js';
-import type { SealedRequest } from './createRequest.js';
+import type { SealedRequest } from './sealedRequest.js';
 import { failProcessing, failVerification, fulfil, reject, type Answer } from './outcome.js';
 import { RESPONSE_ENCRYPTION, responseUri, type Verifier } from './requestObject.js';
 import { openSession, type SessionUnavailable } from './session.js';
-import type { PresentationVerifier } from './presentationVerifier.js';
+import type { PresentationVerifier } from './presentedCredentialVerifier.js';
 import { verifyVpToken } from './vpToken.js';
 
 export type WalletAnswer =

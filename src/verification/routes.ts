@@ -29,7 +29,7 @@ import { DcApiAnswerBody, receiveDcApiResponse, type DcApiRefusal } from './dcAp
 import { fetchRequestObject, REQUEST_OBJECT_TYPE, type Verifier } from './requestObject.js';
 import { openSession } from './session.js';
 import { parseWalletAnswer, receiveResponse, unavailableReply, type WalletReply } from './response.js';
-import type { PresentationVerifier } from './presentationVerifier.js';
+import type { PresentationVerifier } from './presentedCredentialVerifier.js';
 import { oauthErrors } from '../http/oauthError.js';
 
 export interface VerificationDeps {
