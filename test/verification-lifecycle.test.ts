@@ -12,7 +12,8 @@ import { credentialStatusCheckerFromConfig } from '../src/verification/status/st
 import { trustVerifierFromConfig } from '../src/trust/issuerTrust.js';
 import { createPresentationVerifier } from '../src/verification/formats/registry.js';
 import { expired, fulfilled, processingFailed, rejected, verificationFailed } from './support/presentationOutcomes.js';
-import { expirePresentation, receiveResponse } from '../src/verification/response.js';
+import { expirePresentation } from '../src/verification/sessionEnd.js';
+import { receiveResponse } from '../src/verification/response/route.js';
 import { loadVerifier } from '../src/verification/feature.js';
 import { silentLogger } from '../src/log.js';
 import { TEST_WEBHOOK_SECRET } from './support/receiver.js';

@@ -5,9 +5,9 @@ import type { Feature, ServiceContext } from '../featureContract.js';
 import type { Periodic } from '../periodic.js';
 import { credentialStatusCheckerFromConfig } from './status/statusCheck.js';
 import { trustResolutionFromConfig, type HeldLists } from '../trust/trustResolution.js';
-import type { ExpiryBounds } from './createRequest.js';
+import type { ExpiryBounds } from './createRequest/body.js';
 import { startPresentationExpiry } from './expiry.js';
-import type { Verifier } from './requestObject.js';
+import type { Verifier } from './authorizationRequest.js';
 import { managementRouter, publicRouter } from './routes.js';
 import { createPresentationVerifier } from './formats/registry.js';
 

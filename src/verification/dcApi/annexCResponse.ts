@@ -5,13 +5,13 @@
 // SessionTranscript for the device signature.
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import type { JWK } from 'jose';
-import { documentPresentations, encryptionInfo, openEncryptedResponse } from '../mdoc/annexC.js';
-import type { AnnexCHandoverInfo } from '../mdoc/sessionTranscript.js';
+import { documentPresentations, encryptionInfo, openEncryptedResponse } from '../../mdoc/annexC.js';
+import type { AnnexCHandoverInfo } from '../../mdoc/sessionTranscript.js';
 import { nonceBytes } from './annexCRequest.js';
-import type { PresentationVerifier } from './presentedCredentialVerifier.js';
-import type { SealedRequest } from './sealedRequest.js';
-import type { VerificationFailure } from './verifiedCredential.js';
-import { verifyVpToken, type VerifiedPresentation } from './vpToken.js';
+import type { PresentationVerifier } from '../presentedCredentialVerifier.js';
+import type { SealedRequest } from '../sealedRequest.js';
+import type { VerificationFailure } from '../verifiedCredential.js';
+import { verifyVpToken, type VerifiedPresentation } from '../vpToken.js';
 
 /** What the session holds for its Annex C answer. */
 export interface AnnexCSession {
