@@ -1,4 +1,5 @@
-// Step 2: the wallet fetches the signed authorization request (OpenID4VP 1.0 section 5, HAIP).
+// Step 2 (the EUDI verifier's getRequestObject): the wallet fetches the signed authorization
+// request (OpenID4VP 1.0 section 5, HAIP).
 // The first fetch of a flow type records a `PresentationRequestFetched` event with a fresh nonce
 // and a fresh ECDH-ES key for this request only, so any instance can decrypt the answer, also
 // after a restart. Every later fetch of that flow type is signed afresh (with its own
