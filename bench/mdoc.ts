@@ -111,7 +111,7 @@ export const mdocFigures = async (options: PresentationVerificationBenchOptions)
       ours: verifications.ours,
       reference: verifications.reference,
       target: { atLeast: 0.5 },
-      note: 'each through its format module (presentationVerifier.ts), same chain, holder key and trust verifier, no status reference; reference = the SD-JWT VC',
+      note: 'each through its format module (formats/registry.ts), same chain, holder key and trust verifier, no status reference; reference = the SD-JWT VC',
     },
     {
       name: 'mdoc issuance signing (mDL, 11 elements, 2 KiB portrait) vs SD-JWT VC (PID)',

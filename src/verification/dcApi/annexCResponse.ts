@@ -1,7 +1,7 @@
 // ISO/IEC TS 18013-7 Annex C over the Digital Credentials API (`"protocol": "org-iso-mdoc"`), the
 // answer's side: opened with the session's recipient key and the SessionTranscript of the origin
 // the browser reported, its documents go through the same checks as a `vp_token` (vpToken.ts):
-// credential sets, claim sets, values, and each mdoc's own checks (msoMdoc.ts) with that
+// credential sets, claim sets, values, and each mdoc's own checks (formats/msoMdoc/) with that
 // SessionTranscript for the device signature.
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import type { JWK } from 'jose';
