@@ -14,7 +14,8 @@ import { jwkThumbprintBytes } from '../src/mdoc/sessionTranscript.js';
 import { createCrlChecker } from '../src/trust/crl.js';
 import { createTrustVerifier } from '../src/trust/issuerTrust.js';
 import { MsoMdocQuery, SdJwtVcQuery } from '../src/verification/dcql.js';
-import { createPresentationVerifier, type FormatContext } from '../src/verification/presentationVerifier.js';
+import { createPresentationVerifier } from '../src/verification/formats/registry.js';
+import type { FormatContext } from '../src/verification/presentedCredentialVerifier.js';
 import { createCredentialStatusChecker } from '../src/verification/status/statusCheck.js';
 import { createStatusListClient } from '../src/verification/status/statusListClient.js';
 import { createTestIssuer } from '../test/support/credentials.js';
@@ -110,7 +111,7 @@ export const mdocFigures = async (options: PresentationVerificationBenchOptions)
       ours: verifications.ours,
       reference: verifications.reference,
       target: { atLeast: 0.5 },
-      note: 'each through its format module (presentationVerifier.ts), same chain, holder key and trust verifier, no status reference; reference = the SD-JWT VC',
+      note: 'each through its format module (formats/registry.ts), same chain, holder key and trust verifier, no status reference; reference = the SD-JWT VC',
     },
     {
       name: 'mdoc issuance signing (mDL, 11 elements, 2 KiB portrait) vs SD-JWT VC (PID)',

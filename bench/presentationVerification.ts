@@ -15,7 +15,7 @@ import { createCredentialStatusChecker } from '../src/verification/status/status
 import { createStatusListClient } from '../src/verification/status/statusListClient.js';
 import { createCrlChecker } from '../src/trust/crl.js';
 import { createTrustVerifier } from '../src/trust/issuerTrust.js';
-import { verifySdJwtVcPresentation, type CredentialRequirements, type PresentationContext } from '../src/verification/sdJwtVc.js';
+import { verifySdJwtVcPresentation, type CredentialRequirements, type PresentationContext } from '../src/verification/formats/sdJwtVc/sdJwtVc.js';
 import { createHolder, createTestIssuer, sd } from '../test/support/credentials.js';
 import { present } from '../wallet/sdJwt.js';
 import { packLst, signStatusList, startStatusListServer } from '../test/support/statusLists.js';

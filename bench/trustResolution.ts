@@ -21,7 +21,7 @@ import { TrustListStore } from '../src/trust/trustListStore.js';
 import { parseTrustListSources, type TrustListSource } from '../src/config/trust.js';
 import { parseTrustedListXml } from '../src/trust/trustedListXml.js';
 import { parseXml, xmlText } from '../src/trust/xmlSignature.js';
-import { verifySdJwtVcPresentation, type CredentialRequirements, type PresentationContext } from '../src/verification/sdJwtVc.js';
+import { verifySdJwtVcPresentation, type CredentialRequirements, type PresentationContext } from '../src/verification/formats/sdJwtVc/sdJwtVc.js';
 import { createHolder, sd } from '../test/support/credentials.js';
 import { present } from '../wallet/sdJwt.js';
 import { startTrustWorld } from '../test/support/trustListWorld.js';

@@ -14,8 +14,9 @@ import { createCertificateAuthority, createLeafCertificate, x509HashClientId } f
 import { signingIdentity } from '../src/crypto/signingIdentity.js';
 import { credentialStatusCheckerFromConfig, type CredentialStatusChecker } from '../src/verification/status/statusCheck.js';
 import { trustVerifierFromConfig, type TrustVerifier } from '../src/trust/issuerTrust.js';
-import { signRequestObject, type Verifier } from '../src/verification/requestObject.js';
-import { verifySdJwtVcPresentation } from '../src/verification/sdJwtVc.js';
+import type { Verifier } from '../src/verification/authorizationRequest.js';
+import { signRequestObject } from '../src/verification/requestObject/requestObject.js';
+import { verifySdJwtVcPresentation } from '../src/verification/formats/sdJwtVc/sdJwtVc.js';
 import { createHolder, createTestIssuer, sd, type Holder, type IssuedCredential } from '../test/support/credentials.js';
 import { present } from '../wallet/sdJwt.js';
 import type { Config } from '../src/config/config.js';

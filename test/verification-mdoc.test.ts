@@ -17,7 +17,7 @@ import { createTrustVerifier, type TrustVerifier } from '../src/trust/issuerTrus
 import { createLotlTrustVerifier } from '../src/trust/lotlTrust.js';
 import type { TrustSnapshot } from '../src/trust/matching.js';
 import { SnapshotIndex } from '../src/trust/snapshotIndex.js';
-import { verifyMsoMdocPresentation, type MdocPresentationContext, type MdocRequirements } from '../src/verification/msoMdoc.js';
+import { verifyMsoMdocPresentation, type MdocPresentationContext, type MdocRequirements } from '../src/verification/formats/msoMdoc/msoMdoc.js';
 import { newWalletKey, type WalletKey } from '../wallet/keys.js';
 import { presentMdoc, readIssuerSigned } from '../wallet/mdoc.js';
 import { startCrlServer } from './support/crlServer.js';

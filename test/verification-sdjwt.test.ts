@@ -12,13 +12,8 @@ import { createCrlChecker } from '../src/trust/crl.js';
 import { createCredentialStatusChecker } from '../src/verification/status/statusCheck.js';
 import { createStatusListClient } from '../src/verification/status/statusListClient.js';
 import { createTrustVerifier, type TrustVerifier } from '../src/trust/issuerTrust.js';
-import {
-  verifySdJwtVcPresentation,
-  type CredentialRequirements,
-  type PresentationContext,
-  type VerificationFailure,
-  type VerifiedCredential,
-} from '../src/verification/sdJwtVc.js';
+import { verifySdJwtVcPresentation, type CredentialRequirements, type PresentationContext } from '../src/verification/formats/sdJwtVc/sdJwtVc.js';
+import type { VerificationFailure, VerifiedCredential } from '../src/verification/verifiedCredential.js';
 import {
   createHolder,
   createTestIssuer,

@@ -1,7 +1,9 @@
 // DCQL claims path pointers (OpenID4VP 1.0, section 7): a string selects an object property, a
 // non-negative integer an array element, null every element of an array.
-import type { ClaimPath } from './disclosures.js';
 import { isRecord } from '../../streams/kernel.js';
+
+/** Where a disclosed claim sits in the credential: keys and array indices. */
+export type ClaimPath = readonly (string | number)[];
 
 export type ClaimPathPointer = readonly (string | number | null)[];
 
@@ -41,3 +43,11 @@ export const isRequested = (disclosed: ClaimPath, pointers: readonly ClaimPathPo
     }
     return true;
   });
+
+/** `address.street` / `nationalities[0]`, or `the credential root`. */
+export const describePath = (path: readonly (string | number | null)[]): string => {
+  if (path.length === 0) return 'the credential root';
+  return path
+    .map((p, i) => (typeof p === 'number' ? `[${p}]` : p === null ? '[*]' : i === 0 ? p : `.${p}`))
+    .join('');
+};

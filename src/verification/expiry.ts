@@ -8,7 +8,7 @@ import type { Logger } from '../log.js';
 import { logRef } from '../../streams/kernel.js';
 import { startPeriodic, type Periodic } from '../periodic.js';
 import type { Sqlite } from '../sqlite/connection.js';
-import { expirePresentation } from './response.js';
+import { expirePresentation } from './sessionEnd.js';
 
 /** Sessions expired per run; the next run takes the rest. */
 const BATCH = 100;

@@ -1,19 +1,28 @@
 // The verification feature (OpenID4VP): its routes on both listeners and the expiry scheduler.
-import { configVariableNames } from '../config/config.js';
+// It takes from the service only the ports it uses (`VerificationPorts`), and hands each step
+// only its own part of them: the key store's signing identity, never its key-encryption key,
+// which stays inside the data-key module (`dataKeys`).
+import { configVariableNames, type Config } from '../config/config.js';
 import { hostSubjectAltName, x509HashClientId } from '../crypto/certificates.js';
+import type { KeyStore } from '../crypto/keyStore.js';
 import type { Feature, ServiceContext } from '../featureContract.js';
 import type { Periodic } from '../periodic.js';
 import { credentialStatusCheckerFromConfig } from './status/statusCheck.js';
 import { trustResolutionFromConfig, type HeldLists } from '../trust/trustResolution.js';
-import type { ExpiryBounds } from './createRequest.js';
+import type { ExpiryBounds } from './createRequest/body.js';
 import { startPresentationExpiry } from './expiry.js';
-import type { Verifier } from './requestObject.js';
+import type { Verifier } from './authorizationRequest.js';
 import { managementRouter, publicRouter } from './routes.js';
-import { createPresentationVerifier } from './presentationVerifier.js';
+import { createPresentationVerifier } from './formats/registry.js';
 
-const expiryBounds = (context: ServiceContext): ExpiryBounds => {
-  const { presentationExpiresIn: defaultSeconds, presentationExpiresInMin: minSeconds, presentationExpiresInMax: maxSeconds } =
-    context.config;
+/** What the verification feature uses of the service. */
+export type VerificationPorts = Pick<ServiceContext, 'config' | 'log' | 'metrics' | 'store' | 'dataKeys'> & {
+  readonly runner: Pick<ServiceContext['runner'], 'db'>;
+  readonly keys: Pick<KeyStore, 'signingIdentity'>;
+};
+
+const expiryBounds = (config: Config): ExpiryBounds => {
+  const { presentationExpiresIn: defaultSeconds, presentationExpiresInMin: minSeconds, presentationExpiresInMax: maxSeconds } = config;
   if (!(minSeconds <= defaultSeconds && defaultSeconds <= maxSeconds)) {
     throw new Error(
       `${configVariableNames.presentationExpiresIn} (${defaultSeconds}) must lie between ` +
@@ -24,7 +33,7 @@ const expiryBounds = (context: ServiceContext): ExpiryBounds => {
 };
 
 /** The relying party as wallets see it: the access certificate and the client id derived from it. */
-export const loadVerifier = async (context: ServiceContext): Promise<Verifier> => {
+export const loadVerifier = async (context: Pick<VerificationPorts, 'config' | 'keys' | 'log'>): Promise<Verifier> => {
   const { config } = context;
   const identity = await context.keys.signingIdentity('access', {
     name: 'access',
@@ -42,8 +51,8 @@ export const loadVerifier = async (context: ServiceContext): Promise<Verifier> =
   return { identity, clientId: x509HashClientId(leaf), publicUrl: config.publicUrl };
 };
 
-export const verificationFeature = async (context: ServiceContext, trustLists: HeldLists | undefined): Promise<Feature> => {
-  const bounds = expiryBounds(context);
+export const verificationFeature = async (context: VerificationPorts, trustLists: HeldLists | undefined): Promise<Feature> => {
+  const bounds = expiryBounds(context.config);
   const { metrics } = context;
   const trust = trustResolutionFromConfig(context.config, trustLists);
   const status = credentialStatusCheckerFromConfig(context.config, trust.verifier, (outcome) => metrics.statusLists.fetches.inc({ outcome }));
@@ -67,7 +76,10 @@ export const verificationFeature = async (context: ServiceContext, trustLists: H
     managementRouters: [managementRouter(deps)],
     publicRouters: [publicRouter(deps)],
     start() {
-      expiry = startPresentationExpiry({ ...deps, readModels: context.runner.db }, context.config.presentationExpiryIntervalMs);
+      expiry = startPresentationExpiry(
+        { store: context.store, dataKeys: context.dataKeys, readModels: context.runner.db, log: context.log },
+        context.config.presentationExpiryIntervalMs,
+      );
     },
     async stop() {
       await expiry?.stop();

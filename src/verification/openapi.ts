@@ -2,7 +2,7 @@
 // session's answer on the management listener; the request object and the response URI on the
 // public one.
 import type { Config } from '../config/config.js';
-import { REQUEST_OBJECT_TYPE } from './requestObject.js';
+import { REQUEST_OBJECT_TYPE } from './authorizationRequest.js';
 import {
   apiKey,
   arrayOf,

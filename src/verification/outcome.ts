@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { purposes, type Channel, type OutcomeCommand } from '../../streams/presentation.js';
 import type { DataKey } from '../crypto/dataKeys.js';
 import type { Json } from '../eventstore/port.js';
-import type { VerificationFailure } from './sdJwtVc.js';
+import type { VerificationFailure } from './verifiedCredential.js';
 import type { VerifiedPresentation } from './vpToken.js';
 
 /** The session the wallet answered, when, and by which channel. */

@@ -6,7 +6,7 @@ import type { DataKey, DataKeys } from '../crypto/dataKeys.js';
 import { loadStream, type Loaded } from '../eventstore/handle.js';
 import type { EventStore } from '../eventstore/port.js';
 import { streamRef } from '../../streams/kernel.js';
-import { SealedRequest } from './createRequest.js';
+import { SealedRequest } from './sealedRequest.js';
 
 export type { SessionUnavailable };
 

@@ -1,13 +1,13 @@
 // Step 4 (after decryption): does the wallet's `vp_token` answer the DCQL query? Under DCQL the
 // token is a JSON object keyed by credential query id, each holding an array of presentations
 // (OpenID4VP 1.0 section 8.1). Each presentation is checked by its format's verifier
-// (presentationVerifier.ts).
+// (presentedCredentialVerifier.ts).
 import { isRight, left, right, type Either } from 'fp-ts/lib/Either.js';
-import type { SealedRequest } from './createRequest.js';
+import type { SealedRequest } from './sealedRequest.js';
 import { claimAlternatives, claimWithoutRequestedValue, unsatisfiedCredentialSets } from './dcql.js';
-import { describePath } from './disclosures.js';
-import type { FormatContext, PresentationVerifier } from './presentationVerifier.js';
-import type { VerificationFailure, VerifiedCredential } from './sdJwtVc.js';
+import { describePath } from './claimPaths.js';
+import type { FormatContext, PresentationVerifier } from './presentedCredentialVerifier.js';
+import type { VerificationFailure, VerifiedCredential } from './verifiedCredential.js';
 import { isRecord } from '../../streams/kernel.js';
 
 export interface VerifiedPresentation {

@@ -1,7 +1,7 @@
 // Terminal presentation events as the decider records them for a judged answer, on a session
 // requested by `base.tenantId` whose request `answered.kid` was fetched with `answered.flowType`.
 import type { DataKey } from '../../src/crypto/dataKeys.js';
-import type { VerificationFailure } from '../../src/verification/sdJwtVc.js';
+import type { VerificationFailure } from '../../src/verification/verifiedCredential.js';
 import type { VerifiedPresentation } from '../../src/verification/vpToken.js';
 import { failProcessing, failVerification, fulfil, reject } from '../../src/verification/outcome.js';
 import { presentation, type Command, type FlowType, type PresentationEvent, type PresentationTerminalEvent } from '../../streams/presentation.js';

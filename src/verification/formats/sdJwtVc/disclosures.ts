@@ -6,9 +6,10 @@
 import { createHash } from 'node:crypto';
 import type { Either } from 'fp-ts/lib/Either.js';
 import { left, right } from 'fp-ts/lib/Either.js';
-import { isRecord } from '../../streams/kernel.js';
-import { defineOwn } from '../ownProperty.js';
-import { parseJson } from './json.js';
+import { isRecord } from '../../../../streams/kernel.js';
+import { defineOwn } from '../../../ownProperty.js';
+import { describePath, type ClaimPath } from '../../claimPaths.js';
+import { parseJson } from '../../json.js';
 
 /** One disclosure as presented: `[salt, name, value]` for a property, `[salt, value]` for an array element. */
 export interface Disclosure {
@@ -19,7 +20,6 @@ export interface Disclosure {
   readonly value: unknown;
 }
 
-export type ClaimPath = readonly (string | number)[];
 
 export interface DisclosedPayload {
   readonly payload: Record<string, unknown>;
@@ -132,12 +132,4 @@ export const applyDisclosures = (signed: Record<string, unknown>, disclosures: r
     if (err instanceof Rejection) return left(err.message);
     throw err;
   }
-};
-
-/** `address.street` / `nationalities[0]`, or `the credential root`. */
-export const describePath = (path: readonly (string | number | null)[]): string => {
-  if (path.length === 0) return 'the credential root';
-  return path
-    .map((p, i) => (typeof p === 'number' ? `[${p}]` : p === null ? '[*]' : i === 0 ? p : `.${p}`))
-    .join('');
 };

@@ -11,10 +11,10 @@
 // without `client_id` or `expected_origins`, which a wallet ignores there. ISO/IEC TS 18013-7
 // Annex C (`org-iso-mdoc`) carries a DeviceRequest and an EncryptionInfo instead.
 import type { JWK } from 'jose';
-import type { DcApiProtocol } from '../../streams/presentation.js';
+import type { DcApiProtocol } from '../../../streams/presentation.js';
 import { annexCRequestData } from './annexCRequest.js';
-import type { DcqlQuery } from './dcql.js';
-import { clientMetadata, signRequestParameters, type Verifier } from './requestObject.js';
+import type { DcqlQuery } from '../dcql.js';
+import { clientMetadata, signRequestParameters, type Verifier } from '../authorizationRequest.js';
 
 /** One entry of the Digital Credentials API's `requests`: `{protocol, data}`. */
 export interface DcApiRequest {

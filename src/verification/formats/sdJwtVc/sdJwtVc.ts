@@ -2,89 +2,34 @@
 // before doing any network work: issuer signature by the `x5c` leaf, then the X.509 chain and its
 // trust (which may fetch CRLs), disclosures, type and validity, the DCQL claims, key binding and
 // transaction data, and last the credential's status (which may fetch its Status List Token). The
-// result is the spec's credential object and raw credential object.
+// result is the spec's credential object and raw credential object (verifiedCredential.ts).
 import type { Either } from 'fp-ts/lib/Either.js';
 import { isLeft, left, right } from 'fp-ts/lib/Either.js';
 import { compactVerify, decodeProtectedHeader } from 'jose';
-import type { x509 } from '../crypto/x509.js';
-import type { CredentialStatusChecker } from './status/statusCheck.js';
-import type { TrustedChain, TrustVerifier, VerificationFailure } from '../trust/issuerTrust.js';
-import { chainHasAuthorityKeyId, parseX5c, verificationKeyOf } from '../trust/x509Chain.js';
-import { isRequested, selectsAValue, type ClaimPathPointer } from './claimPaths.js';
-import { applyDisclosures, describePath, parseDisclosure, type Disclosure } from './disclosures.js';
-import { isRecord } from '../../streams/kernel.js';
-import { numericDate, parseJson, typIs } from './json.js';
+import type { x509 } from '../../../crypto/x509.js';
+import type { CredentialStatusChecker } from '../../status/statusCheck.js';
+import type { TrustVerifier } from '../../../trust/issuerTrust.js';
+import { parseX5c, verificationKeyOf } from '../../../trust/x509Chain.js';
+import { describePath, isRequested, selectsAValue, type ClaimPathPointer } from '../../claimPaths.js';
+import { requiresHolderBinding, type SdJwtVcQuery } from '../../dcql.js';
+import { applyDisclosures, parseDisclosure, type Disclosure } from './disclosures.js';
+import { isRecord } from '../../../../streams/kernel.js';
+import { numericDate, parseJson, typIs } from '../../json.js';
 import { verifyKeyBinding, type KeyBindingResult } from './keyBinding.js';
+import type { FormatContext, PresentedCredentialVerifier } from '../../presentedCredentialVerifier.js';
+import { trustedAuthoritiesOf, unmetTrustedAuthorities, type TrustedAuthorities } from '../../trustedAuthorities.js';
+import type { CredentialObject, RawCredentialObject, VerificationFailure, VerifiedCredential } from '../../verifiedCredential.js';
 
-export type { VerificationFailure } from '../trust/issuerTrust.js';
-
-export interface CredentialRequirements {
+export interface CredentialRequirements extends TrustedAuthorities {
   /** DCQL `meta.vct_values`. */
   readonly vctValues: readonly string[];
   /** DCQL `claims[].path`: each must be disclosed, and nothing else selectively disclosable may be. */
   readonly claimPaths: readonly ClaimPathPointer[];
   readonly requireHolderBinding: boolean;
-  /** DCQL `trusted_authorities` of type `aki`: the issuer chain must carry one of these AuthorityKeyIdentifiers... */
-  readonly trustedAuthorityKeyIds?: readonly string[];
-  /** ...or, of type `etsi_tl`, a trusted service of one of these lists (or lists reached through them) must vouch for it. */
-  readonly trustedListUrls?: readonly string[];
 }
 
-export interface PresentationContext {
-  /**
-   * The KB-JWT's expected `aud`: the request's full client_id (`x509_hash:…`), or over the DC API
-   * the page's origin prefixed with `origin:` (OpenID4VP 1.0 A.4, even for signed requests).
-   */
-  readonly audience: string;
-  readonly nonce: string;
-  readonly now: Date;
-  /** Each transaction data item as the exact base64url string sent, with its `credential_ids`. */
-  readonly transactionData: readonly { readonly encoded: string; readonly credentialIds: readonly string[] }[];
-  /** The DCQL credential query id this presentation answers. */
-  readonly credentialId: string;
-}
-
-/** Credential object of the callback (spec: Credential object). */
-export interface CredentialObject {
-  readonly issuer: string;
-  readonly claims: Record<string, unknown>;
-  readonly signatureIsValid: boolean;
-  readonly supportRevocation: boolean;
-  /** Our addition, with STATUS_LIST_FAILURE_POLICY=evaluate only: whether the status list could be read. */
-  readonly statusCheck?: 'valid' | 'unavailable';
-  readonly supportTrustAnchor: boolean;
-  readonly isTrusted?: boolean;
-  readonly isCertificateRevoked?: boolean;
-  readonly credentialCategory?: string;
-  readonly trustSource?: string;
-  readonly supervisoryMemberState?: string;
-  readonly qualifiedStatus?: boolean;
-  readonly trustDataTimestamp?: string;
-  readonly trustFailureReason?: string;
-  readonly staleTrustData?: { readonly cachedFallback: boolean; readonly pastNextUpdate: boolean };
-  readonly kbKeyId?: string;
-  readonly kbSignatureIsValid?: boolean;
-  readonly transactionDataHashes?: readonly string[];
-  readonly validFrom?: string;
-  readonly validUntil?: string;
-}
-
-/** Raw credential object of the callback: `claims` is base64 of the JSON object. */
-export interface RawCredentialObject {
-  readonly claims: string;
-  readonly issuer: string;
-  readonly validFrom?: string;
-  readonly validUntil?: string;
-  readonly kbKeyId?: string;
-  readonly transactionDataHashes?: readonly string[];
-}
-
-export interface VerifiedCredential {
-  readonly credential: CredentialObject;
-  readonly raw: RawCredentialObject;
-  /** lotl mode: SHA-256 of each trusted list version its trust decision rests on. */
-  readonly trustListDigests?: readonly string[];
-}
+/** What an SD-JWT VC is checked against beside its query: no SessionTranscript. */
+export type PresentationContext = Omit<FormatContext, 'handover'>;
 
 // SD-JWT VC: these carry the credential's mechanics and must be visible to every verifier; a
 // disclosure of one could, say, supply an `exp` the issuer never signed in the clear.
@@ -135,23 +80,6 @@ const verifyIssuerJwt = async (jwt: string): Promise<Either<string, { chain: rea
   }
   const payload = parseJson(payloadBytes);
   return isRecord(payload) ? right({ chain: chain.right, payload }) : left('issuer-signed JWT payload is not a JSON object');
-};
-
-/**
- * DCQL `trusted_authorities` (OpenID4VP 1.0, 6.1.1): the credential satisfies them when one
- * authority vouches for its issuer. Returns why not, when it does not.
- */
-export const unmetTrustedAuthorities = (
-  requirements: Pick<CredentialRequirements, 'trustedAuthorityKeyIds' | 'trustedListUrls'>,
-  trusted: TrustedChain,
-): string | undefined => {
-  const { trustedAuthorityKeyIds: keyIds, trustedListUrls: listUrls } = requirements;
-  if (keyIds === undefined && listUrls === undefined) return undefined;
-  if (keyIds && chainHasAuthorityKeyId(trusted.chain, keyIds)) return undefined;
-  if (listUrls && listUrls.some((url) => trusted.trustedThrough?.has(url))) return undefined;
-  return listUrls === undefined
-    ? 'issuer chain has none of the AuthorityKeyIdentifiers in the query\'s trusted_authorities'
-    : 'issuer is vouched for by none of the query\'s trusted_authorities (no trusted service of the etsi_tl lists, no aki match)';
 };
 
 const parseDisclosures = (encoded: readonly string[]): Either<string, Disclosure[]> => {
@@ -258,3 +186,19 @@ export const verifySdJwtVcPresentation = async (
   };
   return right({ credential, raw, ...decidedBy });
 };
+
+/** The `dc+sd-jwt` entry of the format registry: the query's requirements, and the credential object with `format` and `vct`. */
+export const sdJwtVcVerifier = (trust: TrustVerifier, status: CredentialStatusChecker): PresentedCredentialVerifier<SdJwtVcQuery> => ({
+  async verify(presentation, query, claims, context) {
+    const verified = await verifySdJwtVcPresentation(
+      presentation,
+      { vctValues: query.meta.vct_values, claimPaths: claims.map((c) => c.path), requireHolderBinding: requiresHolderBinding(query), ...trustedAuthoritiesOf(query) },
+      context,
+      trust,
+      status,
+    );
+    if (isLeft(verified)) return verified;
+    const { credential } = verified.right;
+    return right({ ...verified.right, credential: { format: 'dc+sd-jwt', ...(typeof credential.claims['vct'] === 'string' ? { vct: credential.claims['vct'] } : {}), ...credential } });
+  },
+});

@@ -13,18 +13,33 @@
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import type { JWK } from 'jose';
-import { DcApiProtocol, presentationStream, purposes, type DcApiOffer, type OutcomeCommand, type PresentationTerminalEvent } from '../../streams/presentation.js';
-import { isRecord, streamRef } from '../../streams/kernel.js';
-import type { DataKey } from '../crypto/dataKeys.js';
-import type { EventMetadata } from '../eventstore/handle.js';
-import { NonEmptyString } from '../http/codecs.js';
-import { presentationCallback } from '../callbacks/presentationCallback.js';
+import { DcApiProtocol, presentationStream, purposes, type DcApiOffer, type OutcomeCommand, type PresentationTerminalEvent } from '../../../streams/presentation.js';
+import { isRecord, streamRef } from '../../../streams/kernel.js';
+import type { DataKey, DataKeys } from '../../crypto/dataKeys.js';
+import type { EventMetadata } from '../../eventstore/handle.js';
+import type { EventStore } from '../../eventstore/port.js';
+import { NonEmptyString } from '../../http/codecs.js';
+import type { Logger } from '../../log.js';
+import { presentationCallback } from '../../callbacks/presentationCallback.js';
+import type { Verifier } from '../authorizationRequest.js';
+import { ERROR_CODE, openResponse } from '../authorizationResponse.js';
 import { verifyAnnexCResponse } from './annexCResponse.js';
-import { object } from './dcql.js';
-import { failProcessing, failVerification, fulfil, reject, type Answer } from './outcome.js';
-import { destroyDataKeyUnlessNeeded, ERROR_CODE, finish, openResponse, type ResponseDeps } from './response.js';
-import { openSession, type LoadedSession, type SessionUnavailable } from './session.js';
-import { verifyVpToken } from './vpToken.js';
+import { object } from '../dcql.js';
+import type { NotAnAnswer } from '../errors.js';
+import { failProcessing, failVerification, fulfil, reject, type Answer } from '../outcome.js';
+import type { PresentationVerifier } from '../presentedCredentialVerifier.js';
+import { destroyDataKeyUnlessNeeded, finish } from '../sessionEnd.js';
+import { openSession, type LoadedSession, type SessionUnavailable } from '../session.js';
+import { verifyVpToken } from '../vpToken.js';
+
+/** What judging and recording a DC API answer uses. */
+export interface DcApiResponseDeps {
+  readonly store: EventStore;
+  readonly dataKeys: DataKeys;
+  readonly verifier: Verifier;
+  readonly verify: PresentationVerifier;
+  readonly log: Logger;
+}
 
 /** The body of `POST /oidc4vp/{state}/dc-api-response`. */
 export const DcApiAnswerBody = object(
@@ -44,7 +59,7 @@ export interface DcApiAnswer {
 }
 
 /** A protocol's answer once its `data` has been read: judges it (no I/O but decryption and credential checks). */
-export type DcApiJudge = (deps: ResponseDeps, answer: DcApiAnswer) => Promise<OutcomeCommand>;
+export type DcApiJudge = (deps: DcApiResponseDeps, answer: DcApiAnswer) => Promise<OutcomeCommand>;
 
 export interface DcApiProtocolHandler {
   /** Whether `data` has this protocol's shape, for an answer forwarded without `protocol`. */
@@ -166,7 +181,7 @@ const protocolOf = (body: DcApiAnswerBody, offer: DcApiOffer): Either<string, Dc
 };
 
 /** Why an answer changes nothing: the session cannot take one, or the body is no answer. */
-export type DcApiRefusal = SessionUnavailable | { readonly _tag: 'NotAnAnswer'; readonly detail: string };
+export type DcApiRefusal = SessionUnavailable | NotAnAnswer;
 
 /** The Presented Credentials Event as the callback carries it: its body with the sealed credentials opened. */
 const presentedCredentialsEvent = (event: PresentationTerminalEvent, key: DataKey): Record<string, unknown> => {
@@ -177,15 +192,18 @@ const presentedCredentialsEvent = (event: PresentationTerminalEvent, key: DataKe
   return { ...callback.body, ...opened };
 };
 
+export interface DcApiResponseInput {
+  readonly tenantId: string;
+  readonly state: string;
+  /** The body as its schema (`DcApiAnswerBody`) decoded it. */
+  readonly body: DcApiAnswerBody;
+  readonly metadata: EventMetadata;
+  readonly now: Date;
+}
+
 /** Records the outcome of a DC API answer for `tenantId`'s session and returns its Presented Credentials Event. */
-export const receiveDcApiResponse = async (
-  deps: ResponseDeps,
-  tenantId: string,
-  state: string,
-  body: DcApiAnswerBody,
-  metadata: EventMetadata,
-  now: Date,
-): Promise<Either<DcApiRefusal, Record<string, unknown>>> => {
+export const postDcApiResponse = async (deps: DcApiResponseDeps, input: DcApiResponseInput): Promise<Either<DcApiRefusal, Record<string, unknown>>> => {
+  const { tenantId, state, body, metadata, now } = input;
   const opened = await openSession(deps, state, now, { channel: 'dc_api', tenantId });
   if (isLeft(opened)) return opened;
   const offer = opened.right.session.dcApi;

@@ -1,17 +1,17 @@
 // ISO/IEC TS 18013-7 Annex C over the Digital Credentials API (`"protocol": "org-iso-mdoc"`), the
 // answer's side: opened with the session's recipient key and the SessionTranscript of the origin
 // the browser reported, its documents go through the same checks as a `vp_token` (vpToken.ts):
-// credential sets, claim sets, values, and each mdoc's own checks (msoMdoc.ts) with that
+// credential sets, claim sets, values, and each mdoc's own checks (formats/msoMdoc/) with that
 // SessionTranscript for the device signature.
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import type { JWK } from 'jose';
-import { documentPresentations, encryptionInfo, openEncryptedResponse } from '../mdoc/annexC.js';
-import type { AnnexCHandoverInfo } from '../mdoc/sessionTranscript.js';
+import { documentPresentations, encryptionInfo, openEncryptedResponse } from '../../mdoc/annexC.js';
+import type { AnnexCHandoverInfo } from '../../mdoc/sessionTranscript.js';
 import { nonceBytes } from './annexCRequest.js';
-import type { SealedRequest } from './createRequest.js';
-import type { PresentationVerifier } from './presentationVerifier.js';
-import type { VerificationFailure } from './sdJwtVc.js';
-import { verifyVpToken, type VerifiedPresentation } from './vpToken.js';
+import type { PresentationVerifier } from '../presentedCredentialVerifier.js';
+import type { SealedRequest } from '../sealedRequest.js';
+import type { VerificationFailure } from '../verifiedCredential.js';
+import { verifyVpToken, type VerifiedPresentation } from '../vpToken.js';
 
 /** What the session holds for its Annex C answer. */
 export interface AnnexCSession {

@@ -5,9 +5,9 @@
 // and recipient key: one DocRequest per credential query, asking the union of its claims (claim
 // sets and values are judged on the answer, as for OpenID4VP; annexCResponse.ts).
 import type { JWK } from 'jose';
-import type { FieldError } from '../http/problem.js';
-import { deviceRequest, encryptionInfo } from '../mdoc/annexC.js';
-import type { DcqlQuery } from './dcql.js';
+import type { FieldError } from '../../http/problem.js';
+import { deviceRequest, encryptionInfo } from '../../mdoc/annexC.js';
+import type { DcqlQuery } from '../dcql.js';
 
 /** The Digital Credentials API protocol identifier of Annex C. */
 export const ANNEX_C_PROTOCOL = 'org-iso-mdoc';

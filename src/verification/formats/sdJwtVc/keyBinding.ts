@@ -6,8 +6,8 @@ import type { Either } from 'fp-ts/lib/Either.js';
 import { isLeft, left, right } from 'fp-ts/lib/Either.js';
 import { calculateJwkThumbprint, compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
 import { sha256Base64url } from './disclosures.js';
-import { isRecord } from '../../streams/kernel.js';
-import { parseJson, typIs } from './json.js';
+import { isRecord } from '../../../../streams/kernel.js';
+import { parseJson, typIs } from '../../json.js';
 
 /** How far in the past a KB-JWT `iat` may be: long enough for a user to confirm on a phone. */
 export const KB_MAX_AGE_SECONDS = 300;

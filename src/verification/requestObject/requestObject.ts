@@ -1,4 +1,5 @@
-// Step 2: the wallet fetches the signed authorization request (OpenID4VP 1.0 section 5, HAIP).
+// Step 2 (the EUDI verifier's getRequestObject): the wallet fetches the signed authorization
+// request (OpenID4VP 1.0 section 5, HAIP).
 // The first fetch of a flow type records a `PresentationRequestFetched` event with a fresh nonce
 // and a fresh ECDH-ES key for this request only, so any instance can decrypt the answer, also
 // after a restart. Every later fetch of that flow type is signed afresh (with its own
@@ -8,7 +9,7 @@
 // key generation and uses up nothing the wallet needs.
 import { randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import type { JWK, JWTPayload } from 'jose';
+import type { JWK } from 'jose';
 import {
   presentation,
   presentationStream,
@@ -17,30 +18,14 @@ import {
   type Command,
   type FetchedRequest,
   type FlowType,
-} from '../../streams/presentation.js';
-import type { SigningIdentity } from '../crypto/signingIdentity.js';
-import type { DataKeys } from '../crypto/dataKeys.js';
-import { signCompactJws } from '../crypto/jws.js';
-import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
-import type { EventStore, Json } from '../eventstore/port.js';
-import { newRequest } from './requestKey.js';
-import { streamRef } from '../../streams/kernel.js';
-import { openSession, type LoadedSession, type SessionUnavailable } from './session.js';
-
-export const REQUEST_OBJECT_TYPE = 'oauth-authz-req+jwt';
-/** The static audience of a request object for a wallet without discovery (OpenID4VP 1.0 section 5.8). */
-const SELF_ISSUED_AUDIENCE = 'https://self-issued.me/v2';
-export const RESPONSE_ENCRYPTION = { alg: 'ECDH-ES', enc: ['A128GCM', 'A256GCM'] } as const;
-
-export interface Verifier {
-  readonly identity: SigningIdentity;
-  /** `x509_hash:` + base64url SHA-256 of the access certificate's DER. */
-  readonly clientId: string;
-  readonly publicUrl: string;
-}
-
-export const responseUri = (publicUrl: string, state: string): string =>
-  `${publicUrl}/oidc4vp/${encodeURIComponent(state)}/response`;
+} from '../../../streams/presentation.js';
+import type { DataKeys } from '../../crypto/dataKeys.js';
+import { handleCommand, type EventMetadata } from '../../eventstore/handle.js';
+import type { EventStore, Json } from '../../eventstore/port.js';
+import { clientMetadata, responseUri, signRequestParameters, type Verifier } from '../authorizationRequest.js';
+import { newRequest } from '../requestKey.js';
+import { streamRef } from '../../../streams/kernel.js';
+import { openSession, type LoadedSession, type SessionUnavailable } from '../session.js';
 
 /** Lost races decided again: two first fetches of a flow type append at the same revision. */
 const RACE_RETRIES = 4;
@@ -77,15 +62,25 @@ const requestFor = async (
   return right(request);
 };
 
-/** The signed request object for `flowType`, echoing `walletNonce` when the wallet sent one. */
-export const fetchRequestObject = async (
-  deps: { readonly store: EventStore; readonly dataKeys: DataKeys; readonly verifier: Verifier },
-  state: string,
-  flowType: FlowType,
-  walletNonce: string | undefined,
-  metadata: EventMetadata,
-  now: Date,
-): Promise<Either<SessionUnavailable, string>> => {
+/** What serving the request object uses: the store, the data keys and who the verifier is. */
+export interface RequestObjectDeps {
+  readonly store: EventStore;
+  readonly dataKeys: DataKeys;
+  readonly verifier: Verifier;
+}
+
+export interface RequestObjectInput {
+  readonly state: string;
+  readonly flowType: FlowType;
+  /** `request_uri_method=post` (OpenID4VP 1.0 section 5.10): the nonce the wallet sent, echoed in the request object. */
+  readonly walletNonce: string | undefined;
+  readonly metadata: EventMetadata;
+  readonly now: Date;
+}
+
+/** The signed request object for `flowType` (the EUDI verifier's getRequestObject), echoing `walletNonce` when the wallet sent one. */
+export const getRequestObject = async (deps: RequestObjectDeps, input: RequestObjectInput): Promise<Either<SessionUnavailable, string>> => {
+  const { state, flowType, walletNonce, metadata, now } = input;
   const opened = await openSession(deps, state, now, { channel: 'request_uri' });
   if (isLeft(opened)) return opened;
   const request = await requestFor(deps.store, state, flowType, opened.right, metadata, now);
@@ -107,6 +102,15 @@ export const fetchRequestObject = async (
   );
 };
 
+/**
+ * Whether the request object can be served now, without recording anything: what a HEAD of the
+ * request URI answers.
+ */
+export const checkRequestObject = async (deps: Pick<RequestObjectDeps, 'store' | 'dataKeys'>, state: string, now: Date): Promise<Either<SessionUnavailable, void>> => {
+  const opened = await openSession(deps, state, now, { channel: 'request_uri' });
+  return isLeft(opened) ? opened : right(undefined);
+};
+
 interface RequestContent {
   readonly state: string;
   readonly nonce: string;
@@ -118,20 +122,6 @@ interface RequestContent {
   readonly expiresAt: Date;
   readonly now: Date;
 }
-
-/** `client_metadata`: the request's response-encryption key and the formats the verifier takes. */
-export const clientMetadata = (kid: string, publicJwk: JWK) => {
-  const { kty, crv, x, y } = publicJwk;
-  return {
-    jwks: { keys: [{ kty, crv, x, y, use: 'enc', alg: RESPONSE_ENCRYPTION.alg, kid }] },
-    encrypted_response_enc_values_supported: [...RESPONSE_ENCRYPTION.enc],
-    vp_formats_supported: {
-      'dc+sd-jwt': { 'sd-jwt_alg_values': ['ES256'], 'kb-jwt_alg_values': ['ES256'] },
-      // COSE algorithm identifiers (OpenID4VP 1.0, B.2.2): ES256 is -7.
-      mso_mdoc: { issuerauth_alg_values: [-7], deviceauth_alg_values: [-7] },
-    },
-  };
-};
 
 /** The request object a wallet fetches by request URI (response mode `direct_post.jwt`). */
 export const signRequestObject = (verifier: Verifier, content: RequestContent): Promise<string> =>
@@ -152,15 +142,3 @@ export const signRequestObject = (verifier: Verifier, content: RequestContent): 
     content,
   );
 
-/**
- * Request parameters signed as a request object (JAR, RFC 9101): `typ` oauth-authz-req+jwt, the
- * access certificate chain in `x5c`, `aud` the static self-issued audience (OpenID4VP 1.0 5.8),
- * valid until the session expires. The DC API's signed request is one too (OpenID4VP 1.0 A.3.2).
- */
-export const signRequestParameters = (verifier: Verifier, payload: JWTPayload, content: { readonly now: Date; readonly expiresAt: Date }): Promise<string> =>
-  signCompactJws(verifier.identity.signer, { typ: REQUEST_OBJECT_TYPE, x5c: [...verifier.identity.x5c] }, {
-    ...payload,
-    aud: SELF_ISSUED_AUDIENCE,
-    iat: Math.floor(content.now.getTime() / 1000),
-    exp: Math.floor(content.expiresAt.getTime() / 1000),
-  });

@@ -6,29 +6,29 @@
 // result is the same credential object as the SD-JWT VC path's, with `format` and `doctype`.
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { calculateJwkThumbprint } from 'jose';
-import { subjectAltNamesOf } from '../crypto/certificates.js';
-import type { x509 } from '../crypto/x509.js';
-import { verifyDeviceResponse } from '../mdoc/deviceResponse.js';
-import type { HandoverInfo } from '../mdoc/sessionTranscript.js';
-import type { MdocClaims } from '../mdoc/issuerSigned.js';
-import { tdateText } from '../mdoc/claims.js';
-import type { CredentialStatusChecker } from './status/statusCheck.js';
-import type { TrustVerifier, VerificationFailure } from '../trust/issuerTrust.js';
-import { defineOwn, ownValue } from '../ownProperty.js';
-import { unmetTrustedAuthorities, type CredentialObject, type CredentialRequirements, type RawCredentialObject } from './sdJwtVc.js';
+import { subjectAltNamesOf } from '../../../crypto/certificates.js';
+import type { x509 } from '../../../crypto/x509.js';
+import type { Logger } from '../../../log.js';
+import { verifyDeviceResponse } from '../../../mdoc/deviceResponse.js';
+import type { MdocClaims } from '../../../mdoc/issuerSigned.js';
+import { tdateText } from '../../../mdoc/claims.js';
+import type { CredentialStatusChecker } from '../../status/statusCheck.js';
+import type { TrustVerifier } from '../../../trust/issuerTrust.js';
+import { defineOwn, ownValue } from '../../../ownProperty.js';
+import type { MsoMdocQuery } from '../../dcql.js';
+import type { FormatContext, PresentedCredentialVerifier } from '../../presentedCredentialVerifier.js';
+import { trustedAuthoritiesOf, unmetTrustedAuthorities, type TrustedAuthorities } from '../../trustedAuthorities.js';
+import type { CredentialObject, RawCredentialObject, VerificationFailure } from '../../verifiedCredential.js';
 
-export interface MdocRequirements extends Pick<CredentialRequirements, 'trustedAuthorityKeyIds' | 'trustedListUrls'> {
+export interface MdocRequirements extends TrustedAuthorities {
   /** DCQL `meta.doctype_value`. */
   readonly doctypeValue: string;
   /** DCQL `claims[].path` of an mdoc query: `[namespace, elementIdentifier]`. */
   readonly claimPaths: readonly (readonly [string, string])[];
 }
 
-export interface MdocPresentationContext {
-  /** What the SessionTranscript's handover binds: the request, and the redirect's client or the DC API page. */
-  readonly handover: HandoverInfo;
-  readonly now: Date;
-}
+/** What the SessionTranscript's handover binds (the request, and the redirect's client or the DC API page), and when. */
+export type MdocPresentationContext = Pick<FormatContext, 'handover' | 'now'>;
 
 export interface MdocCredentialObject extends CredentialObject {
   readonly format: 'mso_mdoc';
@@ -114,3 +114,21 @@ export const verifyMsoMdocPresentation = async (
   };
   return right({ credential, raw, droppedElements: requested.right.dropped, ...decidedBy });
 };
+
+/** The `mso_mdoc` entry of the format registry: the query's requirements; the names of dropped elements logged, never their values. */
+export const msoMdocVerifier = (trust: TrustVerifier, status: CredentialStatusChecker, log: Logger): PresentedCredentialVerifier<MsoMdocQuery> => ({
+  async verify(presentation, query, claims, context) {
+    const verified = await verifyMsoMdocPresentation(
+      presentation,
+      { doctypeValue: query.meta.doctype_value, claimPaths: claims.map((c) => c.path), ...trustedAuthoritiesOf(query) },
+      context,
+      trust,
+      status,
+    );
+    if (isLeft(verified)) return verified;
+    const { droppedElements, ...delivered } = verified.right;
+    // Names only: the values never leave the format module.
+    if (droppedElements.length > 0) log.info('mdoc elements not asked for were dropped', { credentialId: context.credentialId, elements: droppedElements });
+    return right(delivered);
+  },
+});
