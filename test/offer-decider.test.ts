@@ -56,7 +56,7 @@ const purged: OfferEvent = { type: 'ClaimsPurged', data: { purgedAt: LATER } };
 
 test('given nothing, when an offer is created, then OfferCreated; given it, then OfferExists', (t) => {
   t.deepEqual(scenario([], create()), right([created()]));
-  t.like(stateOf([created()]), { status: 'OFFER_CREATED', txCodeFailures: 0, token: null, claimsPurged: false });
+  t.like(stateOf([created()]), { status: 'OFFER_CREATED', grant: { grant: 'pre-authorized_code', phase: 'offered', txCodeFailures: 0 } });
   t.deepEqual(scenario([created()], create()), left({ _tag: 'OfferExists', offerId: ID }));
 });
 
@@ -89,7 +89,7 @@ test('given an offer with a transaction code, when a wrong one is sent, then cou
   t.deepEqual(scenario([created(true)], redeem(WRONG_HASH)), right([rejected(1)]));
   t.deepEqual(scenario([created(true), rejected(1)], redeem(WRONG_HASH)), right([rejected(2)]));
   t.deepEqual(scenario([created(true), rejected(1), rejected(2)], redeem(WRONG_HASH)), right([rejected(3), failed('transaction code wrong 3 times', T1)]));
-  t.like(stateOf([created(true), rejected(1), rejected(2), rejected(3), failed('transaction code wrong 3 times', T1)]), { status: 'FAILED', txCodeFailures: 3 });
+  t.like(stateOf([created(true), rejected(1), rejected(2), rejected(3), failed('transaction code wrong 3 times', T1)]), { status: 'FAILED', grant: { txCodeFailures: 3 } });
   t.deepEqual(scenario([created(true), rejected(1), rejected(2), rejected(3), failed()], redeem(TX_HASH)), left({ _tag: 'OfferEnded', offerId: ID, status: 'FAILED' }));
 });
 

@@ -8,7 +8,7 @@
 import type { Context } from 'koa';
 import { randomUUID } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
-import { offer, offerStream, type Command, type DomainError, type OfferEvent } from '../../streams/offer.js';
+import { offer, offerStream, startedAuthorization, type Command, type DomainError, type OfferEvent } from '../../streams/offer.js';
 import { logRef } from '../../streams/kernel.js';
 import { handleCommand } from '../eventstore/handle.js';
 import type { FormFields } from '../http/body.js';
@@ -85,7 +85,8 @@ export const authorizationCodeGrant = async (issuance: IssuanceContext, http: Co
   }
   issuance.log.info('authorization code redeemed', { offerRef: logRef(parsed.offerId) });
   const state = result.right.state;
-  const askedDetails = state.status !== 'none' && state.authorizationCode?.authorization?.request.authorizationDetails === true;
+  const started = state.status !== 'none' && state.grant.grant === 'authorization_code' ? startedAuthorization(state.grant) : null;
+  const askedDetails = started?.authorization.request.authorizationDetails === true;
   const configurationId = state.status === 'none' ? '' : state.credentialConfigurationId;
   // One credential per offer: its identifier is the configuration's id (OpenID4VCI section 6.2).
   const details = askedDetails ? { authorization_details: [{ type: 'openid_credential', credential_configuration_id: configurationId, credential_identifiers: [configurationId] }] } : {};

@@ -5,10 +5,9 @@
 // the code, its state and `iss` (RFC 9207), or the error. A denial fails the offer.
 import Router from '@koa/router';
 import * as t from 'io-ts';
-import { isDeepStrictEqual } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
-import { offer, offerStream, type AuthorizationCodeState, type Command, type DomainError, type OfferState } from '../../streams/offer.js';
+import { offer, offerStream, startedAuthorization, type Authorization, type Command, type DomainError, type EndedOffer, type OfferState, type OpenOffer } from '../../streams/offer.js';
 import { logRef, sameHash } from '../../streams/kernel.js';
 import { handleCommand, loadStream, type Loaded } from '../eventstore/handle.js';
 import type { Json } from '../eventstore/port.js';
@@ -34,14 +33,17 @@ const CompleteBody = t.partial({
   error_description: withMessage(t.refinement(t.string, (s) => s.length <= 300), 'expected a string of at most 300 characters'),
 });
 
-type Pending = Extract<OfferState, { status: string; claims: unknown }> & {
-  readonly authorizationCode: AuthorizationCodeState & { readonly authorization: NonNullable<AuthorizationCodeState['authorization']> };
-};
+/** An offer of the authorization code flow whose authorization was started, and that authorization. */
+interface Started {
+  readonly state: OpenOffer | EndedOffer;
+  readonly authorization: Authorization;
+  readonly outcome: 'pending' | 'completed' | 'denied';
+}
 
 const unknownAuthorization = () => new HttpError(notFound('No authorization with this id exists for your tenant, or it has expired.'));
 
 /** The tenant's authorization this id names, with the stream as loaded; 404 for any other. */
-const findAuthorization = async (issuance: Pick<IssuanceContext, 'store'>, tenantId: string, id: string): Promise<{ offerId: string; hash: string; loaded: Loaded<OfferState>; state: Pending }> => {
+const findAuthorization = async (issuance: Pick<IssuanceContext, 'store'>, tenantId: string, id: string): Promise<Started & { offerId: string; hash: string; loaded: Loaded<OfferState> }> => {
   const parsed = parseOfferSecret(id);
   if (parsed === undefined) throw unknownAuthorization();
   const loaded = await loadStream(issuance.store, offer, offerStream(parsed.offerId));
@@ -49,9 +51,9 @@ const findAuthorization = async (issuance: Pick<IssuanceContext, 'store'>, tenan
   const state = loaded.right.state;
   // Another tenant's authorization is as unknown as a made-up one.
   if (state.status === 'none' || state.tenantId !== tenantId) throw unknownAuthorization();
-  const authorization = state.authorizationCode?.authorization;
-  if (!authorization || !sameHash(authorization.authorizationIdHash, parsed.hash)) throw unknownAuthorization();
-  return { offerId: parsed.offerId, hash: parsed.hash, loaded: loaded.right, state: state as Pending };
+  const started = state.grant.grant === 'authorization_code' ? startedAuthorization(state.grant) : null;
+  if (started === null || !sameHash(started.authorization.authorizationIdHash, parsed.hash)) throw unknownAuthorization();
+  return { offerId: parsed.offerId, hash: parsed.hash, loaded: loaded.right, state, ...started };
 };
 
 const refusal = (error: DomainError): Problem => {
@@ -73,13 +75,12 @@ const refusal = (error: DomainError): Problem => {
 export const authorizationsRouter = (issuance: IssuanceContext): Router => {
   const router = new Router();
   router.get('/authorizations/:authorization_id', requireScope('connector'), async (http) => {
-    const { offerId, state } = await findAuthorization(issuance, principalOf(http).tenantId, http.params['authorization_id'] ?? '');
-    const { authorization } = state.authorizationCode;
+    const { offerId, state, authorization, outcome } = await findAuthorization(issuance, principalOf(http).tenantId, http.params['authorization_id'] ?? '');
     const { wallet } = authorization.request;
     http.body = {
       authorization_id: http.params['authorization_id'],
       offer_id: offerId,
-      status: authorization.outcome,
+      status: outcome,
       credential_configuration_ids: [state.credentialConfigurationId],
       claims_required: state.claims === null,
       client_id: wallet.clientId,
@@ -92,11 +93,11 @@ export const authorizationsRouter = (issuance: IssuanceContext): Router => {
   router.post('/authorizations/:authorization_id/complete', requireScope('connector'), async (http) => {
     const principal = principalOf(http);
     const id = http.params['authorization_id'] ?? '';
-    const { offerId, hash, loaded, state } = await findAuthorization(issuance, principal.tenantId, id);
+    const { offerId, hash, loaded, state, authorization } = await findAuthorization(issuance, principal.tenantId, id);
     const body = decode(CompleteBody, await readJson(http, { limitBytes: BODY_LIMIT }), 'body');
     const now = issuance.now();
     const metadata = { actor: `apikey:${principal.keyId}`, requestId: requestIdOf(http) };
-    const { request } = state.authorizationCode.authorization;
+    const { request } = authorization;
     const redirect = new URL(request.redirectUri);
     if (body.error !== undefined && body.claims !== undefined) {
       throw new HttpError(invalidValues([{ location: 'body', message: 'send claims or error, not both', value: null }]));
@@ -119,8 +120,8 @@ export const authorizationsRouter = (issuance: IssuanceContext): Router => {
         data: {
           offerId,
           authorizationIdHash: hash,
-          claims: given === null ? null : key.seal(given, 'claims'),
-          claimsDiffer: given !== null && state.claims !== null && !isDeepStrictEqual(key.open(state.claims, 'claims'), given),
+          claims: given === null ? null : { given, sealed: key.seal(given, 'claims') },
+          offerClaims: state.claims === null ? null : key.open(state.claims, 'claims'),
           codeHash: code.hash,
           codeExpiresAt: new Date(now.getTime() + AUTHORIZATION_CODE_TTL_SECONDS * 1000).toISOString(),
           at: now.toISOString(),

@@ -68,8 +68,8 @@ export const authorizeEndpoint = (issuance: IssuanceContext) => async (http: Con
   const result = await handleCommand(issuance.store, offer, offerStream(parsed.offerId), start, { commandId: randomUUID(), metadata });
   if (isLeft(result)) throw 'offerId' in result.left ? refusal(result.left) : invalidRequest('request_uri is unknown, expired or already used.');
   const state = result.right.state;
-  if (state.status === 'none' || state.authorizationCode === null) throw new Error('an authorization started on an offer without the authorization code grant');
-  const target = new URL(state.authorizationCode.grant.authenticationUrl);
+  if (state.status === 'none' || state.grant.grant !== 'authorization_code') throw new Error('an authorization started on an offer without the authorization code grant');
+  const target = new URL(state.grant.authenticationUrl);
   target.searchParams.set('authorization_id', authorizationId.token);
   issuance.log.info('authorization started', { offerRef: logRef(parsed.offerId) });
   http.set('Cache-Control', 'no-store');

@@ -83,7 +83,7 @@ export const credentialEndpoint = (issuance: IssuanceContext) => async (http: Co
     now,
     maxAgeSeconds: issuance.config.proofMaxAgeSeconds,
     // HAIP's server nonces for the authorization code flow; before the key proof's c_nonce is spent, so the wallet can send that proof again.
-    ...(state.authorizationCode === null ? {} : { acceptsNonce: (nonce: unknown) => isFreshDpopNonce(issuance.secrets, nonce, now) }),
+    ...(state.grant.grant === 'pre-authorized_code' ? {} : { acceptsNonce: (nonce: unknown) => isFreshDpopNonce(issuance.secrets, nonce, now) }),
   });
   if (!dpop.ok && dpop.useNonce) {
     throw new OAuthError(401, 'use_dpop_nonce', dpop.reason, { ...dpopChallenge('use_dpop_nonce', dpop.reason), 'DPoP-Nonce': currentDpopNonce(issuance.secrets, now) });

@@ -24,7 +24,7 @@ export const credentialOfferEndpoint = (issuance: IssuanceContext) => async (htt
   http.body = {
     credential_issuer: issuance.config.publicUrl,
     credential_configuration_ids: [state.credentialConfigurationId],
-    grants: state.authorizationCode !== null ? { [AUTHORIZATION_CODE_GRANT]: { issuer_state: issuerState(issuance.secrets, offerId) } } : {
+    grants: state.grant.grant === 'authorization_code' ? { [AUTHORIZATION_CODE_GRANT]: { issuer_state: issuerState(issuance.secrets, offerId) } } : {
       [PRE_AUTHORIZED_CODE_GRANT]: {
         'pre-authorized_code': preAuthorizedCode(issuance.secrets, offerId),
         ...(txCode === null
