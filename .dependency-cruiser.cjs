@@ -58,6 +58,20 @@ module.exports = {
       to: { path: '^src/issuance/' },
     },
     {
+      name: 'issuance-formats-behind-registry',
+      comment: 'A credential format (src/issuance/formats/<format>/) is reached only through the registry; steps sign through src/issuance/credentialSigner.ts.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/issuance/formats/registry[.]ts$', '^src/issuance/formats/[^/]+/'] },
+      to: { path: '^src/issuance/formats/[^/]+/' },
+    },
+    {
+      name: 'issuance-format-apart-from-format',
+      comment: "A credential format does not import another format's module.",
+      severity: 'error',
+      from: { path: '^src/issuance/formats/([^/]+)/' },
+      to: { path: '^src/issuance/formats/', pathNot: ['^src/issuance/formats/$1/'] },
+    },
+    {
       name: 'no-circular-modules',
       severity: 'error',
       from: { path: '^(src|streams|projections)/' },

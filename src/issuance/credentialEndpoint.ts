@@ -23,8 +23,7 @@ import { verifyKeyProof } from './keyProof.js';
 import { currentDpopNonce, isFreshDpopNonce } from './dpopNonce.js';
 import { dpopChallenge, invalidRequest, OAuthError } from '../http/oauthError.js';
 import { purgeClaims } from './offerEnd.js';
-import { signMsoMdoc } from './msoMdoc.js';
-import { signSdJwtVc } from './sdJwtVc.js';
+import { formatOf, signCredential } from './credentialSigner.js';
 
 const BODY_LIMIT = 64 * 1024;
 
@@ -125,16 +124,15 @@ export const credentialEndpoint = (issuance: IssuanceContext) => async (http: Co
     if (status !== undefined && isLeft(status)) throw new Error(`${failure}: ${status.left}`);
     failure = 'credential signing failed';
     const toSign = {
+      issuer: issuance.config.publicUrl,
+      configuration,
       claims,
       holderJwk: holder.jwk,
       now,
       validitySeconds: issuance.config.credentialValidityDays * 86_400,
       ...(status === undefined ? {} : { status: status.right }),
     };
-    credential =
-      configuration.format === 'mso_mdoc'
-        ? await signMsoMdoc(issuance.signingKey, { ...toSign, configuration })
-        : await signSdJwtVc(issuance.signingKey, { ...toSign, issuer: issuance.config.publicUrl, configuration });
+    credential = await signCredential(issuance.signers, formatOf(configuration), issuance.signingKey, toSign);
   } catch (err) {
     // Keys that do not answer now fail this request only: the offer stays as it is, to retry.
     if (err instanceof KeysUnavailable) throw err;

@@ -15,6 +15,7 @@ import { createStatusAllocator } from './status/allocation.js';
 import { credentialStatusRouter } from './status/credentialStatusRoutes.js';
 import { statusListRouter } from './status/publication.js';
 import { loadCredentialConfigurations } from './configurations.js';
+import { credentialSigners } from './formats/registry.js';
 import { PATHS, type IssuanceContext } from './context.js';
 import { authorizationsRouter } from './authorizations.js';
 import { authorizeEndpoint } from './authorize.js';
@@ -82,6 +83,7 @@ export const issuanceFeature = async (service: ServiceContext, trustLists: HeldL
     secrets: issuanceSecrets(service.kek),
     configurations: new Map(configurations.map((c) => [c.id, c])),
     signingKey: identity,
+    signers: credentialSigners,
     walletProviders: walletProviderTrust(trustAnchorCertificates(config.walletProviderTrustAnchors), trustLists?.lists),
     statusAllocator: createStatusAllocator({ store: service.store, db: service.runner.db, publicUrl: config.publicUrl, listSize: config.statusListSize }),
     now: () => new Date(),

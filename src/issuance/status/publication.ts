@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import Router from '@koa/router';
 import { findStatusList, nonValidEntries } from '../../../projections/statusLists.js';
-import type { IssuerSigningKey } from '../sdJwtVc.js';
+import type { IssuerSigningKey } from '../signingKey.js';
 import { HttpError, notFound } from '../../http/problem.js';
 import { noneMatchHits } from '../../http/conditional.js';
 import type { Sqlite } from '../../sqlite/connection.js';
