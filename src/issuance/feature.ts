@@ -19,7 +19,7 @@ import { credentialSigners } from './formats/registry.js';
 import { PATHS, type IssuanceContext } from './context.js';
 import { authorizationsRouter } from './authorizations.js';
 import { authorizeEndpoint } from './authorize.js';
-import { credentialEndpoint } from './credentialEndpoint.js';
+import { credentialEndpoint } from './credential/route.js';
 import { parEndpoint } from './par.js';
 import { credentialOfferEndpoint } from './credentialOffer.js';
 import { offersRouter } from './createOffer.js';
@@ -28,7 +28,7 @@ import { metadataRoutes } from './metadata.js';
 import { nonceEndpoint } from './nonce.js';
 import { oauthErrors } from '../http/oauthError.js';
 import { issuanceSecrets } from './secrets.js';
-import { tokenEndpoint } from './token.js';
+import { tokenEndpoint } from './token/route.js';
 
 const walletRouter = (issuance: IssuanceContext): Router => {
   const metadata = metadataRoutes(issuance);
