@@ -78,8 +78,14 @@ export const issuanceFeature = async (service: ServiceContext, trustLists: HeldL
     log: service.log,
   });
   if (config.issuerCertificateFile !== undefined) warnUnlessLeafNamesIssuer(identity, config.publicUrl, service.log);
+  // Each port named: the key-encryption key's derivation root reaches only the MAC secrets, the
+  // key store only the signing identity above, and each step takes what it uses of the rest.
   const issuance: IssuanceContext = {
-    ...service,
+    config,
+    log: service.log,
+    store: service.store,
+    runner: service.runner,
+    dataKeys: service.dataKeys,
     secrets: issuanceSecrets(service.kek),
     configurations: new Map(configurations.map((c) => [c.id, c])),
     signingKey: identity,
