@@ -5,8 +5,12 @@
 import { dpopChallenge, invalidGrant, invalidRequest, OAuthError } from '../http/oauthError.js';
 import type { CredentialError } from './credential/issueCredential.js';
 import type { TokenError } from './token/redeemToken.js';
+import type { ParError } from './pushedAuthorization/pushAuthorizationRequest.js';
+import type { ParRequestError } from './pushedAuthorization/request.js';
+import type { AuthorizeError } from './authorization/startAuthorization.js';
+import { UNKNOWN_REQUEST_URI } from './authorization/request.js';
 
-export type WalletError = CredentialError | TokenError;
+export type WalletError = ParRequestError | ParError | AuthorizeError | TokenError | CredentialError;
 
 /** 401 with the DPoP challenge (RFC 9449 section 7.1): what a protected resource answers about its token or proof. */
 const unauthorized = (error: string, description: string, headers: Readonly<Record<string, string>> = {}): OAuthError =>
@@ -14,6 +18,43 @@ const unauthorized = (error: string, description: string, headers: Readonly<Reco
 
 export const oauthErrorOf = (error: WalletError): OAuthError => {
   switch (error._tag) {
+    // The pushed authorization request endpoint (RFC 9126 section 2.3).
+    case 'ParParameterInvalid':
+      return invalidRequest(error.reason);
+    case 'RequestObjectUnsupported':
+      return new OAuthError(400, 'request_not_supported', 'Signed authorization requests (request) are not supported.');
+    case 'ResponseTypeUnsupported':
+      return new OAuthError(400, 'unsupported_response_type', 'response_type must be code.');
+    case 'ScopeUnknown':
+      return new OAuthError(400, 'invalid_scope', `Unknown scope ${JSON.stringify(error.scope)}.`);
+    case 'AuthorizationDetailsInvalid':
+      return new OAuthError(400, 'invalid_authorization_details', error.reason);
+    case 'ParDpopProofInvalid':
+      return new OAuthError(400, 'invalid_dpop_proof', error.reason);
+    case 'OfferForAnotherConfiguration':
+      return new OAuthError(400, 'invalid_scope', 'The offer is for another credential configuration.');
+    case 'OfferAlreadyAuthorized':
+      return invalidRequest('This offer was already authorized.');
+    case 'OfferEndedBeforePush':
+      return invalidRequest('The offer has ended; ask for a new one.');
+    case 'IssuerStateUnknown':
+      return invalidRequest('issuer_state is unknown.');
+    case 'OfferUnreadable':
+      return invalidRequest('The offer could not be read.');
+    // The authorization endpoint: shown to the user, never redirected.
+    case 'AuthorizeParameterInvalid':
+      return invalidRequest(error.reason);
+    case 'AuthorizeClientMismatch':
+      return invalidRequest('client_id is not the one of the pushed authorization request.');
+    case 'AuthorizeDpopKeyMismatch':
+      return invalidRequest('dpop_jkt names another key than the pushed authorization request bound the code to.');
+    case 'OfferEndedOrAuthorized':
+      return invalidRequest('The offer has ended or was already authorized.');
+    case 'RequestUriUnknown':
+      return invalidRequest(UNKNOWN_REQUEST_URI);
+    // Either wallet endpoint that authenticates the wallet (PAR, token).
+    case 'WalletUnauthenticated':
+      return new OAuthError(401, 'invalid_client', error.reason);
     // The credential endpoint (a protected resource).
     case 'AccessTokenInQuery':
       return invalidRequest('Send the access token in the Authorization header, not the query.');
@@ -48,8 +89,6 @@ export const oauthErrorOf = (error: WalletError): OAuthError => {
       return new OAuthError(400, 'unsupported_grant_type', error.reason);
     case 'TokenParameterInvalid':
       return invalidRequest(error.reason);
-    case 'WalletUnauthenticated':
-      return new OAuthError(401, 'invalid_client', error.reason);
     case 'TokenDpopProofMissing':
       return invalidRequest(error.reason);
     case 'TokenDpopProofInvalid':

@@ -22,20 +22,17 @@ import { endpointUrl, PATHS, type IssuanceContext } from '../context.js';
 import { verifyDpopProof } from '../dpop.js';
 import { currentDpopNonce, isFreshDpopNonce } from '../dpopNonce.js';
 import { purgeClaims } from '../offerEnd.js';
-import { checkWalletAttestation, spendAttestationPop, type AttestedWallet } from '../walletAttestation.js';
+import { attestWallet, type AttestationHeaders, type WalletRequestPorts, type WalletUnauthenticated } from '../walletAttestation.js';
 import type { TokenRequest, TokenRequestError } from './request.js';
 
 /** What the token step uses of the issuance feature. */
-export type TokenPorts = Pick<IssuanceContext, 'store' | 'dataKeys' | 'secrets' | 'walletProviders' | 'log' | 'now'> & {
+export type TokenPorts = WalletRequestPorts & Pick<IssuanceContext, 'store' | 'dataKeys' | 'secrets' | 'log' | 'now'> & {
   readonly config: Pick<Config, 'publicUrl' | 'proofMaxAgeSeconds' | 'walletAttestation' | 'txCodeMaxAttempts'>;
 };
 
 /** A token request as the edge received it. */
-export interface TokenRequestInput {
+export interface TokenRequestInput extends AttestationHeaders {
   readonly request: TokenRequest;
-  /** The `OAuth-Client-Attestation` and `-PoP` headers as received. */
-  readonly attestation: string | readonly string[] | undefined;
-  readonly attestationPop: string | readonly string[] | undefined;
   /** The `DPoP` header as received. */
   readonly dpop: string | readonly string[] | undefined;
   readonly metadata: EventMetadata;
@@ -43,7 +40,7 @@ export interface TokenRequestInput {
 
 export type TokenError =
   | TokenRequestError
-  | { readonly _tag: 'WalletUnauthenticated'; readonly reason: string }
+  | WalletUnauthenticated
   | { readonly _tag: 'TokenDpopProofMissing'; readonly reason: string }
   | { readonly _tag: 'TokenDpopProofInvalid'; readonly reason: string }
   | { readonly _tag: 'TokenUseDpopNonce'; readonly reason: string; readonly nonce: string }
@@ -73,32 +70,6 @@ export interface TokenIssued {
   /** When the wallet asked with authorization_details: the credential identifiers (OpenID4VCI section 6.2). */
   readonly authorizationDetails: readonly { readonly type: 'openid_credential'; readonly credential_configuration_id: string; readonly credential_identifiers: readonly string[] }[] | undefined;
 }
-
-const REPLAYED_POP = 'The wallet attestation PoP was already used (jti replayed).';
-
-/** The wallet's attestation, checked, and how to spend its PoP once the rest of the request is checked. */
-const attestedWallet = async (
-  ports: TokenPorts,
-  input: TokenRequestInput,
-  now: Date,
-): Promise<Either<TokenError, { readonly wallet: AttestedWallet; readonly spend: () => Promise<Either<TokenError, void>> }>> => {
-  const clientId = input.request.clientId;
-  if (isLeft(clientId)) return clientId;
-  const checked = await checkWalletAttestation({
-    attestation: input.attestation,
-    pop: input.attestationPop,
-    clientId: clientId.right,
-    issuer: ports.config.publicUrl,
-    walletProviders: ports.walletProviders,
-    now,
-    maxAgeSeconds: ports.config.proofMaxAgeSeconds,
-  });
-  if (!checked.ok) return left({ _tag: 'WalletUnauthenticated', reason: checked.reason });
-  return right({
-    wallet: checked.wallet,
-    spend: async () => ((await spendAttestationPop(ports.store, checked, now)) ? right(undefined) : left({ _tag: 'WalletUnauthenticated', reason: REPLAYED_POP })),
-  });
-};
 
 /**
  * The token request's DPoP proof. Bearer tokens are not issued: a request without a proof is
@@ -197,7 +168,9 @@ const redeemPreAuthorizedCode = async (
   // Wallets of the pre-authorized flow authenticate when WALLET_ATTESTATION says so, or when they choose to.
   // Its PoP is spent after the DPoP proof is checked, as in the authorization code grant.
   const attested = ports.config.walletAttestation === 'required' || input.attestation !== undefined;
-  const attestation = attested ? await attestedWallet(ports, input, now) : undefined;
+  const clientId = request.clientId;
+  if (attested && isLeft(clientId)) return clientId;
+  const attestation = attested ? await attestWallet(ports, input, isLeft(clientId) ? undefined : clientId.right, now) : undefined;
   if (attestation !== undefined && isLeft(attestation)) return attestation;
   const dpopJkt = await dpopProof(ports, input, now);
   if (isLeft(dpopJkt)) return dpopJkt;
@@ -242,7 +215,9 @@ const redeemAuthorizationCode = async (
   now: Date,
 ): Promise<Either<TokenError, TokenIssued>> => {
   // The attestation's PoP is spent only once the DPoP proof carries the current nonce: the wallet's retry after use_dpop_nonce sends the same PoP.
-  const attestation = await attestedWallet(ports, input, now);
+  const clientId = request.clientId;
+  if (isLeft(clientId)) return clientId;
+  const attestation = await attestWallet(ports, input, clientId.right, now);
   if (isLeft(attestation)) return attestation;
   const dpopJkt = await dpopProof(ports, input, now, (nonce) => isFreshDpopNonce(ports.secrets, nonce, now));
   if (isLeft(dpopJkt)) return dpopJkt;
