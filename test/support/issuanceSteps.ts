@@ -19,7 +19,7 @@ import { silentLogger } from '../../src/log.js';
 import { walletProviderTrust } from '../../src/trust/walletProviderTrust.js';
 import { DEFAULT_CONFIGURATIONS, parseCredentialConfigurations } from '../../src/issuance/configurations.js';
 import { endpointUrl, PATHS, PRE_AUTHORIZED_CODE_GRANT } from '../../src/issuance/context.js';
-import { createOffer } from '../../src/issuance/createOffer.js';
+import { createOffer } from '../../src/issuance/offer/createOffer.js';
 import { preAuthorizedCode } from '../../src/issuance/codes.js';
 import { issueCNonce } from '../../src/issuance/nonce.js';
 import { credentialSigners } from '../../src/issuance/formats/registry.js';
