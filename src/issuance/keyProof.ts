@@ -4,7 +4,7 @@
 import { decodeProtectedHeader, EmbeddedJWK, jwtVerify, type JWK } from 'jose';
 import type { Config } from '../config/config.js';
 import type { IssuanceContext } from './context.js';
-import { spendCNonce } from './nonce.js';
+import { spendCNonce } from './nonce/cNonce.js';
 
 export type KeyProofResult =
   | { readonly ok: true; readonly jwk: JWK }

@@ -10,8 +10,9 @@ import type { ParRequestError } from './pushedAuthorization/request.js';
 import type { AuthorizeError } from './authorization/startAuthorization.js';
 import { UNKNOWN_REQUEST_URI } from './authorization/request.js';
 import type { CredentialOfferNotFound } from './offer/credentialOffer.js';
+import type { TypeMetadataNotFound } from './metadata/documents.js';
 
-export type WalletError = CredentialOfferNotFound | ParRequestError | ParError | AuthorizeError | TokenError | CredentialError;
+export type WalletError = TypeMetadataNotFound | CredentialOfferNotFound | ParRequestError | ParError | AuthorizeError | TokenError | CredentialError;
 
 /** 401 with the DPoP challenge (RFC 9449 section 7.1): what a protected resource answers about its token or proof. */
 const unauthorized = (error: string, description: string, headers: Readonly<Record<string, string>> = {}): OAuthError =>
@@ -19,6 +20,9 @@ const unauthorized = (error: string, description: string, headers: Readonly<Reco
 
 export const oauthErrorOf = (error: WalletError): OAuthError => {
   switch (error._tag) {
+    // The metadata documents.
+    case 'TypeMetadataNotFound':
+      return new OAuthError(404, 'not_found', 'No credential configuration with this id.');
     // The credential offer (OpenID4VCI section 4.1.3).
     case 'CredentialOfferNotFound':
       return new OAuthError(404, 'not_found', 'No open credential offer with this id.');

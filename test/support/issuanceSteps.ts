@@ -21,7 +21,7 @@ import { DEFAULT_CONFIGURATIONS, parseCredentialConfigurations } from '../../src
 import { endpointUrl, PATHS, PRE_AUTHORIZED_CODE_GRANT } from '../../src/issuance/context.js';
 import { createOffer } from '../../src/issuance/offer/createOffer.js';
 import { preAuthorizedCode } from '../../src/issuance/codes.js';
-import { issueCNonce } from '../../src/issuance/nonce.js';
+import { issueCNonce } from '../../src/issuance/nonce/cNonce.js';
 import { credentialSigners } from '../../src/issuance/formats/registry.js';
 import { issuanceSecrets } from '../../src/issuance/secrets.js';
 import { createStatusAllocator } from '../../src/issuance/status/allocation.js';

@@ -2,7 +2,7 @@
 // ./answerAuthorization.ts: the authentication page it runs receives `authorization_id`, asks
 // GET /authorizations/{id} what the wallet wants, authenticates the user, and answers
 // POST /authorizations/{id}/complete with the claims (or a denial); the answer is where to send
-// the browser. Errors are answered as problems through src/issuance/managementProblems.ts.
+// the browser. Errors are answered as problems through src/issuance/problems.ts.
 import Router from '@koa/router';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { readJson } from '../../http/body.js';
@@ -10,7 +10,7 @@ import { HttpError } from '../../http/problem.js';
 import { decode } from '../../http/validate.js';
 import { requestIdOf } from '../../log.js';
 import { principalOf, requireScope } from '../../tenancy/authenticate.js';
-import { problemOf } from '../managementProblems.js';
+import { problemOf } from '../problems.js';
 import { answerAuthorization, findAuthorization, type AnswerPorts } from './answerAuthorization.js';
 import { ANSWER_LIMIT, CompleteBody } from './request.js';
 

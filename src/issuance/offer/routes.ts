@@ -1,7 +1,7 @@
 // Management API (scope `connector`), the HTTP edge of ./createOffer.ts: POST /offers creates a
 // credential offer and answers its `credential_offer_uri` (and the transaction code, once);
 // GET /offers/:offer_id reports its status. Errors are answered as problems through
-// src/issuance/managementProblems.ts.
+// src/issuance/problems.ts.
 import Router from '@koa/router';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { logRef } from '../../../streams/kernel.js';
@@ -12,7 +12,7 @@ import { requestIdOf } from '../../log.js';
 import type { Config } from '../../config/config.js';
 import { principalOf, requireScope } from '../../tenancy/authenticate.js';
 import type { IssuanceContext } from '../context.js';
-import { problemOf } from '../managementProblems.js';
+import { problemOf } from '../problems.js';
 import { tenantAuthenticationUrl } from '../tenantAuthentication.js';
 import { createOffer, credentialOfferUri, offerStatus } from './createOffer.js';
 import { CREATE_OFFER_LIMIT, CreateOfferBody } from './request.js';

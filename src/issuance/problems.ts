@@ -1,11 +1,14 @@
-// The one table from the issuance management steps' errors (offers, the integrator's answer to an
-// authorization) to the problems the management API answers (RFC 9457). A switch with no default:
+// The one table from the issuance steps' errors answered as problems (RFC 9457): the management
+// API's (offers, the integrator's answer to an authorization, the status of what was issued) and
+// the served Status List Tokens'. A switch with no default:
 // an error a step adds and this table leaves out does not compile.
-import { conflict, invalidValues, notFound, problem, type Problem } from '../http/problem.js';
+import { conflict, invalidValues, notFound, preconditionFailed, problem, type Problem } from '../http/problem.js';
 import type { AnswerError } from './authorizationAnswer/answerAuthorization.js';
 import type { OfferRefused } from './offer/createOffer.js';
+import type { SetStatusError } from './status/setCredentialStatus.js';
+import type { StatusListNotFound } from './status/publication.js';
 
-export type ManagementError = OfferRefused | AnswerError;
+export type IssuanceProblem = OfferRefused | AnswerError | SetStatusError | StatusListNotFound;
 
 export const unknownCredentialConfiguration = (id: string): Problem =>
   problem(
@@ -16,7 +19,7 @@ export const unknownCredentialConfiguration = (id: string): Problem =>
     [{ location: 'body.credential_configuration_id', message: 'not a configured credential configuration id', value: id }],
   );
 
-export const problemOf = (error: ManagementError): Problem => {
+export const problemOf = (error: IssuanceProblem): Problem => {
   switch (error._tag) {
     // Creating an offer.
     case 'UnknownCredentialConfiguration':
@@ -49,5 +52,15 @@ export const problemOf = (error: ManagementError): Problem => {
       return problem(409, '/problems/offer_ended', 'Offer ended', 'The offer has ended; create a new one.');
     case 'OfferChanged':
       return conflict('The offer changed meanwhile; try again.');
+    // The status of what was issued.
+    case 'NothingIssued':
+      return conflict('No credential with a status has been issued under this offer yet.');
+    case 'RevocationIsFinal':
+      return conflict('The credentials issued under this offer are revoked; revocation is final.');
+    case 'PreconditionFailed':
+      return preconditionFailed();
+    // The served Status List Tokens (public).
+    case 'StatusListNotFound':
+      return notFound('No status list exists at this location.');
   }
 };

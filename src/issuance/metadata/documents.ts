@@ -1,13 +1,12 @@
 // The documents a wallet reads before it starts: Credential Issuer Metadata (OpenID4VCI section
 // 12.2, `display` and `claims` nested in `credential_metadata`), the issuer's own Authorization
 // Server Metadata (RFC 8414; the issuer is its own authorization server, so the issuer metadata
-// names none), and SD-JWT VC Type Metadata in the draft-13 array form.
-import type { Context } from 'koa';
-import { scopeOf, type CredentialConfiguration, type Display, type MsoMdocConfiguration, type SdJwtVcConfiguration } from './configurations.js';
-import { AUTHORIZATION_CODE_GRANT, endpointUrl, PATHS, PRE_AUTHORIZED_CODE_GRANT, type IssuanceContext } from './context.js';
-import { CODE_CHALLENGE_METHOD } from './pkce.js';
-import { CLIENT_AUTH_METHOD } from './walletAttestation.js';
-import { OAuthError } from '../http/oauthError.js';
+// names none), and SD-JWT VC Type Metadata in the draft-13 array form; served by ./routes.ts.
+import { left, right, type Either } from 'fp-ts/lib/Either.js';
+import { scopeOf, type CredentialConfiguration, type Display, type MsoMdocConfiguration, type SdJwtVcConfiguration } from '../configurations.js';
+import { AUTHORIZATION_CODE_GRANT, endpointUrl, PATHS, PRE_AUTHORIZED_CODE_GRANT } from '../context.js';
+import { CODE_CHALLENGE_METHOD } from '../pkce.js';
+import { CLIENT_AUTH_METHOD } from '../walletAttestation.js';
 
 /** OpenID4VCI display objects use `locale` and `name`. */
 const asLocaleDisplay = (display: readonly Display[]) =>
@@ -77,21 +76,12 @@ export const typeMetadata = (c: SdJwtVcConfiguration) => ({
   })),
 });
 
-export const metadataRoutes = (issuance: IssuanceContext) => {
-  const issuer = credentialIssuerMetadata(issuance.config.publicUrl, issuance.configurations.values());
-  const server = authorizationServerMetadata(issuance.config.publicUrl);
-  return {
-    issuer: (http: Context): void => {
-      http.body = issuer;
-    },
-    authorizationServer: (http: Context): void => {
-      http.body = server;
-    },
-    type: (http: Context): void => {
-      const configuration = issuance.configurations.get(http.params['credential_configuration_id'] ?? '');
-      // Type Metadata describes SD-JWT VC types; an mdoc's doctype has none.
-      if (!configuration || configuration.format === 'mso_mdoc') throw new OAuthError(404, 'not_found', 'No credential configuration with this id.');
-      http.body = typeMetadata(configuration);
-    },
-  };
+/** No SD-JWT VC configuration with this id: Type Metadata describes SD-JWT VC types; an mdoc's doctype has none. */
+export interface TypeMetadataNotFound {
+  readonly _tag: 'TypeMetadataNotFound';
+}
+
+export const typeMetadataOf = (configurations: ReadonlyMap<string, CredentialConfiguration>, id: string): Either<TypeMetadataNotFound, ReturnType<typeof typeMetadata>> => {
+  const configuration = configurations.get(id);
+  return !configuration || configuration.format === 'mso_mdoc' ? left({ _tag: 'TypeMetadataNotFound' }) : right(typeMetadata(configuration));
 };
