@@ -12,11 +12,15 @@ import { createTestIssuer } from './credentials.js';
 import { PID_CLAIMS } from './wallet/issuanceChecks.js';
 import { dpopProof, newWalletKey, type WalletKey } from '../../wallet/keys.js';
 import type { Config } from '../../src/config/config.js';
+import type { Position } from '../../src/eventstore/port.js';
+import type { ProjectionRunner } from '../../src/readside/projectionRunner.js';
 import { dataKeys } from '../../src/crypto/dataKeys.js';
 import { fileKek } from '../../src/crypto/kek.js';
 import { keySigner } from '../../src/crypto/signer.js';
 import { silentLogger } from '../../src/log.js';
 import { walletProviderTrust } from '../../src/trust/walletProviderTrust.js';
+import { trustAnchorCertificates } from '../../src/trust/trustAnchors.js';
+import { attestationPop, createWalletProvider, walletAttestation, type WalletProvider } from '../../wallet/walletProvider.js';
 import { DEFAULT_CONFIGURATIONS, parseCredentialConfigurations } from '../../src/issuance/configurations.js';
 import { endpointUrl, PATHS, PRE_AUTHORIZED_CODE_GRANT } from '../../src/issuance/context.js';
 import { createOffer } from '../../src/issuance/offer/createOffer.js';
@@ -32,12 +36,14 @@ import { field, type TokenRequest } from '../../src/issuance/token/request.js';
 export const PUBLIC_URL = 'https://issuer.example';
 export const metadata = { actor: 'test' };
 
-export type StepPorts = CredentialPorts & TokenPorts & { readonly x5c: readonly string[] };
+export type StepPorts = CredentialPorts & TokenPorts & { readonly x5c: readonly string[]; readonly config: { readonly authorizationTtlSeconds: number } };
 
 export interface Offered {
   readonly offerId: string;
   readonly preAuthorizedCode: string;
   readonly txCode: string | undefined;
+  /** Where OfferCreated was recorded: the read models have it once they reach it. */
+  readonly position: Position;
 }
 
 export interface Steps {
@@ -50,6 +56,13 @@ export interface Steps {
   dpop(key: WalletKey, path: string, accessToken?: string): Promise<string>;
   /** A key proof of `holder` carrying a fresh c_nonce. */
   keyProof(holder: WalletKey, nonce?: string): Promise<string>;
+  /** An authorization-code offer whose users authenticate at https://login.example. */
+  authorizationCodeOffer(): Promise<{ readonly offerId: string }>;
+  /** The attestation headers of a wallet instance `clientId` of the trusted wallet provider, a fresh PoP each call. */
+  attested(clientId: string, instance: WalletKey): Promise<{ readonly attestation: string; readonly attestationPop: string }>;
+  readonly walletProvider: WalletProvider;
+  /** The read models over the store, running. */
+  readonly readModels: ProjectionRunner;
 }
 
 export const withSteps = async (body: (steps: Steps) => Promise<void>, options: { readonly txCodeMaxAttempts?: number } = {}): Promise<void> => {
@@ -59,6 +72,7 @@ export const withSteps = async (body: (steps: Steps) => Promise<void>, options: 
   runner.start();
   const issuer = await createTestIssuer();
   const secrets = issuanceSecrets(randomBytes(32));
+  const provider = await createWalletProvider();
   const ports: StepPorts = {
     store,
     dataKeys: dataKeys(store, fileKek(randomBytes(32))),
@@ -67,14 +81,33 @@ export const withSteps = async (body: (steps: Steps) => Promise<void>, options: 
     signingKey: { signer: keySigner(issuer.leaf.keys.privateKey), x5c: issuer.x5c },
     signers: credentialSigners,
     statusAllocator: createStatusAllocator({ store, db: runner.db, publicUrl: PUBLIC_URL, listSize: 1024 }),
-    walletProviders: walletProviderTrust([], undefined),
+    walletProviders: walletProviderTrust(trustAnchorCertificates([provider.anchor]), undefined),
     log: silentLogger,
     now: () => new Date(),
-    config: { publicUrl: PUBLIC_URL as Config['publicUrl'], proofMaxAgeSeconds: 120, credentialValidityDays: 365, walletAttestation: 'optional', txCodeMaxAttempts: options.txCodeMaxAttempts ?? 3 },
+    config: { publicUrl: PUBLIC_URL as Config['publicUrl'], proofMaxAgeSeconds: 120, credentialValidityDays: 365, walletAttestation: 'optional', txCodeMaxAttempts: options.txCodeMaxAttempts ?? 3, authorizationTtlSeconds: 300 },
     x5c: issuer.x5c,
   };
   const steps: Steps = {
     ports,
+    walletProvider: provider,
+    readModels: runner,
+    async authorizationCodeOffer() {
+      const created = rightOf(
+        await createOffer(
+          { ...ports, offerTtlSeconds: 300 },
+          'tenant-1',
+          { credential_configuration_id: 'pid', claims: undefined, grant: 'authorization_code', authentication_url: 'https://login.example/authenticate' },
+          metadata,
+        ),
+      );
+      return { offerId: created.offerId };
+    },
+    async attested(clientId, instance) {
+      return {
+        attestation: await walletAttestation(provider, { clientId, instanceJwk: instance.publicJwk }),
+        attestationPop: await attestationPop(instance, { clientId, audience: PUBLIC_URL }),
+      };
+    },
     async offer(o = {}) {
       const created = rightOf(
         await createOffer(
@@ -88,7 +121,7 @@ export const withSteps = async (body: (steps: Steps) => Promise<void>, options: 
           metadata,
         ),
       );
-      return { offerId: created.offerId, preAuthorizedCode: preAuthorizedCode(secrets, created.offerId), txCode: created.txCode };
+      return { offerId: created.offerId, preAuthorizedCode: preAuthorizedCode(secrets, created.offerId), txCode: created.txCode, position: created.position };
     },
     preAuthorized: (code, txCode) => ({ grant: 'pre-authorized_code', preAuthorizedCode: code, txCode, clientId: field({}, 'client_id') }),
     dpop: (key, path, accessToken) => dpopProof(key, { htm: 'POST', htu: endpointUrl(PUBLIC_URL, path), ...(accessToken === undefined ? {} : { accessToken }) }),
