@@ -13,15 +13,15 @@ import type { IssuanceContext } from '../context.js';
 import { isJwkThumbprint } from '../dpop.js';
 import { CODE_CHALLENGE_METHOD, isCodeChallenge } from '../pkce.js';
 import { redirectUriProblem } from '../redirectUri.js';
-import { field } from '../token/request.js';
+import { formField } from '../form.js';
 
+/** The largest form read. */
 export { FORM_LIMIT as PAR_REQUEST_LIMIT } from '../form.js';
 
 /** RFC 9126 section 2.2: the request_uri's prefix. */
 export const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
 /** Lifetime of a request_uri: the wallet opens the authorization endpoint right away. */
 export const REQUEST_URI_TTL_SECONDS = 60;
-
 
 /** What a pushed authorization request asks for, once its parameters are checked. */
 export interface AuthorizationRequest {
@@ -48,8 +48,8 @@ const invalid = (reason: string): Either<ParRequestError, never> => left({ _tag:
 
 /** A field given once; repeated, refused (RFC 6749 section 3.2). */
 const once = (fields: FormFields, name: string): Either<ParRequestError, string | undefined> => {
-  const value = field(fields, name);
-  return isLeft(value) ? invalid(value.left.reason) : value;
+  const value = formField(fields, name);
+  return isLeft(value) ? invalid(value.left) : value;
 };
 
 /** `authorization_details` (RFC 9396) of type openid_credential: the configuration ids asked for. */

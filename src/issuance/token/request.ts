@@ -6,8 +6,9 @@ import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import type { FormFields } from '../../http/body.js';
 import { AUTHORIZATION_CODE_GRANT, PRE_AUTHORIZED_CODE_GRANT } from '../context.js';
 import { challengeOf } from '../pkce.js';
+import { formField } from '../form.js';
 
-/** The largest token request form read. */
+/** The largest form read. */
 export { FORM_LIMIT as TOKEN_REQUEST_LIMIT } from '../form.js';
 
 export type TokenRequestError =
@@ -37,9 +38,8 @@ export type TokenRequest =
 const invalid = (reason: string): TokenRequestError => ({ _tag: 'TokenParameterInvalid', reason });
 
 export const field = (fields: FormFields, name: string): Field => {
-  const value = fields[name];
-  if (value === undefined || value === '') return right(undefined);
-  return typeof value === 'string' ? right(value) : left(invalid(`${name} must appear once.`));
+  const value = formField(fields, name);
+  return isLeft(value) ? left(invalid(value.left)) : value;
 };
 
 const required = (fields: FormFields, name: string, reason = `${name} is required.`): Either<TokenRequestError, string> => {
