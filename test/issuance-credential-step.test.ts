@@ -118,8 +118,8 @@ test('a c_nonce is spent by the key proof that carries it', async (t) => {
 test('a credential its format\'s signer cannot sign fails the offer with the reason for the integrator, and its claims are destroyed', async (t) => {
   await withSteps(async (steps) => {
     const held = await holding(steps);
-    const failing: CredentialSigners = { ...steps.ports.signers, 'dc+sd-jwt': { sign: () => Promise.reject(new Error('internal detail')) } };
-    t.deepEqual(leftOf(await issueCredential({ ...steps.ports, signers: failing }, await request(steps, held))), { _tag: 'IssuanceFailed' });
+    const failing: CredentialSigners = { ...steps.ports.formats, 'dc+sd-jwt': { sign: () => Promise.reject(new Error('internal detail')) } };
+    t.deepEqual(leftOf(await issueCredential({ ...steps.ports, formats: failing }, await request(steps, held))), { _tag: 'IssuanceFailed' });
     t.like(await stateOf(steps, held.offerId), { status: 'FAILED', claimsPurged: true });
     const read = await steps.ports.store.readStream(offerStream(held.offerId));
     const events = read._tag === 'Found' ? read.events : [];

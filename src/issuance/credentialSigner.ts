@@ -1,7 +1,8 @@
 // The issuance side's format contract: what a credential format signs (one type for every
-// format) and the signer each format implements (src/issuance/formats/<format>/signer.ts), keyed
-// by the configuration's `format` in the registry (src/issuance/formats/registry.ts). The
-// credential endpoint signs through it and never imports a format.
+// format), the signer each format implements (src/issuance/formats/<format>/signer.ts) and what
+// the issuer metadata says of its configurations (formats/<format>/metadata.ts), keyed by the
+// configuration's `format` in the registry (src/issuance/formats/registry.ts). The steps sign
+// and describe through it and never import a format.
 import type { JWK } from 'jose';
 import type { Json } from '../eventstore/port.js';
 import type { CredentialConfiguration, MsoMdocConfiguration, SdJwtVcConfiguration } from './configurations.js';
@@ -39,6 +40,18 @@ export interface CredentialSigner<Format extends CredentialFormat> {
 
 /** One signer per format: a format without one does not compile. */
 export type CredentialSigners = { readonly [Format in CredentialFormat]: CredentialSigner<Format> };
+
+/** A format: its signer, and its configurations' entry in `credential_configurations_supported`. */
+export interface CredentialFormatModule<Format extends CredentialFormat> extends CredentialSigner<Format> {
+  metadata(configuration: ConfigurationOf[Format]): Readonly<Record<string, unknown>>;
+}
+
+/** The registry: one module per format. */
+export type CredentialFormats = { readonly [Format in CredentialFormat]: CredentialFormatModule<Format> };
+
+/** What the issuer metadata says of a configuration, by its format's module. */
+export const describeCredential = <Format extends CredentialFormat>(formats: CredentialFormats, format: Format, configuration: ConfigurationOf[Format]): Readonly<Record<string, unknown>> =>
+  formats[format].metadata(configuration);
 
 /** Signs with the signer of the configuration's format. */
 export const signCredential = <Format extends CredentialFormat>(

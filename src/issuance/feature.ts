@@ -15,7 +15,7 @@ import { createStatusAllocator } from './status/allocation.js';
 import { credentialStatusRouter } from './status/credentialStatusRoutes.js';
 import { statusListRouter } from './status/publicationRoute.js';
 import { loadCredentialConfigurations } from './configurations.js';
-import { credentialSigners } from './formats/registry.js';
+import { credentialFormats } from './formats/registry.js';
 import { PATHS, type IssuanceContext } from './context.js';
 import { authorizationsRouter } from './authorizationAnswer/routes.js';
 import { authorizeEndpoint } from './authorization/route.js';
@@ -89,7 +89,7 @@ export const issuanceFeature = async (service: ServiceContext, trustLists: HeldL
     secrets: issuanceSecrets(service.kek),
     configurations: new Map(configurations.map((c) => [c.id, c])),
     signingKey: identity,
-    signers: credentialSigners,
+    formats: credentialFormats,
     walletProviders: walletProviderTrust(trustAnchorCertificates(config.walletProviderTrustAnchors), trustLists?.lists),
     statusAllocator: createStatusAllocator({ store: service.store, db: service.runner.db, publicUrl: config.publicUrl, listSize: config.statusListSize }),
     now: () => new Date(),

@@ -26,7 +26,7 @@ import { endpointUrl, PATHS, PRE_AUTHORIZED_CODE_GRANT } from '../../src/issuanc
 import { createOffer } from '../../src/issuance/offer/createOffer.js';
 import { preAuthorizedCode } from '../../src/issuance/codes.js';
 import { issueCNonce } from '../../src/issuance/nonce/cNonce.js';
-import { credentialSigners } from '../../src/issuance/formats/registry.js';
+import { credentialFormats } from '../../src/issuance/formats/registry.js';
 import { issuanceSecrets } from '../../src/issuance/secrets.js';
 import { createStatusAllocator } from '../../src/issuance/status/allocation.js';
 import type { CredentialPorts } from '../../src/issuance/credential/issueCredential.js';
@@ -79,7 +79,7 @@ export const withSteps = async (body: (steps: Steps) => Promise<void>, options: 
     secrets,
     configurations: new Map(parseCredentialConfigurations(DEFAULT_CONFIGURATIONS, 'built-in').map((c) => [c.id, c])),
     signingKey: { signer: keySigner(issuer.leaf.keys.privateKey), x5c: issuer.x5c },
-    signers: credentialSigners,
+    formats: credentialFormats,
     statusAllocator: createStatusAllocator({ store, db: runner.db, publicUrl: PUBLIC_URL, listSize: 1024 }),
     walletProviders: walletProviderTrust(trustAnchorCertificates([provider.anchor]), undefined),
     log: silentLogger,

@@ -18,7 +18,7 @@ import { handleCommand, loadStream, type EventMetadata, type Loaded } from '../.
 import type { Json } from '../../eventstore/port.js';
 import { parseOfferSecret } from '../codes.js';
 import { endpointUrl, PATHS, type IssuanceContext } from '../context.js';
-import { formatOf, signCredential } from '../credentialSigner.js';
+import { formatOf, signCredential, type CredentialSigners } from '../credentialSigner.js';
 import { verifyDpopProof } from '../dpop.js';
 import { currentDpopNonce, isFreshDpopNonce } from '../dpopNonce.js';
 import { verifyKeyProof } from '../keyProof.js';
@@ -26,7 +26,9 @@ import { purgeClaims } from '../offerEnd.js';
 import { askedConfiguration, asksForEncryption, CredentialRequest } from './request.js';
 
 /** What the credential step uses of the issuance feature. */
-export type CredentialPorts = Pick<IssuanceContext, 'store' | 'dataKeys' | 'secrets' | 'configurations' | 'signingKey' | 'signers' | 'statusAllocator' | 'log' | 'now'> & {
+export type CredentialPorts = Pick<IssuanceContext, 'store' | 'dataKeys' | 'secrets' | 'configurations' | 'signingKey' | 'statusAllocator' | 'log' | 'now'> & {
+  /** The step only signs: each format's signer. */
+  readonly formats: CredentialSigners;
   readonly config: Pick<Config, 'publicUrl' | 'proofMaxAgeSeconds' | 'credentialValidityDays'>;
 };
 
@@ -158,7 +160,7 @@ const signed = async (ports: CredentialPorts, state: OpenOffer, key: DataKey | u
   if (status.right !== undefined && isLeft(status.right)) return refused(allocation, status.right.left);
   const reference = status.right?.right;
   return stage(ports, offerId, 'credential signing failed', () =>
-    signCredential(ports.signers, formatOf(configuration), ports.signingKey, {
+    signCredential(ports.formats, formatOf(configuration), ports.signingKey, {
       issuer: ports.config.publicUrl,
       configuration,
       claims: claims.right,

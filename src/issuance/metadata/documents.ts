@@ -3,46 +3,17 @@
 // Server Metadata (RFC 8414; the issuer is its own authorization server, so the issuer metadata
 // names none), and SD-JWT VC Type Metadata in the draft-13 array form; served by ./routes.ts.
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
-import { scopeOf, type CredentialConfiguration, type Display, type MsoMdocConfiguration, type SdJwtVcConfiguration } from '../configurations.js';
+import type { CredentialConfiguration, SdJwtVcConfiguration } from '../configurations.js';
+import { describeCredential, formatOf, type CredentialFormats } from '../credentialSigner.js';
 import { AUTHORIZATION_CODE_GRANT, endpointUrl, PATHS, PRE_AUTHORIZED_CODE_GRANT } from '../context.js';
 import { CODE_CHALLENGE_METHOD } from '../pkce.js';
 import { CLIENT_AUTH_METHOD } from '../walletAttestation.js';
 
-/** OpenID4VCI display objects use `locale` and `name`. */
-const asLocaleDisplay = (display: readonly Display[]) =>
-  display.map((d) => ({ name: d.name, locale: d.lang, ...(d.description === undefined ? {} : { description: d.description }) }));
-
-export const credentialIssuerMetadata = (publicUrl: string, configurations: Iterable<CredentialConfiguration>) => ({
+export const credentialIssuerMetadata = (publicUrl: string, configurations: Iterable<CredentialConfiguration>, formats: CredentialFormats) => ({
   credential_issuer: publicUrl,
   credential_endpoint: endpointUrl(publicUrl, PATHS.credential),
   nonce_endpoint: endpointUrl(publicUrl, PATHS.nonce),
-  credential_configurations_supported: Object.fromEntries([...configurations].map((c) => [c.id, c.format === 'mso_mdoc' ? msoMdocMetadata(c) : sdJwtVcMetadata(c)])),
-});
-
-const credentialMetadata = (c: CredentialConfiguration) => ({
-  display: asLocaleDisplay(c.display),
-  claims: c.claims.map((claim) => ({ path: claim.path, mandatory: claim.mandatory, display: asLocaleDisplay(claim.display) })),
-});
-
-const sdJwtVcMetadata = (c: SdJwtVcConfiguration) => ({
-  format: 'dc+sd-jwt',
-  scope: scopeOf(c),
-  vct: c.vct,
-  cryptographic_binding_methods_supported: ['jwk'],
-  credential_signing_alg_values_supported: ['ES256'],
-  proof_types_supported: { jwt: { proof_signing_alg_values_supported: ['ES256'] } },
-  credential_metadata: credentialMetadata(c),
-});
-
-/** OpenID4VCI 1.0 Appendix A.2: the device key is a COSE_Key; the MSO is signed with COSE ES256 (-7). */
-const msoMdocMetadata = (c: MsoMdocConfiguration) => ({
-  format: 'mso_mdoc',
-  doctype: c.doctype,
-  scope: scopeOf(c),
-  cryptographic_binding_methods_supported: ['cose_key'],
-  credential_signing_alg_values_supported: [-7],
-  proof_types_supported: { jwt: { proof_signing_alg_values_supported: ['ES256'] } },
-  credential_metadata: credentialMetadata(c),
+  credential_configurations_supported: Object.fromEntries([...configurations].map((c) => [c.id, describeCredential(formats, formatOf(c), c)])),
 });
 
 export const authorizationServerMetadata = (publicUrl: string) => ({

@@ -8,8 +8,8 @@ import type { IssuanceContext } from '../context.js';
 import { oauthErrorOf } from '../walletErrors.js';
 import { authorizationServerMetadata, credentialIssuerMetadata, typeMetadataOf } from './documents.js';
 
-export const metadataRoutes = (ports: Pick<IssuanceContext, 'configurations'> & { readonly config: Pick<Config, 'publicUrl'> }) => {
-  const issuer = credentialIssuerMetadata(ports.config.publicUrl, ports.configurations.values());
+export const metadataRoutes = (ports: Pick<IssuanceContext, 'configurations' | 'formats'> & { readonly config: Pick<Config, 'publicUrl'> }) => {
+  const issuer = credentialIssuerMetadata(ports.config.publicUrl, ports.configurations.values(), ports.formats);
   const server = authorizationServerMetadata(ports.config.publicUrl);
   return {
     issuer: (http: Context): void => {

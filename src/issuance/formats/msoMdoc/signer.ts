@@ -8,7 +8,7 @@ import { fullDate, tdate } from '../../../mdoc/claims.js';
 import { buildIssuerSigned } from '../../../mdoc/issuerSigned.js';
 import { valueAt } from '../../claims.js';
 import type { MdocValueType, MsoMdocConfiguration } from '../../configurations.js';
-import type { CredentialSigner, CredentialToSign } from '../../credentialSigner.js';
+import type { CredentialToSign } from '../../credentialSigner.js';
 import { coseSignerOf, type IssuerSigningKey } from '../../signingKey.js';
 
 const isObject = (v: unknown): v is { [key: string]: Json } => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -59,5 +59,3 @@ export const signMsoMdoc = async (key: IssuerSigningKey, credential: CredentialT
   });
   return Buffer.from(issued).toString('base64url');
 };
-
-export const msoMdocSigner: CredentialSigner<'mso_mdoc'> = { sign: signMsoMdoc };

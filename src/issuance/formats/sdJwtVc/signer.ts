@@ -12,7 +12,7 @@ import type { Json } from '../../../eventstore/port.js';
 import { defineOwn, ownValue } from '../../../ownProperty.js';
 import { valueAt } from '../../claims.js';
 import type { SdJwtVcConfiguration } from '../../configurations.js';
-import type { CredentialSigner, CredentialToSign } from '../../credentialSigner.js';
+import type { CredentialToSign } from '../../credentialSigner.js';
 import type { IssuerSigningKey } from '../../signingKey.js';
 
 type Node = { [name: string]: Json | string[] };
@@ -63,5 +63,3 @@ export const signSdJwtVc = async (key: IssuerSigningKey, credential: CredentialT
   return `${jwt}~${disclosures.map((d) => `${d}~`).join('')}`;
 };
 
-
-export const sdJwtVcSigner: CredentialSigner<'dc+sd-jwt'> = { sign: signSdJwtVc };
