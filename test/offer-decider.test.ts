@@ -4,7 +4,8 @@
 // credential request.
 import test from 'ava';
 import { left, right } from 'fp-ts/lib/Either.js';
-import { decide, evolve, initialState, type AttestedWallet, type Command, type OfferEvent } from '../streams/offer.js';
+import { decide, evolve, initialState, OfferEvent, type AttestedWallet, type Command } from '../streams/offer.js';
+import { rightOf } from './support/either.js';
 import { givenWhen, stateAfter } from './support/decider.js';
 
 const ID = 'offer-1';
@@ -135,4 +136,22 @@ test('given an ended offer, when its claims are purged, then ClaimsPurged once; 
   t.like(stateOf([created(), expired, purged]), { status: 'EXPIRED', claimsPurged: true });
   t.deepEqual(scenario([created(), redeemed()], purge), right([]));
   t.deepEqual(scenario([], purge), right([]));
+});
+
+test('one state per phase: no offer, an open offer with its grant offered then its token issued, an ended offer keeping the phase it ended in', (t) => {
+  t.deepEqual(stateOf([]), { status: 'none' });
+  t.like(stateOf([created()]), { status: 'OFFER_CREATED', grant: { grant: 'pre-authorized_code', phase: 'offered' } });
+  t.like(stateOf([created(), redeemed()]), { status: 'OFFER_CREATED', grant: { phase: 'tokenIssued', token: { accessTokenHash: TOKEN_HASH, dpopJkt: 'jkt' } } });
+  t.like(stateOf([created(), redeemed(), issued]), { status: 'ISSUED', claimsPurged: false, grant: { phase: 'tokenIssued' } });
+  t.like(stateOf([created(), redeemed(), issued, purged]), { status: 'ISSUED', claimsPurged: true });
+});
+
+test('streams recorded before the authorization code flow (no grant in OfferCreated, no wallet in the redemption) replay as pre-authorized offers whose token opens them', (t) => {
+  const recorded = [
+    { type: 'OfferCreated', data: { offerId: ID, tenantId: TENANT, credentialConfigurationId: 'pid', claims, txCode: null, createdAt: T0, expiresAt: EXPIRES } },
+    { type: 'PreAuthorizedCodeRedeemed', data: { accessTokenHash: TOKEN_HASH, dpopJkt: 'jkt', redeemedAt: T1, expiresAt: EXPIRES } },
+  ];
+  const events = recorded.map((e) => rightOf(OfferEvent.decode(e)));
+  t.like(stateOf(events), { status: 'OFFER_CREATED', grant: { grant: 'pre-authorized_code', phase: 'tokenIssued' } });
+  t.deepEqual(scenario(events, issue()), right([issued]));
 });
