@@ -86,6 +86,27 @@ module.exports = {
       to: { path: '^src/verification/(createRequest|requestObject|response|dcApi)/' },
     },
     {
+      name: 'issuance-koa-only-in-routes',
+      comment: 'An issuance step is a use case apart from its HTTP edge: only route modules (and the feature that mounts them) import koa or @koa/router.',
+      severity: 'error',
+      from: { path: '^src/issuance/', pathNot: ['(^|/)(route|routes|[a-zA-Z]+Route|[a-zA-Z]+Routes)[.]ts$', '^src/issuance/feature[.]ts$'] },
+      to: { path: 'node_modules/(koa|@koa/router)/' },
+    },
+    {
+      name: 'issuance-formats-behind-registry',
+      comment: 'A credential format (src/issuance/formats/<format>/) is reached only through the registry; steps sign through src/issuance/credentialSigner.ts.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/issuance/formats/registry[.]ts$', '^src/issuance/formats/[^/]+/'] },
+      to: { path: '^src/issuance/formats/[^/]+/' },
+    },
+    {
+      name: 'issuance-format-apart-from-format',
+      comment: "A credential format does not import another format's module.",
+      severity: 'error',
+      from: { path: '^src/issuance/formats/([^/]+)/' },
+      to: { path: '^src/issuance/formats/', pathNot: ['^src/issuance/formats/$1/'] },
+    },
+    {
       name: 'no-circular-modules',
       severity: 'error',
       from: { path: '^(src|streams|projections)/' },

@@ -12,7 +12,7 @@ import { generateP256KeyPair } from '../src/crypto/certificates.js';
 import { signingIdentity, generateChain } from '../src/crypto/signingIdentity.js';
 import { open, seal } from '../src/crypto/seal.js';
 import { DEFAULT_CONFIGURATIONS, parseCredentialConfigurations } from '../src/issuance/configurations.js';
-import { signSdJwtVc } from '../src/issuance/sdJwtVc.js';
+import { signSdJwtVc } from '../src/issuance/formats/sdJwtVc/signer.js';
 import { BOOTSTRAP_KEY, startTestService, testConfig } from '../test/support/service.js';
 import { IssuanceWallet } from '../test/support/wallet/issuance.js';
 import { PID_CLAIMS } from '../test/support/wallet/issuanceChecks.js';

@@ -8,8 +8,8 @@ import { keySigner } from '../src/crypto/signer.js';
 import { isLeft, type Either } from 'fp-ts/lib/Either.js';
 import { silentLogger } from '../src/log.js';
 import { parseCredentialConfigurations, DEFAULT_CONFIGURATIONS, type MsoMdocConfiguration, type SdJwtVcConfiguration } from '../src/issuance/configurations.js';
-import { signMsoMdoc } from '../src/issuance/msoMdoc.js';
-import { signSdJwtVc } from '../src/issuance/sdJwtVc.js';
+import { signMsoMdoc } from '../src/issuance/formats/msoMdoc/signer.js';
+import { signSdJwtVc } from '../src/issuance/formats/sdJwtVc/signer.js';
 import { jwkThumbprintBytes } from '../src/mdoc/sessionTranscript.js';
 import { createCrlChecker } from '../src/trust/crl.js';
 import { createTrustVerifier } from '../src/trust/issuerTrust.js';
@@ -58,9 +58,9 @@ export const mdocFigures = async (options: PresentationVerificationBenchOptions)
   const pid = configurations.find((c): c is SdJwtVcConfiguration => c.id === 'pid' && c.format !== 'mso_mdoc');
   if (!mdl || !pid) throw new Error('the built-in mdl and pid configurations are missing');
   const now = new Date();
-  const toSign = { holderJwk: holder.publicJwk, now, validitySeconds: 86_400 };
+  const toSign = { issuer: 'https://issuer.example', holderJwk: holder.publicJwk, now, validitySeconds: 86_400 };
   const signMdl = () => signMsoMdoc(signingKey, { ...toSign, configuration: mdl, claims: MDL_CLAIMS });
-  const signPid = () => signSdJwtVc(signingKey, { ...toSign, issuer: 'https://issuer.example', configuration: pid, claims: PID_CLAIMS });
+  const signPid = () => signSdJwtVc(signingKey, { ...toSign, configuration: pid, claims: PID_CLAIMS });
   const signing = await alternatingSamples(
     options,
     'mdoc issuance signing',

@@ -1,5 +1,5 @@
 // Stream category `cnonce`: one stream per spent c_nonce, `cnonce-<nonce id>`. A c_nonce is
-// handed out without a write (it is MAC'd and carries its expiry, src/issuance/nonce.ts); the
+// handed out without a write (it is MAC'd and carries its expiry, src/issuance/nonce/cNonce.ts); the
 // first key proof that uses it creates this stream with expected revision `no_stream`, so a
 // second use, on any instance, loses the append and is refused (streams/singleUse.ts).
 import * as t from 'io-ts';

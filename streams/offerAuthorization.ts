@@ -1,5 +1,7 @@
-// The authorization code flow of an offer (OpenID4VCI section 5, HAIP 1.0 section 4): its events,
-// commands and errors, which the offer's decider (streams/offer.ts) takes and decides. An offer
+// The authorization code grant of an offer (OpenID4VCI section 5, HAIP 1.0 section 4): a
+// sub-decider the offer's decider (streams/offer.ts) composes, with its events, commands, errors
+// and one state per phase (offered, authorization pending, authorized, denied, token issued,
+// token revoked). An offer
 // made with the authorization_code grant: a wallet pushes an authorization request (PAR), is sent
 // to the integrator's authentication page, the integrator completes (or denies) the authorization,
 // and the wallet redeems the code. Each step is recorded with the wallet that took it;
@@ -7,23 +9,17 @@
 // PAR (its proof, or `dpop_jkt`) or at the authorization endpoint (`dpop_jkt`) binds the code
 // (RFC 9449 section 10): its thumbprint is recorded, and the code is redeemed only with that key.
 import * as t from 'io-ts';
+import { isDeepStrictEqual } from 'node:util';
+import { left, right, type Either } from 'fp-ts/lib/Either.js';
+import { sameHash } from './kernel.js';
 import { Sealed } from './dataKey.js';
 import { eventCodec } from './event.js';
+import { AttestedWallet, before, failed, type AccessToken, type OfferFacts, type OfferFailed } from './offerFacts.js';
 
 export const AuthorizationCodeGrant = t.type({
   /** Where the user authenticates: the integrator's page, given `authorization_id`. */
   authenticationUrl: t.string,
 });
-
-/** The wallet as its attestation authenticated it (src/issuance/walletAttestation.ts). */
-export const AttestedWallet = t.type({
-  clientId: t.string,
-  walletProvider: t.string,
-  walletProviderCertificate: t.string,
-  walletName: t.union([t.string, t.null]),
-  keyThumbprint: t.string,
-});
-export type AttestedWallet = t.TypeOf<typeof AttestedWallet>;
 
 export const AuthorizationRequestPushed = eventCodec(
   'AuthorizationRequestPushed',
@@ -74,21 +70,55 @@ export const AuthorizationCodeRedeemed = eventCodec(
 /** The code came back after it was redeemed: its access token is revoked (RFC 6749 section 4.1.2). */
 export const AuthorizationCodeReplayed = eventCodec('AuthorizationCodeReplayed', t.type({ replayedAt: t.string }));
 
-export interface AuthorizationCodeState {
-  readonly grant: t.TypeOf<typeof AuthorizationCodeGrant>;
-  /** The latest pushed authorization request, until it is used at the authorization endpoint. */
-  readonly request: (t.TypeOf<typeof AuthorizationRequestPushed>['data'] & { readonly used: boolean }) | null;
-  /** The authorization the user is sent to complete, from the request it was started with. */
-  readonly authorization: {
-    readonly authorizationIdHash: string;
-    readonly expiresAt: string;
-    readonly request: t.TypeOf<typeof AuthorizationRequestPushed>['data'];
-    readonly outcome: 'pending' | 'completed' | 'denied';
-    /** The DPoP key thumbprint the code is bound to: the pushed request's, else the authorization request's; undefined when neither named one. */
-    readonly dpopJkt: string | undefined;
-  } | null;
-  readonly code: { readonly codeHash: string; readonly expiresAt: string; readonly redeemed: boolean } | null;
+export type AuthorizationEvent =
+  | t.TypeOf<typeof AuthorizationRequestPushed>
+  | t.TypeOf<typeof AuthorizationStarted>
+  | t.TypeOf<typeof AuthorizationCompleted>
+  | t.TypeOf<typeof AuthorizationDenied>
+  | t.TypeOf<typeof AuthorizationCodeRedeemed>
+  | t.TypeOf<typeof AuthorizationCodeReplayed>;
+
+export type PushedRequest = t.TypeOf<typeof AuthorizationRequestPushed>['data'];
+
+/** The authorization the user is sent to complete, from the request it was started with. */
+export interface Authorization {
+  readonly authorizationIdHash: string;
+  readonly expiresAt: string;
+  readonly request: PushedRequest;
+  /** The DPoP key thumbprint the code is bound to: the pushed request's, else the authorization request's; undefined when neither named one. */
+  readonly dpopJkt: string | undefined;
 }
+
+export interface AuthorizationCode {
+  readonly codeHash: string;
+  readonly expiresAt: string;
+}
+
+interface Grant {
+  readonly grant: 'authorization_code';
+  /** Where the user authenticates: the integrator's page, given `authorization_id`. */
+  readonly authenticationUrl: string;
+  /** The latest pushed authorization request, until it is used at the authorization endpoint. */
+  readonly request: PushedRequest | null;
+}
+
+export type AuthorizationCodeState = Grant &
+  (
+    | { readonly phase: 'offered' }
+    | { readonly phase: 'authorizationPending'; readonly authorization: Authorization }
+    | { readonly phase: 'authorized'; readonly authorization: Authorization; readonly code: AuthorizationCode }
+    | { readonly phase: 'denied'; readonly authorization: Authorization }
+    | { readonly phase: 'tokenIssued'; readonly authorization: Authorization; readonly code: AuthorizationCode; readonly token: AccessToken }
+    /** The code came back after it was redeemed: its token no longer opens the offer. */
+    | { readonly phase: 'tokenRevoked'; readonly authorization: Authorization; readonly code: AuthorizationCode }
+  );
+
+export const authorizationCodeOffered = (grant: t.TypeOf<typeof AuthorizationCodeGrant>): AuthorizationCodeState => ({
+  grant: 'authorization_code',
+  authenticationUrl: grant.authenticationUrl,
+  request: null,
+  phase: 'offered',
+});
 
 export type AuthorizationCommand =
   | {
@@ -117,10 +147,10 @@ export type AuthorizationCommand =
       readonly data: {
         readonly offerId: string;
         readonly authorizationIdHash: string;
-        /** Claims given now, sealed; null when none were given. */
-        readonly claims: Sealed | null;
-        /** The caller compared claims given now with the offer's own (opening them is I/O): they differ. */
-        readonly claimsDiffer: boolean;
+        /** Claims given now, as given and sealed; null when none were given. */
+        readonly claims: { readonly given: unknown; readonly sealed: Sealed } | null;
+        /** The offer's own claims, opened by the caller (opening is I/O); null when it has none. The decider compares them with those given. */
+        readonly offerClaims: unknown;
         readonly codeHash: string;
         readonly codeExpiresAt: string;
         readonly at: string;
@@ -165,3 +195,116 @@ export type AuthorizationError =
   | { readonly _tag: 'CodeVerifierMismatch'; readonly offerId: string }
   /** The authorization request names another DPoP key than its pushed request, or the token request proves another key than the code is bound to. */
   | { readonly _tag: 'DpopKeyMismatch'; readonly offerId: string };
+
+
+type Decision = Either<AuthorizationError, Array<AuthorizationEvent | t.TypeOf<typeof OfferFailed>>>;
+
+export const evolveAuthorization = (grant: AuthorizationCodeState, event: AuthorizationEvent): AuthorizationCodeState => {
+  switch (event.type) {
+    case 'AuthorizationRequestPushed':
+      return { ...grant, request: event.data };
+    case 'AuthorizationStarted': {
+      const { request } = grant;
+      if (request === null) return grant;
+      const authorization = { authorizationIdHash: event.data.authorizationIdHash, expiresAt: event.data.expiresAt, request, dpopJkt: request.dpopJkt ?? event.data.dpopJkt };
+      return { grant: grant.grant, authenticationUrl: grant.authenticationUrl, request: null, phase: 'authorizationPending', authorization };
+    }
+    case 'AuthorizationCompleted':
+      return grant.phase === 'authorizationPending'
+        ? { ...grant, phase: 'authorized', code: { codeHash: event.data.codeHash, expiresAt: event.data.codeExpiresAt } }
+        : grant;
+    case 'AuthorizationDenied':
+      return grant.phase === 'authorizationPending' ? { ...grant, phase: 'denied' } : grant;
+    case 'AuthorizationCodeRedeemed':
+      return grant.phase === 'authorized' ? { ...grant, phase: 'tokenIssued', token: { accessTokenHash: event.data.accessTokenHash, dpopJkt: event.data.dpopJkt } } : grant;
+    case 'AuthorizationCodeReplayed':
+      return grant.phase === 'tokenIssued' ? { grant: grant.grant, authenticationUrl: grant.authenticationUrl, request: grant.request, phase: 'tokenRevoked', authorization: grant.authorization, code: grant.code } : grant;
+  }
+};
+
+/** The authorization, once one was started, and the integrator's answer to it so far. */
+export const startedAuthorization = (grant: AuthorizationCodeState): { readonly authorization: Authorization; readonly outcome: 'pending' | 'completed' | 'denied' } | null => {
+  switch (grant.phase) {
+    case 'offered':
+      return null;
+    case 'authorizationPending':
+      return { authorization: grant.authorization, outcome: 'pending' };
+    case 'denied':
+      return { authorization: grant.authorization, outcome: 'denied' };
+    case 'authorized':
+    case 'tokenIssued':
+    case 'tokenRevoked':
+      return { authorization: grant.authorization, outcome: 'completed' };
+  }
+};
+
+/** An authorization-code command on an open offer made with this grant. */
+export const decideAuthorization = (command: AuthorizationCommand, offer: OfferFacts, grant: AuthorizationCodeState): Decision => {
+  const { offerId } = offer;
+  // Once the integrator has answered, the offer's authorization is settled.
+  const settled = grant.phase !== 'offered' && grant.phase !== 'authorizationPending';
+  switch (command.type) {
+    case 'PushAuthorizationRequest': {
+      const { offerId: _, at, ...pushed } = command.data;
+      if (!pushed.credentialConfigurationIds.includes(offer.credentialConfigurationId)) return left({ _tag: 'CredentialConfigurationNotOffered', offerId });
+      // A wallet may push again (the user came back later) until the authorization is settled.
+      if (settled) return left({ _tag: 'AlreadyAuthorized', offerId });
+      return right([{ type: 'AuthorizationRequestPushed', data: { ...pushed, pushedAt: at } }]);
+    }
+    case 'StartAuthorization': {
+      const c = command.data;
+      const { request } = grant;
+      if (request === null || !sameHash(request.requestUriHash, c.requestUriHash) || !before(request.expiresAt, c.at)) {
+        return left({ _tag: 'RequestUriUnknown', offerId });
+      }
+      if (request.wallet.clientId !== c.clientId) return left({ _tag: 'ClientMismatch', offerId });
+      if (settled) return left({ _tag: 'AlreadyAuthorized', offerId });
+      // RFC 9449 section 10.1: one key binds the code; a second naming another is refused.
+      if (c.dpopJkt !== undefined && request.dpopJkt !== undefined && c.dpopJkt !== request.dpopJkt) return left({ _tag: 'DpopKeyMismatch', offerId });
+      const dpopJkt = request.dpopJkt === undefined && c.dpopJkt !== undefined ? { dpopJkt: c.dpopJkt } : {};
+      return right([{ type: 'AuthorizationStarted', data: { requestUriHash: c.requestUriHash, authorizationIdHash: c.authorizationIdHash, startedAt: c.at, expiresAt: c.expiresAt, ...dpopJkt } }]);
+    }
+    case 'CompleteAuthorization':
+    case 'DenyAuthorization': {
+      const c = command.data;
+      const authorization = startedAuthorization(grant)?.authorization ?? null;
+      if (authorization === null || !sameHash(authorization.authorizationIdHash, c.authorizationIdHash)) return left({ _tag: 'AuthorizationUnknown', offerId });
+      if (grant.phase !== 'authorizationPending') return left({ _tag: 'AuthorizationEnded', offerId });
+      if (!before(authorization.expiresAt, c.at)) return left({ _tag: 'AuthorizationUnknown', offerId });
+      if (command.type === 'DenyAuthorization') {
+        return right([
+          { type: 'AuthorizationDenied', data: { authorizationIdHash: c.authorizationIdHash, error: command.data.error, deniedAt: c.at } },
+          failed(offer, command.data.error, c.at),
+        ]);
+      }
+      const d = command.data;
+      if (offer.claims === null && d.claims === null) return left({ _tag: 'ClaimsRequired', offerId });
+      if (offer.claims !== null && d.claims !== null && !isDeepStrictEqual(d.claims.given, d.offerClaims)) return left({ _tag: 'ClaimsDiffer', offerId });
+      return right([
+        {
+          type: 'AuthorizationCompleted',
+          data: { authorizationIdHash: d.authorizationIdHash, codeHash: d.codeHash, claims: offer.claims === null && d.claims !== null ? d.claims.sealed : null, completedAt: d.at, codeExpiresAt: d.codeExpiresAt },
+        },
+      ]);
+    }
+    case 'RedeemAuthorizationCode': {
+      const c = command.data;
+      if (grant.phase !== 'authorized' && grant.phase !== 'tokenIssued' && grant.phase !== 'tokenRevoked') return left({ _tag: 'AuthorizationCodeUnknown', offerId });
+      const { code, authorization } = grant;
+      const { request } = authorization;
+      if (!sameHash(code.codeHash, c.codeHash)) return left({ _tag: 'AuthorizationCodeUnknown', offerId });
+      // A code used twice: refused, and the token issued with it revoked (RFC 6749 section 4.1.2).
+      if (grant.phase === 'tokenIssued') return right([{ type: 'AuthorizationCodeReplayed', data: { replayedAt: c.at } }]);
+      if (grant.phase === 'tokenRevoked') return right([]);
+      if (!before(code.expiresAt, c.at)) return left({ _tag: 'AuthorizationCodeUnknown', offerId });
+      if (c.clientId !== request.wallet.clientId) return left({ _tag: 'ClientMismatch', offerId });
+      if (c.redirectUri !== request.redirectUri) return left({ _tag: 'RedirectUriMismatch', offerId });
+      if (!sameHash(c.codeChallenge, request.codeChallenge)) return left({ _tag: 'CodeVerifierMismatch', offerId });
+      // RFC 9449 section 10: a code bound to a DPoP key is redeemed only with a proof of that key; refused, it stays unspent.
+      if (authorization.dpopJkt !== undefined && c.dpopJkt !== authorization.dpopJkt) return left({ _tag: 'DpopKeyMismatch', offerId });
+      return right([
+        { type: 'AuthorizationCodeRedeemed', data: { accessTokenHash: c.accessTokenHash, dpopJkt: c.dpopJkt, clientId: c.clientId, redeemedAt: c.at, expiresAt: offer.expiresAt } },
+      ]);
+    }
+  }
+};

@@ -35,7 +35,7 @@ const pushed: OfferEvent = { type: 'AuthorizationRequestPushed', data: { ...push
 const startData = { offerId: ID, requestUriHash: h('request uri'), clientId: 'wallet-1', authorizationIdHash: h('authorization id'), dpopJkt: undefined as string | undefined, expiresAt: '2026-05-01T10:04:00.000Z', at: T1 };
 const start = (over: Partial<typeof startData> = {}): Command => ({ type: 'StartAuthorization', data: { ...startData, ...over } });
 const started: OfferEvent = { type: 'AuthorizationStarted', data: { requestUriHash: h('request uri'), authorizationIdHash: h('authorization id'), startedAt: T1, expiresAt: '2026-05-01T10:04:00.000Z' } };
-const completeData = { offerId: ID, authorizationIdHash: h('authorization id'), claims: null, claimsDiffer: false, codeHash: h('code'), codeExpiresAt: '2026-05-01T10:03:00.000Z', at: T2 };
+const completeData = { offerId: ID, authorizationIdHash: h('authorization id'), claims: null, offerClaims: null as unknown, codeHash: h('code'), codeExpiresAt: '2026-05-01T10:03:00.000Z', at: T2 };
 const complete = (over: Partial<Extract<Command, { type: 'CompleteAuthorization' }>['data']> = {}): Command => ({ type: 'CompleteAuthorization', data: { ...completeData, ...over } });
 const completed = (given: typeof claims | null = null): OfferEvent => ({
   type: 'AuthorizationCompleted',
@@ -73,10 +73,14 @@ test('given a started authorization, when the integrator completes it, then Auth
 
 test('claims: required at completion when the offer has none, recorded then; refused when they differ from the offer\'s', (t) => {
   t.deepEqual(scenario([created(false), pushed, started], complete()), left({ _tag: 'ClaimsRequired', offerId: ID }));
-  t.deepEqual(scenario([created(false), pushed, started], complete({ claims: otherClaims })), right([completed(otherClaims)]));
-  t.like(stateOf([created(false), pushed, started, completed(otherClaims)]), { claims: otherClaims });
-  t.deepEqual(scenario([created(), pushed, started], complete({ claims: otherClaims, claimsDiffer: true })), left({ _tag: 'ClaimsDiffer', offerId: ID }));
-  t.deepEqual(scenario([created(), pushed, started], complete({ claims: claims, claimsDiffer: false })), right([completed()]));
+  t.deepEqual(scenario([created(false), pushed, started], complete({ claims: { given: { name: 'Ada' }, sealed: otherClaims } })), right([completed(otherClaims)]));
+  t.like(stateOf([created(false), pushed, started, completed(otherClaims)]), { claims: otherClaims, grant: { phase: 'authorized' } });
+  // The decider compares the claims given with the offer's own (opened by the caller).
+  t.deepEqual(
+    scenario([created(), pushed, started], complete({ claims: { given: { name: 'Bob' }, sealed: otherClaims }, offerClaims: { name: 'Ada' } })),
+    left({ _tag: 'ClaimsDiffer', offerId: ID }),
+  );
+  t.deepEqual(scenario([created(), pushed, started], complete({ claims: { given: { name: 'Ada' }, sealed: otherClaims }, offerClaims: { name: 'Ada' } })), right([completed()]));
 });
 
 test('given a started authorization, when the integrator denies it, then AuthorizationDenied and the offer FAILED with access_denied', (t) => {
@@ -92,7 +96,7 @@ test('given a started authorization, when the integrator denies it, then Authori
 
 test('given a completed authorization, when its code is redeemed with the verifier, redirect_uri and client of the request, then AuthorizationCodeRedeemed', (t) => {
   t.deepEqual(scenario(flow, redeem()), right([redeemed]));
-  t.like(stateOf([...flow, redeemed]), { token: { accessTokenHash: h('token'), dpopJkt: 'jkt-dpop' } });
+  t.like(stateOf([...flow, redeemed]), { grant: { phase: 'tokenIssued', token: { accessTokenHash: h('token'), dpopJkt: 'jkt-dpop' } } });
 });
 
 test('a code is refused with a wrong verifier, another redirect_uri, another client, an unknown code or after its expiry', (t) => {
@@ -151,7 +155,7 @@ test('given a code bound by the authorization request\'s dpop_jkt, when the toke
 test('an authorization request naming another DPoP key than its pushed request is refused; the same key is not recorded twice', (t) => {
   t.deepEqual(scenario([created(), pushedBound], start({ dpopJkt: KEY_B })), left({ _tag: 'DpopKeyMismatch', offerId: ID }));
   t.deepEqual(scenario([created(), pushedBound], start({ dpopJkt: KEY_A })), right([started]));
-  t.like(stateOf([created(), pushedBound, started]), { authorizationCode: { authorization: { dpopJkt: KEY_A } } });
+  t.like(stateOf([created(), pushedBound, started]), { grant: { phase: 'authorizationPending', authorization: { dpopJkt: KEY_A } } });
 });
 
 test('a code bound to no DPoP key is redeemed with any key, as before the binding existed (events recorded without dpopJkt still read)', (t) => {
@@ -159,4 +163,32 @@ test('a code bound to no DPoP key is redeemed with any key, as before the bindin
   const recordedBefore = { type: 'AuthorizationRequestPushed', data: { ...pushedData, pushedAt: T0 } };
   t.true(isRight(OfferEvent.decode(recordedBefore)));
   t.true(isRight(OfferEvent.decode(pushedBound)));
+});
+
+test('each step of the authorization code flow moves the grant to its phase: offered, authorization pending, authorized, token issued, token revoked', (t) => {
+  const replayed: OfferEvent = { type: 'AuthorizationCodeReplayed', data: { replayedAt: T3 } };
+  const phaseAfter = (events: OfferEvent[]) => {
+    const state = stateOf(events);
+    return state.status === 'none' ? 'none' : state.grant.phase;
+  };
+  t.is(phaseAfter([created()]), 'offered');
+  t.is(phaseAfter([created(), pushed]), 'offered');
+  t.is(phaseAfter([created(), pushed, started]), 'authorizationPending');
+  t.is(phaseAfter(flow), 'authorized');
+  t.is(phaseAfter([...flow, redeemed]), 'tokenIssued');
+  t.is(phaseAfter([...flow, redeemed, replayed]), 'tokenRevoked');
+  const denied: OfferEvent = { type: 'AuthorizationDenied', data: { authorizationIdHash: h('authorization id'), error: 'access_denied', deniedAt: T2 } };
+  t.is(phaseAfter([created(), pushed, started, denied]), 'denied');
+});
+
+test('a settled authorization is not completed again, and a request pushed meanwhile cannot start another', (t) => {
+  const pushedAgain: OfferEvent = { type: 'AuthorizationRequestPushed', data: { ...pushedData, requestUriHash: h('second'), pushedAt: T1 } };
+  t.deepEqual(scenario([created(), pushed, started, pushedAgain, completed()], start({ requestUriHash: h('second') })), left({ _tag: 'AlreadyAuthorized', offerId: ID }));
+  t.deepEqual(scenario([...flow, redeemed], complete()), left({ _tag: 'AuthorizationEnded', offerId: ID }));
+  // While the authorization is pending, a request pushed again starts a new one.
+  t.deepEqual(scenario([created(), pushed, started, pushedAgain], start({ requestUriHash: h('second') })), right([{ ...started, data: { ...started.data, requestUriHash: h('second') } } as OfferEvent]));
+});
+
+test('claims given when the offer has them but the caller could not open the offer\'s own are refused as different (fail closed)', (t) => {
+  t.deepEqual(scenario([created(), pushed, started], complete({ claims: { given: { name: 'Ada' }, sealed: otherClaims }, offerClaims: null })), left({ _tag: 'ClaimsDiffer', offerId: ID }));
 });

@@ -4,7 +4,8 @@
 // credential request.
 import test from 'ava';
 import { left, right } from 'fp-ts/lib/Either.js';
-import { decide, evolve, initialState, type AttestedWallet, type Command, type OfferEvent } from '../streams/offer.js';
+import { decide, evolve, initialState, OfferEvent, type AttestedWallet, type Command } from '../streams/offer.js';
+import { rightOf } from './support/either.js';
 import { givenWhen, stateAfter } from './support/decider.js';
 
 const ID = 'offer-1';
@@ -56,7 +57,7 @@ const purged: OfferEvent = { type: 'ClaimsPurged', data: { purgedAt: LATER } };
 
 test('given nothing, when an offer is created, then OfferCreated; given it, then OfferExists', (t) => {
   t.deepEqual(scenario([], create()), right([created()]));
-  t.like(stateOf([created()]), { status: 'OFFER_CREATED', txCodeFailures: 0, token: null, claimsPurged: false });
+  t.like(stateOf([created()]), { status: 'OFFER_CREATED', grant: { grant: 'pre-authorized_code', phase: 'offered', txCodeFailures: 0 } });
   t.deepEqual(scenario([created()], create()), left({ _tag: 'OfferExists', offerId: ID }));
 });
 
@@ -89,7 +90,7 @@ test('given an offer with a transaction code, when a wrong one is sent, then cou
   t.deepEqual(scenario([created(true)], redeem(WRONG_HASH)), right([rejected(1)]));
   t.deepEqual(scenario([created(true), rejected(1)], redeem(WRONG_HASH)), right([rejected(2)]));
   t.deepEqual(scenario([created(true), rejected(1), rejected(2)], redeem(WRONG_HASH)), right([rejected(3), failed('transaction code wrong 3 times', T1)]));
-  t.like(stateOf([created(true), rejected(1), rejected(2), rejected(3), failed('transaction code wrong 3 times', T1)]), { status: 'FAILED', txCodeFailures: 3 });
+  t.like(stateOf([created(true), rejected(1), rejected(2), rejected(3), failed('transaction code wrong 3 times', T1)]), { status: 'FAILED', grant: { txCodeFailures: 3 } });
   t.deepEqual(scenario([created(true), rejected(1), rejected(2), rejected(3), failed()], redeem(TX_HASH)), left({ _tag: 'OfferEnded', offerId: ID, status: 'FAILED' }));
 });
 
@@ -135,4 +136,22 @@ test('given an ended offer, when its claims are purged, then ClaimsPurged once; 
   t.like(stateOf([created(), expired, purged]), { status: 'EXPIRED', claimsPurged: true });
   t.deepEqual(scenario([created(), redeemed()], purge), right([]));
   t.deepEqual(scenario([], purge), right([]));
+});
+
+test('one state per phase: no offer, an open offer with its grant offered then its token issued, an ended offer keeping the phase it ended in', (t) => {
+  t.deepEqual(stateOf([]), { status: 'none' });
+  t.like(stateOf([created()]), { status: 'OFFER_CREATED', grant: { grant: 'pre-authorized_code', phase: 'offered' } });
+  t.like(stateOf([created(), redeemed()]), { status: 'OFFER_CREATED', grant: { phase: 'tokenIssued', token: { accessTokenHash: TOKEN_HASH, dpopJkt: 'jkt' } } });
+  t.like(stateOf([created(), redeemed(), issued]), { status: 'ISSUED', claimsPurged: false, grant: { phase: 'tokenIssued' } });
+  t.like(stateOf([created(), redeemed(), issued, purged]), { status: 'ISSUED', claimsPurged: true });
+});
+
+test('streams recorded before the authorization code flow (no grant in OfferCreated, no wallet in the redemption) replay as pre-authorized offers whose token opens them', (t) => {
+  const recorded = [
+    { type: 'OfferCreated', data: { offerId: ID, tenantId: TENANT, credentialConfigurationId: 'pid', claims, txCode: null, createdAt: T0, expiresAt: EXPIRES } },
+    { type: 'PreAuthorizedCodeRedeemed', data: { accessTokenHash: TOKEN_HASH, dpopJkt: 'jkt', redeemedAt: T1, expiresAt: EXPIRES } },
+  ];
+  const events = recorded.map((e) => rightOf(OfferEvent.decode(e)));
+  t.like(stateOf(events), { status: 'OFFER_CREATED', grant: { grant: 'pre-authorized_code', phase: 'tokenIssued' } });
+  t.deepEqual(scenario(events, issue()), right([issued]));
 });

@@ -7,7 +7,7 @@ import { isRight } from 'fp-ts/lib/Either.js';
 import { offerStream } from '../streams/offer.js';
 import { fileKek } from '../src/crypto/kek.js';
 import { dataKeys } from '../src/crypto/dataKeys.js';
-import { createOffer, type CreateOfferDeps } from '../src/issuance/createOffer.js';
+import { createOffer, type CreateOfferDeps } from '../src/issuance/offer/createOffer.js';
 import { DEFAULT_CONFIGURATIONS, parseCredentialConfigurations } from '../src/issuance/configurations.js';
 import { issuanceSecrets } from '../src/issuance/secrets.js';
 import { metaSchemaOf } from '../src/resources/drafts.js';

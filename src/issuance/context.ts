@@ -7,7 +7,8 @@ import type { WalletProviderTrust } from '../trust/walletProviderTrust.js';
 import type { ReadModels } from '../readside/readModels.js';
 import type { StatusAllocator } from './status/allocation.js';
 import type { CredentialConfiguration } from './configurations.js';
-import type { IssuerSigningKey } from './sdJwtVc.js';
+import type { CredentialFormats } from './credentialSigner.js';
+import type { IssuerSigningKey } from './signingKey.js';
 import type { IssuanceSecrets } from './secrets.js';
 
 export interface IssuanceContext {
@@ -19,6 +20,8 @@ export interface IssuanceContext {
   readonly secrets: IssuanceSecrets;
   readonly configurations: ReadonlyMap<string, CredentialConfiguration>;
   readonly signingKey: IssuerSigningKey;
+  /** One module per credential format: its signer and metadata (src/issuance/formats/registry.ts). */
+  readonly formats: CredentialFormats;
   readonly statusAllocator: StatusAllocator;
   /** Where wallet attestations must chain to: WALLET_PROVIDER_TRUST_ANCHORS and the wallet providers lists. */
   readonly walletProviders: WalletProviderTrust;

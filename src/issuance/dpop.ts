@@ -6,8 +6,6 @@ import { createHash } from 'node:crypto';
 import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify, type JWK } from 'jose';
 import { dpopProof, dpopProofStream } from '../../streams/dpopProof.js';
 import type { EventStore } from '../eventstore/port.js';
-import type { IncomingHttpHeaders } from 'node:http';
-import { endpointUrl, type IssuanceContext } from './context.js';
 import { spendOnce } from './singleUse.js';
 
 export interface DpopCheck {
@@ -82,20 +80,3 @@ export const verifyDpopProof = async (store: EventStore, check: DpopCheck): Prom
   });
   return spent ? { ok: true, jkt } : fail('The DPoP proof was already used (jti replayed).');
 };
-
-/** The DPoP proof of a POST to one of the issuer's endpoints (PAR, token), `htu` its URL under PUBLIC_URL. */
-export const verifyPostDpopProof = (
-  issuance: Pick<IssuanceContext, 'store' | 'config'>,
-  headers: IncomingHttpHeaders,
-  path: string,
-  now: Date,
-  acceptsNonce?: DpopCheck['acceptsNonce'],
-): Promise<DpopResult> =>
-  verifyDpopProof(issuance.store, {
-    proof: headers['dpop'],
-    htm: 'POST',
-    htu: endpointUrl(issuance.config.publicUrl, path),
-    now,
-    maxAgeSeconds: issuance.config.proofMaxAgeSeconds,
-    ...(acceptsNonce === undefined ? {} : { acceptsNonce }),
-  });

@@ -5,6 +5,7 @@
 import { offersPastExpiry, offersToPurge } from '../../projections/offers.js';
 import { logRef } from '../../streams/kernel.js';
 import { startPeriodic, type Periodic } from '../periodic.js';
+import type { Config } from '../config/config.js';
 import type { IssuanceContext } from './context.js';
 import { expireOffer, purgeClaims } from './offerEnd.js';
 
@@ -12,7 +13,10 @@ const BATCH = 100;
 /** An ended offer's own request purges it at once; only older leftovers are the sweeper's. */
 const PURGE_GRACE_MS = 30_000;
 
-export const startOfferExpiry = (issuance: IssuanceContext): Periodic =>
+/** What the expiry uses of the issuance feature. */
+export type ExpiryPorts = Pick<IssuanceContext, 'store' | 'dataKeys' | 'runner' | 'log' | 'now'> & { readonly config: Pick<Config, 'offerExpiryIntervalMs'> };
+
+export const startOfferExpiry = (issuance: ExpiryPorts): Periodic =>
   startPeriodic(
     'offer expiry',
     issuance.config.offerExpiryIntervalMs,

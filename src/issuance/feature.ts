@@ -13,21 +13,22 @@ import type { HeldLists } from '../trust/trustResolution.js';
 import { walletProviderTrust } from '../trust/walletProviderTrust.js';
 import { createStatusAllocator } from './status/allocation.js';
 import { credentialStatusRouter } from './status/credentialStatusRoutes.js';
-import { statusListRouter } from './status/publication.js';
+import { statusListRouter } from './status/publicationRoute.js';
 import { loadCredentialConfigurations } from './configurations.js';
+import { credentialFormats } from './formats/registry.js';
 import { PATHS, type IssuanceContext } from './context.js';
-import { authorizationsRouter } from './authorizations.js';
-import { authorizeEndpoint } from './authorize.js';
-import { credentialEndpoint } from './credentialEndpoint.js';
-import { parEndpoint } from './par.js';
-import { credentialOfferEndpoint } from './credentialOffer.js';
-import { offersRouter } from './createOffer.js';
+import { authorizationsRouter } from './authorizationAnswer/routes.js';
+import { authorizeEndpoint } from './authorization/route.js';
+import { credentialEndpoint } from './credential/route.js';
+import { parEndpoint } from './pushedAuthorization/route.js';
+import { credentialOfferEndpoint } from './offer/credentialOfferRoute.js';
+import { offersRouter } from './offer/routes.js';
 import { startOfferExpiry } from './expiry.js';
-import { metadataRoutes } from './metadata.js';
-import { nonceEndpoint } from './nonce.js';
+import { metadataRoutes } from './metadata/routes.js';
+import { nonceEndpoint } from './nonce/route.js';
 import { oauthErrors } from '../http/oauthError.js';
 import { issuanceSecrets } from './secrets.js';
-import { tokenEndpoint } from './token.js';
+import { tokenEndpoint } from './token/route.js';
 
 const walletRouter = (issuance: IssuanceContext): Router => {
   const metadata = metadataRoutes(issuance);
@@ -77,11 +78,18 @@ export const issuanceFeature = async (service: ServiceContext, trustLists: HeldL
     log: service.log,
   });
   if (config.issuerCertificateFile !== undefined) warnUnlessLeafNamesIssuer(identity, config.publicUrl, service.log);
+  // Each port named: the key-encryption key's derivation root reaches only the MAC secrets, the
+  // key store only the signing identity above, and each step takes what it uses of the rest.
   const issuance: IssuanceContext = {
-    ...service,
+    config,
+    log: service.log,
+    store: service.store,
+    runner: service.runner,
+    dataKeys: service.dataKeys,
     secrets: issuanceSecrets(service.kek),
     configurations: new Map(configurations.map((c) => [c.id, c])),
     signingKey: identity,
+    formats: credentialFormats,
     walletProviders: walletProviderTrust(trustAnchorCertificates(config.walletProviderTrustAnchors), trustLists?.lists),
     statusAllocator: createStatusAllocator({ store: service.store, db: service.runner.db, publicUrl: config.publicUrl, listSize: config.statusListSize }),
     now: () => new Date(),

@@ -1,13 +1,12 @@
 // Form parameters of the wallet's OAuth requests (token endpoint, pushed authorization requests).
+import { left, right, type Either } from 'fp-ts/lib/Either.js';
 import type { FormFields } from '../http/body.js';
-import { invalidRequest } from '../http/oauthError.js';
 
 export const FORM_LIMIT = 16 * 1024;
 
-/** A form field given once, or undefined; repeated fields are refused (RFC 6749 section 3.2). */
-export const single = (fields: FormFields, name: string): string | undefined => {
+/** A form field given once, or undefined; a repeated one is refused with the reason (RFC 6749 section 3.2). */
+export const formField = (fields: FormFields, name: string): Either<string, string | undefined> => {
   const value = fields[name];
-  if (value === undefined || value === '') return undefined;
-  if (typeof value !== 'string') throw invalidRequest(`${name} must appear once.`);
-  return value;
+  if (value === undefined || value === '') return right(undefined);
+  return typeof value === 'string' ? right(value) : left(`${name} must appear once.`);
 };

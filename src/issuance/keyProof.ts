@@ -2,8 +2,9 @@
 // the key the credential is to be bound to, which it carries as `jwk`; addressed to this issuer;
 // fresh; and holding a c_nonce from the nonce endpoint, spent here so it is used once.
 import { decodeProtectedHeader, EmbeddedJWK, jwtVerify, type JWK } from 'jose';
+import type { Config } from '../config/config.js';
 import type { IssuanceContext } from './context.js';
-import { spendCNonce } from './nonce.js';
+import { spendCNonce } from './nonce/cNonce.js';
 
 export type KeyProofResult =
   | { readonly ok: true; readonly jwk: JWK }
@@ -13,7 +14,11 @@ const SKEW_SECONDS = 5;
 
 const invalidProof = (reason: string): KeyProofResult => ({ ok: false, error: 'invalid_proof', reason });
 
-export const verifyKeyProof = async (issuance: Pick<IssuanceContext, 'config' | 'store' | 'secrets'>, proof: string, now: Date): Promise<KeyProofResult> => {
+export const verifyKeyProof = async (
+  issuance: Pick<IssuanceContext, 'store' | 'secrets'> & { readonly config: Pick<Config, 'publicUrl' | 'proofMaxAgeSeconds'> },
+  proof: string,
+  now: Date,
+): Promise<KeyProofResult> => {
   let payload: Record<string, unknown>;
   try {
     const header = decodeProtectedHeader(proof);

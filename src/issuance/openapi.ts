@@ -1,7 +1,7 @@
 // Issuance (OpenID4VCI 1.0, pre-authorized code flow, src/issuance/): offers on the management
 // listener; the wallet's documents and protocol endpoints on the public one.
 import { AUTHORIZATION_CODE_GRANT, PATHS, PRE_AUTHORIZED_CODE_GRANT } from './context.js';
-import { TX_CODE_LENGTH } from './createOffer.js';
+import { TX_CODE_LENGTH } from './offer/request.js';
 import {
   apiKey,
   arrayOf,

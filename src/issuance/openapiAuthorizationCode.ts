@@ -22,7 +22,7 @@ import {
 } from '../http/openapi/components.js';
 import type { Area, Operation } from '../http/openapi/types.js';
 import { PATHS } from './context.js';
-import { REQUEST_URI_TTL_SECONDS } from './par.js';
+import { REQUEST_URI_TTL_SECONDS } from './pushedAuthorization/pushAuthorizationRequest.js';
 
 const walletOperation = (op: Omit<Operation, 'tags' | 'security'>): Operation => operation({ tags: ['wallet: issuance'], security: noAuthentication, ...op });
 const authorizationId = pathParameter('authorization_id', 'The `authorization_id` the authentication page was opened with.');

@@ -10,16 +10,15 @@
 // `use_dpop_nonce` sends the same PoP again. Every failure fails closed with the reason, which
 // the routes send as `invalid_client`.
 import { createHash } from 'node:crypto';
-import { isLeft } from 'fp-ts/lib/Either.js';
+import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { calculateJwkThumbprint, decodeProtectedHeader, importJWK, jwtVerify, type JWK } from 'jose';
 import { clientAttestationPop, clientAttestationPopStream } from '../../streams/clientAttestationPop.js';
 import { isRecord } from '../../streams/kernel.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { WalletProviderTrust } from '../trust/walletProviderTrust.js';
 import { parseX5c, validateChain, verificationKeyOf } from '../trust/x509Chain.js';
-import type { IncomingHttpHeaders } from 'node:http';
 import type { IssuanceContext } from './context.js';
-import { OAuthError } from '../http/oauthError.js';
+import type { Config } from '../config/config.js';
 import { spendOnce } from './singleUse.js';
 
 export const CLIENT_ATTESTATION_HEADER = 'oauth-client-attestation';
@@ -148,36 +147,43 @@ export const authenticateWallet = async (store: EventStore, check: WalletAttesta
   return (await spendAttestationPop(store, checked, check.now)) ? { ok: true, wallet: checked.wallet } : fail(REPLAYED);
 };
 
-type WalletRequest = Pick<IssuanceContext, 'store' | 'config' | 'walletProviders'>;
+/** What checking a wallet request's attestation uses. */
+export type WalletRequestPorts = Pick<IssuanceContext, 'store' | 'walletProviders'> & { readonly config: Pick<Config, 'publicUrl' | 'proofMaxAgeSeconds'> };
 
-const checkHeaders = (issuance: WalletRequest, headers: IncomingHttpHeaders, clientId: string | undefined, now: Date): WalletAttestationCheck => ({
-  attestation: headers[CLIENT_ATTESTATION_HEADER],
-  pop: headers[CLIENT_ATTESTATION_POP_HEADER],
-  clientId,
-  issuer: issuance.config.publicUrl,
-  walletProviders: issuance.walletProviders,
-  now,
-  maxAgeSeconds: issuance.config.proofMaxAgeSeconds,
-});
+/** The attestation headers of a wallet request, as received. */
+export interface AttestationHeaders {
+  readonly attestation: string | readonly string[] | undefined;
+  readonly attestationPop: string | readonly string[] | undefined;
+}
 
-const invalidClient = (reason: string): OAuthError => new OAuthError(401, 'invalid_client', reason);
+/** The wallet's authentication failed (answered `401 invalid_client` with the reason). */
+export interface WalletUnauthenticated {
+  readonly _tag: 'WalletUnauthenticated';
+  readonly reason: string;
+}
 
 /**
- * The headers of a wallet request, checked but the PoP not yet spent (throws `401 invalid_client`
- * with the reason), and how to spend it once the rest of the request is checked.
+ * The attestation of a wallet request, checked but its PoP not yet spent, and how to spend it once
+ * the rest of the request is checked.
  */
-export const checkAttestedWallet = async (
-  issuance: WalletRequest,
-  headers: IncomingHttpHeaders,
+export const attestWallet = async (
+  ports: WalletRequestPorts,
+  headers: AttestationHeaders,
   clientId: string | undefined,
   now: Date,
-): Promise<{ readonly wallet: AttestedWallet; spend(): Promise<void> }> => {
-  const checked = await checkWalletAttestation(checkHeaders(issuance, headers, clientId, now));
-  if (!checked.ok) throw invalidClient(checked.reason);
-  return {
+): Promise<Either<WalletUnauthenticated, { readonly wallet: AttestedWallet; spend(): Promise<Either<WalletUnauthenticated, void>> }>> => {
+  const checked = await checkWalletAttestation({
+    attestation: headers.attestation,
+    pop: headers.attestationPop,
+    clientId,
+    issuer: ports.config.publicUrl,
+    walletProviders: ports.walletProviders,
+    now,
+    maxAgeSeconds: ports.config.proofMaxAgeSeconds,
+  });
+  if (!checked.ok) return left({ _tag: 'WalletUnauthenticated', reason: checked.reason });
+  return right({
     wallet: checked.wallet,
-    async spend() {
-      if (!(await spendAttestationPop(issuance.store, checked, now))) throw invalidClient(REPLAYED);
-    },
-  };
+    spend: async () => ((await spendAttestationPop(ports.store, checked, now)) ? right(undefined) : left({ _tag: 'WalletUnauthenticated', reason: REPLAYED })),
+  });
 };

@@ -1,18 +1,17 @@
-// The public route serving each of the issuer's Status List Tokens at its `uri`
-// (`{PUBLIC_URL}/status-lists/<list id>`). The token is built from the statusLists read model and
+// Publishing each of the issuer's Status List Tokens at its `uri`
+// (`{PUBLIC_URL}/status-lists/<list id>`), apart from the route serving it
+// (./publicationRoute.ts). The token is built from the statusLists read model and
 // signed when first asked for; it is then served as is until the list's version moves (a status
 // changed: the next request signs the change, so it shows as soon as the read model has it) or it
 // is `ttl` old, so a served token never claims more freshness than it has. Conditional GET by ETag.
 // Two representations, chosen by `Accept`: the JWT (the default, also for no `Accept` or one naming
 // neither) and the CWT (`application/statuslist+cwt`); each signed, held and tagged on its own.
 import { createHash } from 'node:crypto';
-import Router from '@koa/router';
+import { left, right, type Either } from 'fp-ts/lib/Either.js';
 import { findStatusList, nonValidEntries } from '../../../projections/statusLists.js';
-import type { IssuerSigningKey } from '../sdJwtVc.js';
-import { HttpError, notFound } from '../../http/problem.js';
-import { noneMatchHits } from '../../http/conditional.js';
+import type { IssuerSigningKey } from '../signingKey.js';
 import type { Sqlite } from '../../sqlite/connection.js';
-import { STATUS_LIST_ROUTE, statusListPath } from './paths.js';
+import { statusListPath } from './paths.js';
 import { buildStatusList, STATUS_LIST_CWT_MEDIA_TYPE, STATUS_LIST_MEDIA_TYPE } from '../../statusList/statusList.js';
 import { signStatusListCwt, signStatusListToken } from './statusListToken.js';
 
@@ -28,9 +27,9 @@ export interface PublicationOptions {
   readonly now: () => Date;
 }
 
-type MediaType = typeof STATUS_LIST_MEDIA_TYPE | typeof STATUS_LIST_CWT_MEDIA_TYPE;
+export type MediaType = typeof STATUS_LIST_MEDIA_TYPE | typeof STATUS_LIST_CWT_MEDIA_TYPE;
 
-interface Signed {
+export interface Signed {
   readonly version: number;
   readonly iat: number;
   readonly token: string | Uint8Array;
@@ -39,7 +38,17 @@ interface Signed {
 
 const LIST_ID = /^[1-9]\d{0,8}$/;
 
-export const statusListRouter = (options: PublicationOptions): Router => {
+/** No status list with this id. */
+export interface StatusListNotFound {
+  readonly _tag: 'StatusListNotFound';
+}
+
+export interface StatusListPublisher {
+  /** The list's token in `mediaType`, as held while fresh, else signed anew; `listId` as the path gives it. */
+  current(listId: string, mediaType: MediaType): Promise<Either<StatusListNotFound, Signed>>;
+}
+
+export const statusListPublisher = (options: PublicationOptions): StatusListPublisher => {
   // Keyed by list id and media type.
   const signed = new Map<string, Signed>();
   // One signing per list and representation at a time, however many verifiers ask at once.
@@ -77,25 +86,10 @@ export const statusListRouter = (options: PublicationOptions): Router => {
     return started;
   };
 
-  const router = new Router();
-  router.get(STATUS_LIST_ROUTE, async (http) => {
-    const id = http.params['list_id'] ?? '';
-    const mediaType = http.accepts(STATUS_LIST_MEDIA_TYPE, STATUS_LIST_CWT_MEDIA_TYPE) === STATUS_LIST_CWT_MEDIA_TYPE ? STATUS_LIST_CWT_MEDIA_TYPE : STATUS_LIST_MEDIA_TYPE;
-    const token = LIST_ID.test(id) ? current(Number(id), mediaType) : undefined;
-    if (token === undefined) throw new HttpError(notFound('No status list exists at this location.'));
-    const { etag, token: body } = await token;
-    http.set('Vary', 'Accept');
-    http.set('ETag', etag);
-    http.set('Cache-Control', `max-age=${options.ttlSeconds}`);
-    // Public data, meant for verifiers of every origin (the draft asks for CORS).
-    http.set('Access-Control-Allow-Origin', '*');
-    if (noneMatchHits(http, etag)) {
-      http.status = 304;
-      return;
-    }
-    http.body = typeof body === 'string' ? body : Buffer.from(body);
-    // After the body: Koa's body setter would pick text/plain or application/octet-stream.
-    http.set('Content-Type', mediaType);
-  });
-  return router;
+  return {
+    async current(listId, mediaType) {
+      const token = LIST_ID.test(listId) ? current(Number(listId), mediaType) : undefined;
+      return token === undefined ? left({ _tag: 'StatusListNotFound' }) : right(await token);
+    },
+  };
 };

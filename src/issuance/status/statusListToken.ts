@@ -8,8 +8,7 @@ import { signCompactJws } from '../../crypto/jws.js';
 import { encodeCbor, Tag } from '../../mdoc/cbor.js';
 import { COSE_SIGN1_TAG, HEADER_TYP, signCoseSign1, x5chainHeader } from '../../mdoc/cose.js';
 import { compressList, CWT_CLAIM, encodeLst, STATUS_LIST_CWT_MEDIA_TYPE, STATUS_LIST_TYP, type StatusList } from '../../statusList/statusList.js';
-import { coseSignerOf } from '../msoMdoc.js';
-import type { IssuerSigningKey } from '../sdJwtVc.js';
+import { coseSignerOf, type IssuerSigningKey } from '../signingKey.js';
 
 export interface StatusListTokenToSign {
   /** `iss`: the Referenced Tokens' issuer; earlier drafts required it equal theirs (JWT only). */

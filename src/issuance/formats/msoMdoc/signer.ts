@@ -3,23 +3,13 @@
 // turned into its CBOR type by the configured `value_type`, for the key of the wallet's proof
 // (the MSO's deviceKeyInfo), signed by the Issuer Signing Certificate's key with its chain in
 // `x5chain`. The credential is the IssuerSigned's CBOR, base64url.
-import type { JWK } from 'jose';
-import type { EcSigner } from '../crypto/signer.js';
-import type { Json } from '../eventstore/port.js';
-import { fullDate, tdate } from '../mdoc/claims.js';
-import { buildIssuerSigned } from '../mdoc/issuerSigned.js';
-import { valueAt } from './claims.js';
-import type { MdocValueType, MsoMdocConfiguration } from './configurations.js';
-import type { IssuerSigningKey } from './sdJwtVc.js';
-
-export interface MdocToSign {
-  readonly configuration: MsoMdocConfiguration;
-  readonly claims: { readonly [namespace: string]: Json | undefined };
-  readonly holderJwk: JWK;
-  readonly now: Date;
-  readonly validitySeconds: number;
-  readonly status?: { readonly idx: number; readonly uri: string };
-}
+import type { Json } from '../../../eventstore/port.js';
+import { fullDate, tdate } from '../../../mdoc/claims.js';
+import { buildIssuerSigned } from '../../../mdoc/issuerSigned.js';
+import { valueAt } from '../../claims.js';
+import type { MdocValueType, MsoMdocConfiguration } from '../../configurations.js';
+import type { CredentialToSign } from '../../credentialSigner.js';
+import { coseSignerOf, type IssuerSigningKey } from '../../signingKey.js';
 
 const isObject = (v: unknown): v is { [key: string]: Json } => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -47,13 +37,7 @@ const elementValue = (value: Json, type: MdocValueType | undefined): unknown => 
 const asCbor = (value: Json): unknown =>
   Array.isArray(value) ? value.map(asCbor) : isObject(value) ? new Map(Object.entries(value).map(([k, v]) => [k, asCbor(v)])) : value;
 
-/** The Issuer Signing Certificate key as COSE signs with it: the signer and the chain as `x5chain` DER. */
-export const coseSignerOf = (key: IssuerSigningKey): { readonly signer: EcSigner; readonly x5chain: Uint8Array[] } => ({
-  signer: key.signer,
-  x5chain: key.x5c.map((der) => new Uint8Array(Buffer.from(der, 'base64'))),
-});
-
-export const signMsoMdoc = async (key: IssuerSigningKey, credential: MdocToSign): Promise<string> => {
+export const signMsoMdoc = async (key: IssuerSigningKey, credential: CredentialToSign<MsoMdocConfiguration>): Promise<string> => {
   const nameSpaces = new Map<string, Map<string, unknown>>();
   for (const claim of credential.configuration.claims) {
     const value = valueAt(credential.claims, claim.path);

@@ -6,36 +6,20 @@
 // it says nothing `cnf` does not already say, so it adds no correlation; a configuration with
 // `sub_jwk_thumbprint: false` issues none.
 import { createHash, randomBytes } from 'node:crypto';
-import { calculateJwkThumbprintUri, type JWK } from 'jose';
-import { signCompactJws } from '../crypto/jws.js';
-import type { EcSigner } from '../crypto/signer.js';
-import type { Json } from '../eventstore/port.js';
-import { defineOwn, ownValue } from '../ownProperty.js';
-import { valueAt } from './claims.js';
-import type { SdJwtVcConfiguration } from './configurations.js';
-
-/** The Issuer Signing Certificate's signer and its chain (base64 DER, leaf first). */
-export interface IssuerSigningKey {
-  readonly signer: EcSigner;
-  readonly x5c: readonly string[];
-}
-
-export interface CredentialToSign {
-  readonly issuer: string;
-  readonly configuration: SdJwtVcConfiguration;
-  readonly claims: { readonly [name: string]: Json | undefined };
-  readonly holderJwk: JWK;
-  readonly now: Date;
-  readonly validitySeconds: number;
-  /** The credential's Status List entry (draft-ietf-oauth-status-list); absent when its configuration opts out. */
-  readonly status?: { readonly idx: number; readonly uri: string };
-}
+import { calculateJwkThumbprintUri } from 'jose';
+import { signCompactJws } from '../../../crypto/jws.js';
+import type { Json } from '../../../eventstore/port.js';
+import { defineOwn, ownValue } from '../../../ownProperty.js';
+import { valueAt } from '../../claims.js';
+import type { SdJwtVcConfiguration } from '../../configurations.js';
+import type { CredentialToSign } from '../../credentialSigner.js';
+import type { IssuerSigningKey } from '../../signingKey.js';
 
 type Node = { [name: string]: Json | string[] };
 
 const digestOf = (disclosure: string): string => createHash('sha256').update(disclosure, 'ascii').digest('base64url');
 
-export const signSdJwtVc = async (key: IssuerSigningKey, credential: CredentialToSign): Promise<string> => {
+export const signSdJwtVc = async (key: IssuerSigningKey, credential: CredentialToSign<SdJwtVcConfiguration>): Promise<string> => {
   const body: Node = {};
   const disclosures: string[] = [];
   const digestLists = new Set<string[]>();

@@ -1,11 +1,11 @@
-// The nonce endpoint's c_nonce (OpenID4VCI section 7). Handing one out writes nothing: the value
-// is `<id>.<expiry>.<mac>`, so it is unforgeable and carries its own lifetime. Spending it in a
-// key proof records `cnonce-<id>` with `no_stream`, so each nonce is accepted once.
-import type { Context } from 'koa';
-import { cNonce, cNonceStream } from '../../streams/cNonce.js';
-import type { EventStore } from '../eventstore/port.js';
-import { randomToken, type IssuanceSecrets } from './secrets.js';
-import { spendOnce } from './singleUse.js';
+// The nonce step's c_nonce (OpenID4VCI section 7), apart from its HTTP edge (./route.ts). Handing
+// one out writes nothing: the value is `<id>.<expiry>.<mac>`, so it is unforgeable and carries its
+// own lifetime. Spending it in a key proof records `cnonce-<id>` with `no_stream`, so each nonce is
+// accepted once.
+import { cNonce, cNonceStream } from '../../../streams/cNonce.js';
+import type { EventStore } from '../../eventstore/port.js';
+import { randomToken, type IssuanceSecrets } from '../secrets.js';
+import { spendOnce } from '../singleUse.js';
 
 const NONCE = /^([A-Za-z0-9_-]{22})\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/;
 
@@ -32,10 +32,4 @@ export const spendCNonce = async (
     expiresAt: new Date(expiresAt).toISOString(),
   });
   return spent ? undefined : 'used';
-};
-
-/** POST nonce endpoint: no authentication, nothing recorded. */
-export const nonceEndpoint = (secrets: IssuanceSecrets, ttlSeconds: number) => (http: Context): void => {
-  http.set('Cache-Control', 'no-store');
-  http.body = { c_nonce: issueCNonce(secrets, new Date(), ttlSeconds) };
 };
