@@ -127,7 +127,13 @@ test.serial('a failed callback attempt is counted by its reason, with the retry 
   h.receiver.respond = (_request, count) => (count === 0 ? { status: 503 } : { status: 200 });
   try {
     await createOffer(h.service, { credential_configuration_id: 'pid', claims: PID_CLAIMS });
-    const after = await scrapeUntil((f) => delta(f, 'connector_callback_deliveries_ended_total', { outcome: 'delivered' }) >= 1);
+    // The gauges follow the delivery's end a moment later (the recorder's next scan): waited for, bounded.
+    const after = await scrapeUntil(
+      (f) =>
+        delta(f, 'connector_callback_deliveries_ended_total', { outcome: 'delivered' }) >= 1 &&
+        sampleValue(f, 'connector_callback_deliveries_pending') === 0 &&
+        sampleValue(f, 'connector_callback_attempts_in_flight') === 0,
+    );
     t.is(delta(after, 'connector_callback_attempts_total', { outcome: 'http_status' }), 1);
     t.is(delta(after, 'connector_callback_attempt_duration_seconds_count', { outcome: 'http_status' }), 1);
     t.is(delta(after, 'connector_callback_retries_scheduled_total'), 1);
