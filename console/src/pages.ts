@@ -10,7 +10,7 @@ export interface PageContext {
   readonly scopes: readonly string[];
 }
 
-const heading = (ctx: PageContext, title: string, ...intro: (Node | string)[]): void => {
+export const heading = (ctx: PageContext, title: string, ...intro: (Node | string)[]): void => {
   document.title = `${title} · EUDI connector console`;
   const h1 = h('h1', { tabindex: '-1' }, title);
   ctx.main.replaceChildren(h1, ...intro);
