@@ -356,6 +356,29 @@ test(titled('a support request filed in the page: the operator starts it and mak
   await page.close();
 });
 
+test(titled('the support requests list shows 25 a page, oldest first, and pages on'), async (t) => {
+  const key = await keyWith(h.service, ['resources'], 'console-support-pages');
+  const filed: string[] = [];
+  for (let i = 1; i <= 26; i += 1) {
+    const response = await h.service.management('/support-requests', { method: 'POST', key: key.secret, headers: json, body: JSON.stringify({ type: 'OTHER', message: `request ${i}` }) });
+    t.is(response.status, 201);
+    filed.push(((await response.json()) as { id: string }).id);
+  }
+  const page = await browser.newPage();
+  await signIn(page, key.secret);
+  await go(page, 'Support requests');
+  const links = page.getByRole('table', { name: 'Support requests' }).getByRole('link');
+  await page.getByText('Page 1', { exact: true }).waitFor();
+  t.deepEqual(await links.allTextContents(), filed.slice(0, 25));
+  await page.getByRole('button', { name: 'Next page' }).click();
+  await page.getByText('Page 2 (last page)').waitFor();
+  t.deepEqual(await links.allTextContents(), filed.slice(25));
+  await page.getByRole('button', { name: 'Previous page' }).click();
+  await page.getByText('Page 1', { exact: true }).waitFor();
+  t.is(await links.count(), 25);
+  await page.close();
+});
+
 test(titled('a connector-scoped key sees flows but not resources; a resources-scoped key the reverse'), async (t) => {
   const cases = [
     { scope: 'connector', shown: 'Presentation requests', hidden: 'Resources', hiddenPath: '#/resources' },

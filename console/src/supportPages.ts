@@ -5,7 +5,7 @@
 import { download, get, request } from './api.js';
 import { button, field, h, link, select, table } from './dom.js';
 import { heading, type PageContext } from './pages.js';
-import { pagedList, saveBlob, showError } from './views.js';
+import { pagedList, pagesOf, saveBlob, showError } from './views.js';
 
 interface SupportRequest {
   readonly id: string;
@@ -27,8 +27,6 @@ const TYPES: readonly (readonly [string, string])[] = [
   ['RECTIFICATION', 'RECTIFICATION: a correction'],
   ['OTHER', 'OTHER'],
 ];
-
-const PAGE_SIZE = 25;
 
 const sealedNotice = (): HTMLElement =>
   h('p', { class: 'notice' }, 'A request\'s message is shown to this tenant only: it is sealed at rest with the request\'s own data key, and the platform operator opens it to work the request.');
@@ -79,10 +77,7 @@ export const supportRequestsPage = async (ctx: PageContext): Promise<void> => {
   ctx.main.append(
     // The route answers every request of the tenant at once; the page shows them 25 at a time.
     pagedList<SupportRequest>(
-      async (cursor) => {
-        const start = Number(cursor ?? 0);
-        return { items: all.slice(start, start + PAGE_SIZE), next: start + PAGE_SIZE < all.length ? String(start + PAGE_SIZE) : null };
-      },
+      pagesOf(all),
       (items) => table('Support requests', ['Request', 'Type', 'State', 'Created', 'Last change'], items.map((r) => [
         link(r.id, `#/support-requests/${encodeURIComponent(r.id)}`), r.type, r.status, r.created_at, r.modified_at,
       ])),

@@ -50,6 +50,14 @@ export const pagedList = <T>(load: (cursor: string | undefined) => Promise<PageO
   return container;
 };
 
+/** `load` for pagedList over a list already fetched whole: `size` items a page, the cursor the offset. */
+export const pagesOf =
+  <T>(all: readonly T[], size = 25) =>
+  async (cursor: string | undefined): Promise<PageOf<T>> => {
+    const start = Number(cursor ?? 0);
+    return { items: all.slice(start, start + size), next: start + size < all.length ? String(start + size) : null };
+  };
+
 export interface StreamEvent {
   readonly revision: number;
   readonly position: string;
