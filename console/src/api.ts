@@ -64,6 +64,18 @@ export const request = async <T>(method: string, path: string, body?: unknown, e
 
 export const get = async <T>(path: string): Promise<T> => (await request<T>('GET', path)).body;
 
+/** A file the service answers (an export archive), as a Blob; a problem answer is thrown as a ProblemError. */
+export const download = async (path: string): Promise<Blob> => {
+  let response: Response;
+  try {
+    response = await fetch(path, { headers: headers(), cache: 'no-store', credentials: 'omit', referrerPolicy: 'no-referrer' });
+  } catch {
+    throw new ProblemError(0, 'Network error', 'The connector could not be reached.');
+  }
+  if (!response.ok) throw await problemOf(response);
+  return response.blob();
+};
+
 /**
  * Follows a text/event-stream with fetch() streaming, so that the key goes in a header
  * (EventSource can send none). Calls `onEvent` with each `data` parsed as JSON until `signal`

@@ -3,6 +3,7 @@
 import { get, ProblemError, signIn, signOut } from './api.js';
 import { errorBox, h, link } from './dom.js';
 import * as pages from './pages.js';
+import { supportRequestPage, supportRequestsPage } from './supportPages.js';
 
 interface Tenant {
   readonly tenant_id: string;
@@ -17,6 +18,7 @@ const NAVIGATION: readonly { readonly path: string; readonly title: string; read
   { path: '#/offers', title: 'Offers', scope: 'connector' },
   { path: '#/deliveries', title: 'Deliveries', scope: 'connector' },
   { path: '#/resources', title: 'Resources', scope: 'resources' },
+  { path: '#/support-requests', title: 'Support requests', scope: 'resources' },
   { path: '#/trusted-lists', title: 'Trusted lists' },
   { path: '#/audit', title: 'Auditor view' },
 ];
@@ -55,6 +57,8 @@ const route = async (): Promise<void> => {
       return pages.deliveriesPage(ctx);
     case 'resources':
       return id && more ? pages.resourcePage(ctx, id, more) : pages.resourcesPage(ctx);
+    case 'support-requests':
+      return id ? supportRequestPage(ctx, id) : supportRequestsPage(ctx);
     case 'trusted-lists':
       return pages.trustedListsPage(ctx);
     case 'audit':

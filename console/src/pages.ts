@@ -2,7 +2,7 @@
 // (a live view) stops when `signal` aborts, which the router does on every navigation.
 import { get, ProblemError, request } from './api.js';
 import { button, claimsNotice, errorBox, field, h, link, select, table } from './dom.js';
-import { eventItem, exportJson, liveTimeline, pagedList, showError, type PageOf, type StreamEvent } from './views.js';
+import { eventItem, exportJson, liveTimeline, pagedList, pagesOf, showError, type PageOf, type StreamEvent } from './views.js';
 
 export interface PageContext {
   readonly main: HTMLElement;
@@ -10,7 +10,7 @@ export interface PageContext {
   readonly scopes: readonly string[];
 }
 
-const heading = (ctx: PageContext, title: string, ...intro: (Node | string)[]): void => {
+export const heading = (ctx: PageContext, title: string, ...intro: (Node | string)[]): void => {
   document.title = `${title} · EUDI connector console`;
   const h1 = h('h1', { tabindex: '-1' }, title);
   ctx.main.replaceChildren(h1, ...intro);
@@ -525,10 +525,7 @@ export const resourcePage = async (ctx: PageContext, kind: string, id: string): 
     h('section', {}, h('h2', {}, 'History'),
       // The history route answers every revision at once; the page shows them 25 at a time.
       pagedList<Envelope>(
-        async (cursor) => {
-          const start = Number(cursor ?? 0);
-          return { items: history.slice(start, start + 25), next: start + 25 < history.length ? String(start + 25) : null };
-        },
+        pagesOf(history),
         (items) => table('Revisions', ['Revision', 'Modified', 'Deleted'], items.map((e) => [String(e.revision), e.modified_at, e.deleted_at ?? ''])),
       ),
       h('div', { class: 'row' }, field('Revision to show', pick), button('Show revision', showRevision)), shown),

@@ -50,6 +50,14 @@ export const pagedList = <T>(load: (cursor: string | undefined) => Promise<PageO
   return container;
 };
 
+/** `load` for pagedList over a list already fetched whole: `size` items a page, the cursor the offset. */
+export const pagesOf =
+  <T>(all: readonly T[], size = 25) =>
+  async (cursor: string | undefined): Promise<PageOf<T>> => {
+    const start = Number(cursor ?? 0);
+    return { items: all.slice(start, start + size), next: start + size < all.length ? String(start + size) : null };
+  };
+
 export interface StreamEvent {
   readonly revision: number;
   readonly position: string;
@@ -86,15 +94,18 @@ export const eventItem = (event: StreamEvent): HTMLElement =>
     facts(event.data),
   );
 
-/** Downloads `value` as a JSON file; nothing leaves the browser. */
-export const exportJson = (name: string, value: unknown): void => {
-  const url = URL.createObjectURL(new Blob([JSON.stringify(value, null, 2)], { type: 'application/json' }));
+/** Saves `blob` as a file named `name` through a blob URL (no key, nothing of it, in any URL). */
+export const saveBlob = (name: string, blob: Blob): void => {
+  const url = URL.createObjectURL(blob);
   const anchor = h('a', { href: url, download: name });
   document.body.append(anchor);
   anchor.click();
   anchor.remove();
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 };
+
+/** Downloads `value` as a JSON file; nothing leaves the browser. */
+export const exportJson = (name: string, value: unknown): void => saveBlob(name, new Blob([JSON.stringify(value, null, 2)], { type: 'application/json' }));
 
 /**
  * A stream's timeline, live: every event so far, then each new one as the service appends it,
