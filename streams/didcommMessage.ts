@@ -5,15 +5,17 @@
 // and files as they were when the message was sent (their envelopes, which carry no claims).
 import * as t from 'io-ts';
 import { streamName } from './kernel.js';
-import { Sealed } from './dataKey.js';
+import { sealedFor, sealedPurpose } from './dataKey.js';
 import { eventCodec } from './event.js';
 import { JsonObject, sharedEvents, StringMap, resourceKind, type ResourceChange } from './resource.js';
 
 export const category = 'didcomm';
 export const didcommStream = (messageId: string): string => streamName(category, messageId);
 export const didcommKeyOwner = (messageId: string): string => `didcomm.${messageId}`;
-/** The purpose the recipient is sealed for, with the message's data key. */
-export const RECIPIENT_PURPOSE = 'didcomm-recipient';
+/** The purpose the recipient (a DID) is sealed for, with the message's data key. */
+export const RECIPIENT = sealedPurpose('didcomm-recipient', t.string);
+/** The recipient, sealed. */
+export const SealedRecipient = sealedFor(RECIPIENT);
 
 export const DIDCOMM_KIND = { name: 'didcomm-message', version: 1 } as const;
 
@@ -25,8 +27,7 @@ export const DidcommMessageSent = eventCodec(
     messageId: t.string,
     tenantId: t.string,
     from: t.string,
-    /** The recipient, sealed. */
-    to: Sealed,
+    to: SealedRecipient,
     /** The sending key named by the request (recorded; the tenant's DIDComm sender key is `#key-agreement-1`). */
     keyId: t.string,
     credentials: Items,

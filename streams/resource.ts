@@ -38,6 +38,11 @@ export const JsonArray = new t.Type<readonly Json[], readonly Json[], unknown>(
   t.identity,
 );
 
+const JsonMember = t.union([t.string, t.number, t.boolean, t.null, JsonArray, JsonObject]);
+
+/** Any JSON value (a claim value, a reply body), read back where it was written as JSON. */
+export const JsonValue = new t.Type<Json, Json, unknown>('JsonValue', JsonMember.is, JsonMember.validate, t.identity);
+
 /** A resource at one revision, as the write side folds it and the read models store it. */
 export interface Envelope {
   readonly id: string;

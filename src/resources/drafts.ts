@@ -9,10 +9,10 @@ import { randomUUID } from 'node:crypto';
 import * as t from 'io-ts';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { findRevision, isPublishedSchemaUrl } from '../../projections/resources.js';
-import { Sealed } from '../../streams/dataKey.js';
+import { sealedFor, sealedPurpose } from '../../streams/dataKey.js';
 import { draft, DRAFT_KIND, DraftData, draftKeyOwner, draftStream, type CreateDraft, type DraftEvent, type UpdateDraft } from '../../streams/draft.js';
-import { JsonArray, JsonObject, StringMap, type Envelope } from '../../streams/resource.js';
-import type { DataKey } from '../crypto/dataKeys.js';
+import { JsonArray, JsonObject, JsonValue, StringMap, type Envelope } from '../../streams/resource.js';
+import { openFor, sealFor, type DataKey } from '../crypto/dataKeys.js';
 import { loadStream } from '../eventstore/handle.js';
 import type { Json } from '../eventstore/port.js';
 import { readJson } from '../http/body.js';
@@ -28,7 +28,6 @@ import { apiLineOf, type ApiLine } from './oasVersion.js';
 import { addressOf, createResource, readableAddressOf, revisionOf, updateRoute, versionedRoutes } from './routes.js';
 import { claimValue } from './verifiableCredential.js';
 
-const PURPOSE = 'draft-values';
 const V1_CONTEXT = 'https://www.w3.org/2018/credentials/v1';
 
 const Uri = t.refinement(t.string, (s) => URL.canParse(s), 'a URI');
@@ -60,11 +59,11 @@ const Patch038 = t.type({ data: t.partial({ ...Common, values: t.record(t.string
 const ExportBody = t.intersection([t.type({ issuer: Uri }), t.partial({ valid_from: IsoDateTime, valid_until: IsoDateTime })]);
 
 type Values = { [claim: string]: { kind: string; value: Json } };
-interface Private {
-  readonly values: Values;
-  readonly meta: t.TypeOf<typeof Meta>;
-}
-const PrivateCodec = t.type({ values: t.record(t.string, t.type({ kind: t.string, value: t.unknown })), meta: Meta });
+/** The draft's personal data: its values and meta, sealed with the draft's data key. */
+const Private = t.type({ values: t.record(t.string, t.type({ kind: t.string, value: JsonValue })), meta: Meta });
+type Private = t.TypeOf<typeof Private>;
+const DRAFT_VALUES = sealedPurpose('draft-values', Private);
+const SealedValues = sealedFor(DRAFT_VALUES);
 
 /** Values as the request's line writes them, in the stored `{kind, value}` shape. */
 const kinded = (values: Record<string, unknown> | undefined): Values | undefined =>
@@ -72,12 +71,9 @@ const kinded = (values: Record<string, unknown> | undefined): Values | undefined
     ? undefined
     : Object.fromEntries(Object.entries(values).map(([name, v]) => [name, typeof v === 'object' && v !== null && 'kind' in v ? (v as { kind: string; value: Json }) : claimValue(v as Json)]));
 
-const openPrivate = (key: DataKey | undefined, sealed: Json | undefined): Private => {
-  const decoded = key && Sealed.is(sealed) ? PrivateCodec.decode(key.open(sealed, PURPOSE)) : undefined;
+const openPrivate = (key: DataKey | undefined, sealed: Json | undefined): Private =>
   // A destroyed key (or none) leaves the draft without its personal data, not broken.
-  if (!decoded || isLeft(decoded)) return { values: {}, meta: {} };
-  return decoded.right as Private;
-};
+  key && SealedValues.is(sealed) ? openFor(key, DRAFT_VALUES, sealed) : { values: {}, meta: {} };
 
 export const draftsKind = (deps: Pick<ResourcesContext, 'dataKeys'>): VersionedKind<DraftEvent, KindCommand<CreateDraft, UpdateDraft>> => ({
   path: 'drafts',
@@ -150,7 +146,7 @@ export const draftRoutes = (router: Router, deps: ResourcesContext): void => {
             json_ld_vocabs: data.json_ld_vocabs ?? [],
             vcdm_json_schemas: data.vcdm_json_schemas ?? [],
             schema: (data.schema as t.TypeOf<typeof JsonObject> | undefined) ?? null,
-            sealed: key.right.seal({ values: kinded(data.values) ?? {}, meta: data.meta ?? {} }, PURPOSE),
+            sealed: sealFor(key.right, DRAFT_VALUES, { values: kinded(data.values) ?? {}, meta: data.meta ?? {} }),
           },
           annotations: body.annotations ?? {},
           labels: body.labels ?? {},
@@ -181,7 +177,7 @@ export const draftRoutes = (router: Router, deps: ResourcesContext): void => {
         if (!key) throw new Error('draft data key is gone');
         const before = openPrivate(key, current.data['sealed']);
         const { values, meta, ...clear } = request.data;
-        const sealed = key.seal({ values: kinded(values) ?? before.values, meta: meta ?? before.meta }, PURPOSE);
+        const sealed = sealFor(key, DRAFT_VALUES, { values: kinded(values) ?? before.values, meta: meta ?? before.meta });
         const updated = DraftData.decode({ ...current.data, ...(clear as { [key: string]: Json }), sealed });
         if (isLeft(updated)) throw new Error('a draft update breaks the draft data contract');
         return { type: 'UpdateDraft', data: { draft: updated.right } };

@@ -4,7 +4,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
 import { isLeft, right } from 'fp-ts/lib/Either.js';
-import { idempotency, idempotencyStream, replyOwner, supersededClaim, type Command, type IdempotencyEvent, type IdempotencyState } from '../../streams/idempotency.js';
+import { idempotency, idempotencyStream, REPLY, replyOwner, supersededClaim, type Command, type IdempotencyEvent, type IdempotencyState } from '../../streams/idempotency.js';
+import { openFor, sealFor } from '../crypto/dataKeys.js';
 import { handleCommand, loadStream, type CommandOptions, type Loaded } from '../eventstore/handle.js';
 import type { Json } from '../eventstore/port.js';
 import { conflict, HttpError, invalidRequest, isHttpError, unprocessable } from '../http/problem.js';
@@ -12,10 +13,9 @@ import { requestIdOf } from '../log.js';
 import { principalOf } from '../tenancy/authenticate.js';
 import type { ServiceContext } from '../featureContract.js';
 import { metadataOf } from './routes.js';
-import { decodeReply, encodeReply, problemReply, sendReply, type Reply } from './reply.js';
+import { problemReply, recordedReply, sendReply, type Reply } from './reply.js';
 
 const KEY = /^[a-zA-Z0-9-]{32,256}$/;
-const PURPOSE = 'idempotent-reply';
 
 /** JSON with members sorted, so member order does not make two requests different. */
 const canonical = (value: Json | undefined): string => {
@@ -97,7 +97,7 @@ export const idempotentWrites = (deps: ServiceContext, now: () => Date) => {
         const dataKey = await deps.dataKeys.find(replyOwner(handled.left.answered.claimId));
         if (dataKey) {
           ctx.set('Idempotent-Replayed', 'true');
-          return sendReply(ctx, decodeReply(dataKey.open(handled.left.answered.reply, PURPOSE)));
+          return sendReply(ctx, openFor(dataKey, REPLY, handled.left.answered.reply));
         }
         // The answer's reply is shredded: the same request claims the key anew, on the same state.
         handled = await runClaim({ ...claim, data: { ...claim.data, replyGone: true } }, loaded.right);
@@ -125,7 +125,7 @@ export const idempotentWrites = (deps: ServiceContext, now: () => Date) => {
     }
     const dataKey = await deps.dataKeys.issue(replyOwner(claimId));
     if (isLeft(dataKey)) throw new Error(`idempotency data key: ${dataKey.left._tag}`);
-    const recorded = await run('reply', { type: 'RecordReply', data: { claimId, status: reply.status, reply: dataKey.right.seal(encodeReply(reply), PURPOSE) } }, claimed);
+    const recorded = await run('reply', { type: 'RecordReply', data: { claimId, status: reply.status, reply: sealFor(dataKey.right, REPLY, recordedReply(reply)) } }, claimed);
     if (isLeft(recorded)) {
       // Our lease lapsed and another request took the key over: its reply will be the recorded
       // one, and nothing sealed with our key is stored.
