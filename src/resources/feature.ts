@@ -14,7 +14,7 @@ import { supportRequestRoutes } from './supportRequests.js';
 import { tenantDidRoutes } from './tenantDid.js';
 import { uploads } from './uploads.js';
 import type { ResourcesContext } from './context.js';
-import { idempotentWrites } from './idempotency.js';
+import { idempotentWrites } from './idempotentWrites.js';
 import { startReplyExpiry } from './replyExpiry.js';
 import type { Periodic } from '../periodic.js';
 import { startBlobSweeper } from './blobSweeper.js';
@@ -22,7 +22,7 @@ import { sealClearBlobs } from './clearBlobSealing.js';
 
 export const resourcesFeature = async (service: ServiceContext): Promise<Feature> => {
   const now = (): Date => new Date();
-  const deps: ResourcesContext = { ...service, now, idempotent: idempotentWrites(service, now) };
+  const deps: ResourcesContext = { ...service, now, idempotent: idempotentWrites({ store: service.store, dataKeys: service.dataKeys, log: service.log, keyLifetimeSeconds: service.config.idempotencyKeyTtlSeconds, now }) };
   const blobDir = blobDirectory(service.config);
   const blobs = await sealedBlobStore(blobDir);
   const content = { store: service.store, dataKeys: service.dataKeys, blobs };

@@ -1,6 +1,5 @@
 // A resource API answer as a value: what a write produced, so it can be sent now and, under an
 // Idempotency-Key, recorded and replayed later exactly.
-import type { Context } from 'koa';
 import type { RecordedReply } from '../../streams/idempotency.js';
 import type { Json } from '../eventstore/port.js';
 import { PROBLEM_CONTENT_TYPE, type HttpError } from '../http/problem.js';
@@ -11,13 +10,6 @@ export interface Reply {
   /** Response headers that belong to the answer (ETag, Location, Content-Type of a problem). */
   readonly headers: Readonly<Record<string, string>>;
 }
-
-export const sendReply = (ctx: Context, reply: Reply): void => {
-  ctx.status = reply.status;
-  ctx.body = reply.body;
-  // After the body, which would otherwise pick the Content-Type.
-  for (const [name, value] of Object.entries(reply.headers)) ctx.set(name, value);
-};
 
 export const problemReply = (err: HttpError): Reply => ({
   status: err.problem.status,
