@@ -20,9 +20,14 @@ import type { Periodic } from '../periodic.js';
 import { startBlobSweeper } from './blobSweeper.js';
 import { sealClearBlobs } from './clearBlobSealing.js';
 
-export const resourcesFeature = async (service: ServiceContext): Promise<Feature> => {
+/** The ports the feature uses: `kek` is the derivation root of upload secrets and the tenants' DID keys. */
+export type ResourcesPorts = Pick<ServiceContext, 'config' | 'log' | 'metrics' | 'store' | 'runner' | 'dataKeys' | 'kek'>;
+
+export const resourcesFeature = async (service: ResourcesPorts): Promise<Feature> => {
   const now = (): Date => new Date();
-  const deps: ResourcesContext = { ...service, now, idempotent: idempotentWrites({ store: service.store, dataKeys: service.dataKeys, log: service.log, keyLifetimeSeconds: service.config.idempotencyKeyTtlSeconds, now }) };
+  const { config, log, store, runner, dataKeys } = service;
+  const idempotent = idempotentWrites({ store, dataKeys, log, keyLifetimeSeconds: config.idempotencyKeyTtlSeconds, now });
+  const deps: ResourcesContext = { config, log, store, runner, dataKeys, now, idempotent };
   const blobDir = blobDirectory(service.config);
   const blobs = await sealedBlobStore(blobDir);
   const content = { store: service.store, dataKeys: service.dataKeys, blobs };
