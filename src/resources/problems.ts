@@ -4,10 +4,11 @@
 import { MAX_REVISION } from '../../streams/resource.js';
 import { conflict, HttpError, invalidRequest, notFound, preconditionFailed, unprocessable } from '../http/problem.js';
 import type { IdempotencyError } from './idempotency.js';
+import type { SchemaExists } from './createSchema.js';
 import type { UpdateError } from './update.js';
 
 /** Every refusal of the resources feature's use cases. */
-export type ResourcesError = UpdateError | IdempotencyError;
+export type ResourcesError = UpdateError | IdempotencyError | SchemaExists;
 
 export const problemOf = (error: ResourcesError): HttpError => {
   switch (error._tag) {
@@ -36,6 +37,8 @@ export const problemOf = (error: ResourcesError): HttpError => {
       );
     case 'IdempotencyKeyReused':
       return new HttpError(unprocessable('This Idempotency-Key was used for a different request.', [{ location: 'header.idempotency-key', message: 'used for a different request', value: undefined }]));
+    case 'SchemaExists':
+      return new HttpError(conflict('A schema with this slug and version exists.'));
     case 'IdempotencyKeyInProgress':
       return new HttpError(conflict('A request with this Idempotency-Key is still being processed; retry later.'));
   }
