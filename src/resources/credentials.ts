@@ -15,7 +15,7 @@ import { StringMap } from '../../streams/resource.js';
 import type { EventMetadata } from '../eventstore/handle.js';
 import { readJson } from '../http/body.js';
 import { Uuid } from '../http/codecs.js';
-import { HttpError, invalidRequest, invalidValues, notFound, type Problem } from '../http/problem.js';
+import { HttpError, notFound } from '../http/problem.js';
 import { decode } from '../http/validate.js';
 import type { Sqlite } from '../sqlite/connection.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
@@ -26,6 +26,7 @@ import type { KindCommand } from '../../streams/resource.js';
 import type { VersionedKind } from './kind.js';
 import { createResource, metadataOf, readableAddressOf, versionedRoutes } from './routes.js';
 import type { Uploads } from './uploads.js';
+import { problemOf, type BlobNotFound, type DraftNotFound } from './problems.js';
 import { claimValues, firstProof, flavorOf, readCredential, typesOf, type NotACredential, type VerifiableCredential } from './verifiableCredential.js';
 
 export const credentialsKind: VersionedKind<CredentialEvent, KindCommand<ImportCredential, never>> = {
@@ -62,7 +63,7 @@ const linksOf = (db: Sqlite, tenantId: string, vc: VerifiableCredential): { file
   return { files, credentials };
 };
 
-export type ImportError = { readonly _tag: 'BlobNotFound' } | { readonly _tag: 'DraftNotFound' } | NotACredential;
+export type ImportError = BlobNotFound | DraftNotFound | NotACredential;
 
 export interface ImportRequest {
   readonly tenantId: string;
@@ -129,24 +130,6 @@ export const importCredential = async (deps: ImportDeps, request: ImportRequest,
   });
 };
 
-/** A blob that is not a credential, as the 400 located in `blob`. */
-const notACredential = (error: NotACredential): Problem => {
-  if (error._tag === 'InvalidCredential') return invalidValues(error.errors);
-  const message = `expected a verifiable credential in JSON; the blob is ${error.reason}`;
-  return invalidRequest(`The blob is ${error.reason}.`, [{ location: 'blob', message, value: undefined }]);
-};
-
-const importProblem = (error: ImportError): Problem => {
-  switch (error._tag) {
-    case 'BlobNotFound':
-      return notFound('No uploaded, unused blob has this blob_id.');
-    case 'DraftNotFound':
-      return notFound('No draft of this tenant has this draft_id.');
-    default:
-      return notACredential(error);
-  }
-};
-
 export const credentialRoutes = (router: Router, deps: ResourcesContext, uploads: Uploads, content: BlobContentDeps): void => {
   // Restored only within the restore window: past it the content's key is destroyed.
   const kind = { ...credentialsKind, lifecycle: restoreWithinWindow(deps.config.restoreWindowSeconds) };
@@ -160,7 +143,7 @@ export const credentialRoutes = (router: Router, deps: ResourcesContext, uploads
     const request = { tenantId: principalOf(ctx).tenantId, blobId, draftId, annotations: body.annotations ?? {}, labels: body.labels ?? {} };
     await deps.idempotent(ctx, body, async () => {
       const imported = await importCredential({ db: deps.runner.db, uploads, content, now: deps.now }, request, metadataOf(ctx));
-      if (isLeft(imported)) throw new HttpError(importProblem(imported.left));
+      if (isLeft(imported)) throw problemOf(imported.left);
       return createResource(deps, kind, ctx, imported.right.data.credentialId, imported.right);
     });
   });
@@ -169,7 +152,7 @@ export const credentialRoutes = (router: Router, deps: ResourcesContext, uploads
     const found = findLatest(deps.runner.db, await readableAddressOf(ctx, deps, kind));
     if (!found) throw new HttpError(notFound('No resource of this kind has this id.'));
     const read = readCredential(await buffer(await contentOfResource(content, 'credential', found)));
-    if (isLeft(read)) throw new HttpError(notACredential(read.left));
+    if (isLeft(read)) throw problemOf(read.left);
     ctx.body = claimValues(read.right);
   });
 

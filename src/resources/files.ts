@@ -11,7 +11,7 @@ import { loadStream, type EventMetadata } from '../eventstore/handle.js';
 import type { EventStore } from '../eventstore/port.js';
 import { readJson } from '../http/body.js';
 import { Uuid } from '../http/codecs.js';
-import { conflict, HttpError, notFound } from '../http/problem.js';
+import { HttpError, notFound } from '../http/problem.js';
 import { decode } from '../http/validate.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { contentGone, contentOfResource, restoreRefusal, type BlobContentDeps } from './blobContent.js';
@@ -24,8 +24,7 @@ import type { VersionedKind } from './kind.js';
 import { DATA_ID_SORT, type DataSearch } from './search.js';
 import { createResource, metadataOf, readableAddressOf, revisionOf, versionedRoutes } from './routes.js';
 import type { Uploads } from './uploads.js';
-
-const SAME_CONTENT = 'A live file with the same content (digest_multibase) exists.';
+import { problemOf, SAME_CONTENT, type BlobNotFound, type SameContent } from './problems.js';
 
 export const FILE_SEARCH: DataSearch = {
   filters: { content_type: 'EQUAL_STRING', digest_multibase: 'EQUAL_STRING', filename: 'EQUAL_STRING', filesize: 'EQUAL_INTEGER' },
@@ -77,7 +76,7 @@ const Filename = t.refinement(t.string, (s) => s.length >= 1 && s.length <= 255 
 const MediaType = t.refinement(t.string, (s) => /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i.test(s), 'a media type');
 const CreateBody = t.partial({ annotations: StringMap, labels: StringMap, data: t.partial({ filename: Filename, content_type: MediaType }) });
 
-export type CreateFileError = { readonly _tag: 'BlobNotFound' } | { readonly _tag: 'SameContent' };
+export type CreateFileError = BlobNotFound | SameContent;
 
 export interface CreateFileRequest {
   readonly tenantId: string;
@@ -158,9 +157,7 @@ export const fileRoutes = (router: Router, deps: ResourcesContext, uploads: Uplo
     };
     await deps.idempotent(ctx, body, async () => {
       const created = await createFile({ store: deps.store, uploads, now: deps.now }, request, metadataOf(ctx));
-      if (isLeft(created)) {
-        throw new HttpError(created.left._tag === 'SameContent' ? conflict(SAME_CONTENT) : notFound('No uploaded, unused blob has this blob_id.'));
-      }
+      if (isLeft(created)) throw problemOf(created.left);
       return createResource(deps, kind, ctx, created.right.create.data.fileId, created.right.create, created.right.release);
     });
   });

@@ -2,13 +2,23 @@
 // management API answers (the resource API specification, "Errors"). A switch without `default:`,
 // so a new refusal left unmapped does not compile.
 import { MAX_REVISION } from '../../streams/resource.js';
-import { conflict, HttpError, invalidRequest, notFound, preconditionFailed, unprocessable } from '../http/problem.js';
+import { conflict, HttpError, invalidRequest, invalidValues, notFound, preconditionFailed, unprocessable } from '../http/problem.js';
 import type { IdempotencyError } from './idempotency.js';
 import type { SchemaExists } from './createSchema.js';
 import type { UpdateError } from './update.js';
+import type { NotACredential } from './verifiableCredential.js';
+
+/** The blob a file or credential is made from is not an uploaded, unused blob of the tenant: 404. */
+export type BlobNotFound = { readonly _tag: 'BlobNotFound' };
+/** The draft a credential names is not the tenant's: 404. */
+export type DraftNotFound = { readonly _tag: 'DraftNotFound' };
+/** A live file of the tenant has the same content: 409. */
+export type SameContent = { readonly _tag: 'SameContent' };
+
+export const SAME_CONTENT = 'A live file with the same content (digest_multibase) exists.';
 
 /** Every refusal of the resources feature's use cases. */
-export type ResourcesError = UpdateError | IdempotencyError | SchemaExists;
+export type ResourcesError = UpdateError | IdempotencyError | SchemaExists | BlobNotFound | DraftNotFound | SameContent | NotACredential;
 
 export const problemOf = (error: ResourcesError): HttpError => {
   switch (error._tag) {
@@ -37,6 +47,16 @@ export const problemOf = (error: ResourcesError): HttpError => {
       );
     case 'IdempotencyKeyReused':
       return new HttpError(unprocessable('This Idempotency-Key was used for a different request.', [{ location: 'header.idempotency-key', message: 'used for a different request', value: undefined }]));
+    case 'BlobNotFound':
+      return new HttpError(notFound('No uploaded, unused blob has this blob_id.'));
+    case 'DraftNotFound':
+      return new HttpError(notFound('No draft of this tenant has this draft_id.'));
+    case 'SameContent':
+      return new HttpError(conflict(SAME_CONTENT));
+    case 'NotJson':
+      return new HttpError(invalidRequest(`The blob is ${error.reason}.`, [{ location: 'blob', message: `expected a verifiable credential in JSON; the blob is ${error.reason}`, value: undefined }]));
+    case 'InvalidCredential':
+      return new HttpError(invalidValues(error.errors));
     case 'SchemaExists':
       return new HttpError(conflict('A schema with this slug and version exists.'));
     case 'IdempotencyKeyInProgress':
