@@ -82,10 +82,9 @@ export const draftsKind = (deps: Pick<ResourcesContext, 'dataKeys'>): VersionedK
   decider: draft,
   streamOf: draftStream,
   search: ENVELOPE_ONLY,
-  render: async (envelope, ctx) => {
+  render: async (envelope, line) => {
     const { sealed, schema, ...open } = envelope.data;
     const { values, meta } = openPrivate(await deps.dataKeys.find(draftKeyOwner(envelope.id)), sealed);
-    const line = apiLineOf(ctx);
     const shownValues = line === '0.38' ? Object.fromEntries(Object.entries(values).map(([name, v]) => [name, v.value])) : values;
     // The 0.40 line no longer returns `schema`.
     return { ...envelope, data: { ...open, meta, values: shownValues, ...(line === '0.38' ? { schema: schema ?? null } : {}) } };

@@ -20,6 +20,7 @@ import { noneMatchHits, requireIfMatch } from '../http/conditional.js';
 import { etagOfEnvelope, resourceReply, wireEnvelope } from './envelope.js';
 import type { Reply } from './reply.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
+import { apiLineOf } from './oasVersion.js';
 import type { VersionedKind } from './kind.js';
 import { searcher } from './search.js';
 import { recordCreation } from './create.js';
@@ -92,7 +93,7 @@ const conditionalRead = async (ctx: Context, etag: string, body: () => Promise<u
 
 /** The envelope as the kind shows it to this request. */
 export const rendered = async <E extends Event, C extends AnyKindCommand>(kind: VersionedKind<E, C>, ctx: Context, envelope: Envelope): Promise<Envelope> =>
-  kind.render ? kind.render(envelope, ctx) : envelope;
+  kind.render ? kind.render(envelope, apiLineOf(ctx)) : envelope;
 
 const AnnotationsBody = t.type({ annotations: StringMap });
 const LabelsBody = t.type({ labels: StringMap });
