@@ -17,7 +17,7 @@ import { loadStream } from '../eventstore/handle.js';
 import type { Json } from '../eventstore/port.js';
 import { readJson } from '../http/body.js';
 import { IsoDateTime } from '../http/codecs.js';
-import { HttpError, invalidRequest, notFound, type Problem } from '../http/problem.js';
+import { HttpError, notFound } from '../http/problem.js';
 import { decode } from '../http/validate.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
@@ -27,6 +27,7 @@ import { ENVELOPE_ONLY } from './search.js';
 import { apiLineOf, type ApiLine } from './oasVersion.js';
 import { addressOf, createResource, readableAddressOf, revisionOf, updateRoute, versionedRoutes } from './routes.js';
 import { claimValue } from './verifiableCredential.js';
+import { problemOf, type SchemaRefused } from './problems.js';
 
 const V1_CONTEXT = 'https://www.w3.org/2018/credentials/v1';
 
@@ -93,9 +94,6 @@ export const draftsKind = (deps: Pick<ResourcesContext, 'dataKeys'>): VersionedK
 
 type CreateData = t.TypeOf<typeof Data040> | t.TypeOf<typeof Data038>;
 
-/** Why a draft may not be created with the schema it names. */
-export type SchemaRefused = { readonly _tag: 'SchemaChoice' } | { readonly _tag: 'UnpublishedMetaSchema' };
-
 /**
  * The new draft's `meta_schema` (null with a temporary `schema`): on the 0.40 line exactly one of
  * the two, and a meta_schema must be a schema the tenant has published.
@@ -105,14 +103,6 @@ export const metaSchemaOf = (line: ApiLine, data: CreateData, isPublished: (url:
   if (line === '0.40' && (metaSchema === null) === (data.schema === undefined)) return left({ _tag: 'SchemaChoice' });
   if (metaSchema !== null && !isPublished(metaSchema)) return left({ _tag: 'UnpublishedMetaSchema' });
   return right(metaSchema);
-};
-
-const schemaProblem = (refused: SchemaRefused): Problem => {
-  const [location, message] =
-    refused._tag === 'SchemaChoice'
-      ? ['body.data', 'exactly one of schema or meta_schema is required']
-      : ['body.data.meta_schema', 'not the URL of a published schema of this tenant'];
-  return invalidRequest(message, [{ location, message, value: undefined }]);
 };
 
 export const draftRoutes = (router: Router, deps: ResourcesContext): void => {
@@ -126,7 +116,7 @@ export const draftRoutes = (router: Router, deps: ResourcesContext): void => {
     const data: CreateData = body.data;
     const tenantId = principalOf(ctx).tenantId;
     const chosen = metaSchemaOf(line, data, (url) => isPublishedSchemaUrl(deps.runner.db, tenantId, url));
-    if (isLeft(chosen)) throw new HttpError(schemaProblem(chosen.left));
+    if (isLeft(chosen)) throw problemOf(chosen.left);
     const metaSchema = chosen.right;
     await deps.idempotent(ctx, input as Json, async () => {
       const draftId = randomUUID();

@@ -15,10 +15,16 @@ export type DraftNotFound = { readonly _tag: 'DraftNotFound' };
 /** A live file of the tenant has the same content: 409. */
 export type SameContent = { readonly _tag: 'SameContent' };
 
+/** Why a draft may not be created with the schema it names: 400. */
+export type SchemaRefused = { readonly _tag: 'SchemaChoice' } | { readonly _tag: 'UnpublishedMetaSchema' };
+
 export const SAME_CONTENT = 'A live file with the same content (digest_multibase) exists.';
 
 /** Every refusal of the resources feature's use cases. */
-export type ResourcesError = UpdateError | IdempotencyError | SchemaExists | BlobNotFound | DraftNotFound | SameContent | NotACredential;
+export type ResourcesError = UpdateError | IdempotencyError | SchemaExists | BlobNotFound | DraftNotFound | SameContent | NotACredential | SchemaRefused;
+
+/** A 400 whose detail is its one field's message. */
+const fieldProblem = (location: string, message: string): HttpError => new HttpError(invalidRequest(message, [{ location, message, value: undefined }]));
 
 export const problemOf = (error: ResourcesError): HttpError => {
   switch (error._tag) {
@@ -57,6 +63,10 @@ export const problemOf = (error: ResourcesError): HttpError => {
       return new HttpError(invalidRequest(`The blob is ${error.reason}.`, [{ location: 'blob', message: `expected a verifiable credential in JSON; the blob is ${error.reason}`, value: undefined }]));
     case 'InvalidCredential':
       return new HttpError(invalidValues(error.errors));
+    case 'SchemaChoice':
+      return fieldProblem('body.data', 'exactly one of schema or meta_schema is required');
+    case 'UnpublishedMetaSchema':
+      return fieldProblem('body.data.meta_schema', 'not the URL of a published schema of this tenant');
     case 'SchemaExists':
       return new HttpError(conflict('A schema with this slug and version exists.'));
     case 'IdempotencyKeyInProgress':
