@@ -11,7 +11,7 @@ import * as t from 'io-ts';
 import { left } from 'fp-ts/lib/Either.js';
 import { streamName } from './kernel.js';
 import { eventCodec } from './event.js';
-import { envelopeOf, StringMap, resourceKind, type KindCommand, type ResourceChange, type ResourceDecider, type ResourceError } from './resource.js';
+import { envelopeOf, sharedEvents, StringMap, resourceKind, type KindCommand, type ResourceChange, type ResourceDecider, type ResourceError } from './resource.js';
 
 export const category = 'apikey';
 export const apiKeyStream = (keyId: string): string => streamName(category, keyId);
@@ -39,48 +39,34 @@ export const ApiKeyCreated = eventCodec(
     t.partial({ annotations: StringMap, labels: StringMap }),
   ]),
 );
-/** Revokes the key: it no longer authenticates. */
-export const ApiKeyDeleted = eventCodec('ApiKeyDeleted', t.type({ keyId: t.string, deletedAt: t.string }));
-/** Re-enables a deleted key with its old secret. */
-export const ApiKeyRestored = eventCodec('ApiKeyRestored', t.type({ keyId: t.string, restoredAt: t.string }));
-export const ApiKeyAnnotationsUpdated = eventCodec(
-  'ApiKeyAnnotationsUpdated',
-  t.type({ keyId: t.string, annotations: StringMap, updatedAt: t.string }),
-);
-export const ApiKeyLabelsUpdated = eventCodec('ApiKeyLabelsUpdated', t.type({ keyId: t.string, labels: StringMap, updatedAt: t.string }));
+/**
+ * The resource API's shared changes: ApiKeyAnnotationsUpdated, ApiKeyLabelsUpdated, ApiKeyDeleted
+ * (revokes the key: it no longer authenticates) and ApiKeyRestored (re-enables a deleted key with
+ * its old secret), each `{keyId, ...}` (streams/resource.ts).
+ */
+const shared = sharedEvents('ApiKey', 'keyId');
 
 /** Every event an API key stream can hold. */
-export const ApiKeyEvent = t.union([ApiKeyCreated, ApiKeyDeleted, ApiKeyRestored, ApiKeyAnnotationsUpdated, ApiKeyLabelsUpdated]);
+export const ApiKeyEvent = t.union([ApiKeyCreated, ...shared.codecs]);
 export type ApiKeyEvent = t.TypeOf<typeof ApiKeyEvent>;
 
 export const API_KEY_KIND = { name: 'api-key', version: 1 } as const;
 
 /** What each event does to the key's resource envelope. */
 export const apiKeyResourceChange = (event: ApiKeyEvent): ResourceChange => {
-  switch (event.type) {
-    case 'ApiKeyCreated': {
-      const d = event.data;
-      return {
-        op: 'created',
-        id: d.keyId,
-        tenantId: d.tenantId,
-        kind: API_KEY_KIND,
-        at: d.createdAt,
-        annotations: d.annotations ?? {},
-        labels: d.labels ?? {},
-        // Never the secret: only the create response carries it.
-        data: { expiration: d.expiration, subject_id: d.subjectId },
-      };
-    }
-    case 'ApiKeyDeleted':
-      return { op: 'deleted', at: event.data.deletedAt };
-    case 'ApiKeyRestored':
-      return { op: 'restored', at: event.data.restoredAt };
-    case 'ApiKeyAnnotationsUpdated':
-      return { op: 'annotations', at: event.data.updatedAt, annotations: event.data.annotations };
-    case 'ApiKeyLabelsUpdated':
-      return { op: 'labels', at: event.data.updatedAt, labels: event.data.labels };
-  }
+  if (shared.is(event)) return shared.changeOf(event);
+  const d = event.data;
+  return {
+    op: 'created',
+    id: d.keyId,
+    tenantId: d.tenantId,
+    kind: API_KEY_KIND,
+    at: d.createdAt,
+    annotations: d.annotations ?? {},
+    labels: d.labels ?? {},
+    // Never the secret: only the create response carries it.
+    data: { expiration: d.expiration, subject_id: d.subjectId },
+  };
 };
 
 type Created = Extract<ApiKeyEvent, { type: 'ApiKeyCreated' }>['data'];
@@ -94,10 +80,7 @@ export const apiKeyResource = resourceKind<ApiKeyEvent, CreateApiKey>({
   codec: ApiKeyEvent,
   changeOf: apiKeyResourceChange,
   create: { type: 'CreateApiKey', created: ({ data: { at, ...created } }) => ({ type: 'ApiKeyCreated', data: { ...created, createdAt: at } }) },
-  annotations: (keyId, annotations, updatedAt) => ({ type: 'ApiKeyAnnotationsUpdated', data: { keyId, annotations, updatedAt } }),
-  labels: (keyId, labels, updatedAt) => ({ type: 'ApiKeyLabelsUpdated', data: { keyId, labels, updatedAt } }),
-  deleted: (keyId, deletedAt) => ({ type: 'ApiKeyDeleted', data: { keyId, deletedAt } }),
-  restored: (keyId, restoredAt) => ({ type: 'ApiKeyRestored', data: { keyId, restoredAt } }),
+  shared: shared.events,
 });
 
 export type Command =

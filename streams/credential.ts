@@ -5,7 +5,7 @@
 import * as t from 'io-ts';
 import { streamName } from './kernel.js';
 import { eventCodec } from './event.js';
-import { StringMap, resourceKind, type ResourceChange } from './resource.js';
+import { sharedEvents, StringMap, resourceKind, type ResourceChange } from './resource.js';
 
 export const category = 'credential';
 export const credentialStream = (credentialId: string): string => streamName(category, credentialId);
@@ -48,33 +48,18 @@ export const CredentialImported = eventCodec(
     importedAt: t.string,
   }),
 );
-export const CredentialAnnotationsUpdated = eventCodec(
-  'CredentialAnnotationsUpdated',
-  t.type({ credentialId: t.string, annotations: StringMap, updatedAt: t.string }),
-);
-export const CredentialLabelsUpdated = eventCodec('CredentialLabelsUpdated', t.type({ credentialId: t.string, labels: StringMap, updatedAt: t.string }));
-export const CredentialDeleted = eventCodec('CredentialDeleted', t.type({ credentialId: t.string, deletedAt: t.string }));
-export const CredentialRestored = eventCodec('CredentialRestored', t.type({ credentialId: t.string, restoredAt: t.string }));
+
+/** The resource API's shared changes: CredentialAnnotationsUpdated, CredentialLabelsUpdated, CredentialDeleted, CredentialRestored, each `{credentialId, ...}` (streams/resource.ts). */
+const shared = sharedEvents('Credential', 'credentialId');
 
 /** Every event a credential stream can hold. */
-export const CredentialEvent = t.union([CredentialImported, CredentialAnnotationsUpdated, CredentialLabelsUpdated, CredentialDeleted, CredentialRestored]);
+export const CredentialEvent = t.union([CredentialImported, ...shared.codecs]);
 export type CredentialEvent = t.TypeOf<typeof CredentialEvent>;
 
 export const credentialResourceChange = (event: CredentialEvent): ResourceChange => {
-  switch (event.type) {
-    case 'CredentialImported': {
-      const d = event.data;
-      return { op: 'created', id: d.credentialId, tenantId: d.tenantId, kind: CREDENTIAL_KIND, at: d.importedAt, annotations: d.annotations, labels: d.labels, data: d.data };
-    }
-    case 'CredentialAnnotationsUpdated':
-      return { op: 'annotations', at: event.data.updatedAt, annotations: event.data.annotations };
-    case 'CredentialLabelsUpdated':
-      return { op: 'labels', at: event.data.updatedAt, labels: event.data.labels };
-    case 'CredentialDeleted':
-      return { op: 'deleted', at: event.data.deletedAt };
-    case 'CredentialRestored':
-      return { op: 'restored', at: event.data.restoredAt };
-  }
+  if (shared.is(event)) return shared.changeOf(event);
+  const d = event.data;
+  return { op: 'created', id: d.credentialId, tenantId: d.tenantId, kind: CREDENTIAL_KIND, at: d.importedAt, annotations: d.annotations, labels: d.labels, data: d.data };
 };
 
 type Created = t.TypeOf<typeof CredentialImported>['data'];
@@ -88,8 +73,5 @@ export const credential = resourceKind<CredentialEvent, ImportCredential>({
   codec: CredentialEvent,
   changeOf: credentialResourceChange,
   create: { type: 'ImportCredential', created: ({ data: { at, ...created } }) => ({ type: 'CredentialImported', data: { ...created, importedAt: at } }) },
-  annotations: (credentialId, annotations, updatedAt) => ({ type: 'CredentialAnnotationsUpdated', data: { credentialId, annotations, updatedAt } }),
-  labels: (credentialId, labels, updatedAt) => ({ type: 'CredentialLabelsUpdated', data: { credentialId, labels, updatedAt } }),
-  deleted: (credentialId, deletedAt) => ({ type: 'CredentialDeleted', data: { credentialId, deletedAt } }),
-  restored: (credentialId, restoredAt) => ({ type: 'CredentialRestored', data: { credentialId, restoredAt } }),
+  shared: shared.events,
 });

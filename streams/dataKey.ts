@@ -8,15 +8,44 @@
 // Pure: the key, already wrapped, comes in the command.
 import * as t from 'io-ts';
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
-import { streamName } from './kernel.js';
+import { streamName, type Json } from './kernel.js';
 import { eventCodec, type Decider } from './event.js';
 
 export const category = 'datakey';
 export const dataKeyStream = (ownerId: string): string => streamName(category, ownerId);
 
-/** AES-256-GCM output, base64url; what goes into events in place of personal data. */
-export const Sealed = t.type({ alg: t.literal('A256GCM'), iv: t.string, ciphertext: t.string, tag: t.string }, 'Sealed');
-export type Sealed = t.TypeOf<typeof Sealed>;
+/** AES-256-GCM output, base64url: the wire form of every sealed value. */
+const SealedBox = t.type({ alg: t.literal('A256GCM'), iv: t.string, ciphertext: t.string, tag: t.string }, 'Sealed');
+
+declare const sealedValue: unique symbol;
+
+/**
+ * What goes into events in place of personal data: AES-256-GCM output, base64url. `T` is what was
+ * sealed, a type only (the wire form is the same whatever was sealed), so that opening it for its
+ * purpose (`SealedPurpose<T>`) gives a `T` back without a cast.
+ */
+export type Sealed<T extends Json = Json> = t.TypeOf<typeof SealedBox> & { readonly [sealedValue]?: T };
+
+/** The codec of a value sealed for a purpose whose values are `T`: the same wire form for every `T`. */
+const sealedCodec = <T extends Json>(): t.Type<Sealed<T>, Sealed<T>, unknown> =>
+  new t.Type<Sealed<T>, Sealed<T>, unknown>('Sealed', (u): u is Sealed<T> => SealedBox.is(u), SealedBox.validate, t.identity);
+
+/** A sealed value, of whatever purpose. */
+export const Sealed = sealedCodec<Json>();
+
+/**
+ * What a value is sealed for: the purpose's name, bound into the associated data (so the name
+ * never changes), and the codec its values are read back with once opened.
+ */
+export interface SealedPurpose<T extends Json> {
+  readonly name: string;
+  readonly codec: t.Decoder<unknown, T>;
+}
+
+export const sealedPurpose = <T extends Json>(name: string, codec: t.Decoder<unknown, T>): SealedPurpose<T> => ({ name, codec });
+
+/** The codec of an event member sealed for `purpose`: read back as `Sealed<T>`. */
+export const sealedFor = <T extends Json>(_purpose: SealedPurpose<T>): t.Type<Sealed<T>, Sealed<T>, unknown> => sealedCodec<T>();
 
 export const DataKeyIssued = eventCodec('DataKeyIssued', t.type({ ownerId: t.string, wrappedKey: Sealed }));
 

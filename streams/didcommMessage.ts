@@ -5,15 +5,17 @@
 // and files as they were when the message was sent (their envelopes, which carry no claims).
 import * as t from 'io-ts';
 import { streamName } from './kernel.js';
-import { Sealed } from './dataKey.js';
+import { sealedFor, sealedPurpose } from './dataKey.js';
 import { eventCodec } from './event.js';
-import { JsonObject, StringMap, resourceKind, type ResourceChange } from './resource.js';
+import { JsonObject, sharedEvents, StringMap, resourceKind, type ResourceChange } from './resource.js';
 
 export const category = 'didcomm';
 export const didcommStream = (messageId: string): string => streamName(category, messageId);
 export const didcommKeyOwner = (messageId: string): string => `didcomm.${messageId}`;
-/** The purpose the recipient is sealed for, with the message's data key. */
-export const RECIPIENT_PURPOSE = 'didcomm-recipient';
+/** The purpose the recipient (a DID) is sealed for, with the message's data key. */
+export const RECIPIENT = sealedPurpose('didcomm-recipient', t.string);
+/** The recipient, sealed. */
+export const SealedRecipient = sealedFor(RECIPIENT);
 
 export const DIDCOMM_KIND = { name: 'didcomm-message', version: 1 } as const;
 
@@ -25,8 +27,7 @@ export const DidcommMessageSent = eventCodec(
     messageId: t.string,
     tenantId: t.string,
     from: t.string,
-    /** The recipient, sealed. */
-    to: Sealed,
+    to: SealedRecipient,
     /** The sending key named by the request (recorded; the tenant's DIDComm sender key is `#key-agreement-1`). */
     keyId: t.string,
     credentials: Items,
@@ -42,49 +43,28 @@ export const DidcommMessageSent = eventCodec(
     transport: t.union([t.literal('didcomm/v2'), t.undefined]),
   }),
 );
-export const DidcommMessageAnnotationsUpdated = eventCodec(
-  'DidcommMessageAnnotationsUpdated',
-  t.type({ messageId: t.string, annotations: StringMap, updatedAt: t.string }),
-);
-export const DidcommMessageLabelsUpdated = eventCodec('DidcommMessageLabelsUpdated', t.type({ messageId: t.string, labels: StringMap, updatedAt: t.string }));
-export const DidcommMessageDeleted = eventCodec('DidcommMessageDeleted', t.type({ messageId: t.string, deletedAt: t.string }));
-export const DidcommMessageRestored = eventCodec('DidcommMessageRestored', t.type({ messageId: t.string, restoredAt: t.string }));
+
+/** The resource API's shared changes: DidcommMessageAnnotationsUpdated, DidcommMessageLabelsUpdated, DidcommMessageDeleted, DidcommMessageRestored, each `{messageId, ...}` (streams/resource.ts). */
+const shared = sharedEvents('DidcommMessage', 'messageId');
 
 /** Every event a DIDComm message stream can hold. */
-export const DidcommMessageEvent = t.union([
-  DidcommMessageSent,
-  DidcommMessageAnnotationsUpdated,
-  DidcommMessageLabelsUpdated,
-  DidcommMessageDeleted,
-  DidcommMessageRestored,
-]);
+export const DidcommMessageEvent = t.union([DidcommMessageSent, ...shared.codecs]);
 export type DidcommMessageEvent = t.TypeOf<typeof DidcommMessageEvent>;
 
 export const didcommResourceChange = (event: DidcommMessageEvent): ResourceChange => {
-  switch (event.type) {
-    case 'DidcommMessageSent': {
-      const d = event.data;
-      return {
-        op: 'created',
-        id: d.messageId,
-        tenantId: d.tenantId,
-        kind: DIDCOMM_KIND,
-        at: d.sentAt,
-        annotations: d.annotations,
-        labels: d.labels,
-        // `transport` is kept for the read side to tell a delivered message from one only recorded.
-        data: { from: d.from, to: d.to, credentials: d.credentials, files: d.files, presentations: d.presentations, ...(d.transport ? { transport: d.transport } : {}) },
-      };
-    }
-    case 'DidcommMessageAnnotationsUpdated':
-      return { op: 'annotations', at: event.data.updatedAt, annotations: event.data.annotations };
-    case 'DidcommMessageLabelsUpdated':
-      return { op: 'labels', at: event.data.updatedAt, labels: event.data.labels };
-    case 'DidcommMessageDeleted':
-      return { op: 'deleted', at: event.data.deletedAt };
-    case 'DidcommMessageRestored':
-      return { op: 'restored', at: event.data.restoredAt };
-  }
+  if (shared.is(event)) return shared.changeOf(event);
+  const d = event.data;
+  return {
+    op: 'created',
+    id: d.messageId,
+    tenantId: d.tenantId,
+    kind: DIDCOMM_KIND,
+    at: d.sentAt,
+    annotations: d.annotations,
+    labels: d.labels,
+    // `transport` is kept for the read side to tell a delivered message from one only recorded.
+    data: { from: d.from, to: d.to, credentials: d.credentials, files: d.files, presentations: d.presentations, ...(d.transport ? { transport: d.transport } : {}) },
+  };
 };
 
 type Created = t.TypeOf<typeof DidcommMessageSent>['data'];
@@ -98,8 +78,5 @@ export const didcommMessage = resourceKind<DidcommMessageEvent, SendDidcommMessa
   codec: DidcommMessageEvent,
   changeOf: didcommResourceChange,
   create: { type: 'SendDidcommMessage', created: ({ data: { at, ...created } }) => ({ type: 'DidcommMessageSent', data: { ...created, sentAt: at } }) },
-  annotations: (messageId, annotations, updatedAt) => ({ type: 'DidcommMessageAnnotationsUpdated', data: { messageId, annotations, updatedAt } }),
-  labels: (messageId, labels, updatedAt) => ({ type: 'DidcommMessageLabelsUpdated', data: { messageId, labels, updatedAt } }),
-  deleted: (messageId, deletedAt) => ({ type: 'DidcommMessageDeleted', data: { messageId, deletedAt } }),
-  restored: (messageId, restoredAt) => ({ type: 'DidcommMessageRestored', data: { messageId, restoredAt } }),
+  shared: shared.events,
 });

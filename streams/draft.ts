@@ -6,7 +6,7 @@ import * as t from 'io-ts';
 import { streamName } from './kernel.js';
 import { Sealed } from './dataKey.js';
 import { eventCodec } from './event.js';
-import { JsonObject, StringMap, resourceKind, type ResourceChange, type Target } from './resource.js';
+import { JsonObject, sharedEvents, StringMap, resourceKind, type ResourceChange, type Target } from './resource.js';
 
 export const category = 'draft';
 export const draftStream = (draftId: string): string => streamName(category, draftId);
@@ -37,16 +37,16 @@ export const DraftCreated = eventCodec(
 );
 /** `PATCH /drafts/{id}`: the whole data after the change. */
 export const DraftUpdated = eventCodec('DraftUpdated', t.type({ draftId: t.string, data: DraftData, updatedAt: t.string }));
-export const DraftAnnotationsUpdated = eventCodec('DraftAnnotationsUpdated', t.type({ draftId: t.string, annotations: StringMap, updatedAt: t.string }));
-export const DraftLabelsUpdated = eventCodec('DraftLabelsUpdated', t.type({ draftId: t.string, labels: StringMap, updatedAt: t.string }));
-export const DraftDeleted = eventCodec('DraftDeleted', t.type({ draftId: t.string, deletedAt: t.string }));
-export const DraftRestored = eventCodec('DraftRestored', t.type({ draftId: t.string, restoredAt: t.string }));
+
+/** The resource API's shared changes: DraftAnnotationsUpdated, DraftLabelsUpdated, DraftDeleted, DraftRestored, each `{draftId, ...}` (streams/resource.ts). */
+const shared = sharedEvents('Draft', 'draftId');
 
 /** Every event a draft stream can hold. */
-export const DraftEvent = t.union([DraftCreated, DraftUpdated, DraftAnnotationsUpdated, DraftLabelsUpdated, DraftDeleted, DraftRestored]);
+export const DraftEvent = t.union([DraftCreated, DraftUpdated, ...shared.codecs]);
 export type DraftEvent = t.TypeOf<typeof DraftEvent>;
 
 export const draftResourceChange = (event: DraftEvent): ResourceChange => {
+  if (shared.is(event)) return shared.changeOf(event);
   switch (event.type) {
     case 'DraftCreated': {
       const d = event.data;
@@ -54,14 +54,6 @@ export const draftResourceChange = (event: DraftEvent): ResourceChange => {
     }
     case 'DraftUpdated':
       return { op: 'data', at: event.data.updatedAt, data: event.data.data };
-    case 'DraftAnnotationsUpdated':
-      return { op: 'annotations', at: event.data.updatedAt, annotations: event.data.annotations };
-    case 'DraftLabelsUpdated':
-      return { op: 'labels', at: event.data.updatedAt, labels: event.data.labels };
-    case 'DraftDeleted':
-      return { op: 'deleted', at: event.data.deletedAt };
-    case 'DraftRestored':
-      return { op: 'restored', at: event.data.restoredAt };
   }
 };
 
@@ -78,9 +70,6 @@ export const draft = resourceKind<DraftEvent, CreateDraft, UpdateDraft>({
   codec: DraftEvent,
   changeOf: draftResourceChange,
   create: { type: 'CreateDraft', created: ({ data: { at, ...created } }) => ({ type: 'DraftCreated', data: { ...created, createdAt: at } }) },
-  annotations: (draftId, annotations, updatedAt) => ({ type: 'DraftAnnotationsUpdated', data: { draftId, annotations, updatedAt } }),
-  labels: (draftId, labels, updatedAt) => ({ type: 'DraftLabelsUpdated', data: { draftId, labels, updatedAt } }),
-  deleted: (draftId, deletedAt) => ({ type: 'DraftDeleted', data: { draftId, deletedAt } }),
-  restored: (draftId, restoredAt) => ({ type: 'DraftRestored', data: { draftId, restoredAt } }),
+  shared: shared.events,
   own: ({ data: { id, draft: data, at } }) => ({ type: 'DraftUpdated', data: { draftId: id, data, updatedAt: at } }),
 });

@@ -4,7 +4,7 @@
 import * as t from 'io-ts';
 import { streamName } from './kernel.js';
 import { eventCodec } from './event.js';
-import { StringMap, resourceKind, type ResourceChange } from './resource.js';
+import { sharedEvents, StringMap, resourceKind, type ResourceChange } from './resource.js';
 
 export const category = 'file';
 export const fileStream = (fileId: string): string => streamName(category, fileId);
@@ -27,39 +27,27 @@ export const FileCreated = eventCodec(
     createdAt: t.string,
   }),
 );
-export const FileAnnotationsUpdated = eventCodec('FileAnnotationsUpdated', t.type({ fileId: t.string, annotations: StringMap, updatedAt: t.string }));
-export const FileLabelsUpdated = eventCodec('FileLabelsUpdated', t.type({ fileId: t.string, labels: StringMap, updatedAt: t.string }));
-export const FileDeleted = eventCodec('FileDeleted', t.type({ fileId: t.string, deletedAt: t.string }));
-export const FileRestored = eventCodec('FileRestored', t.type({ fileId: t.string, restoredAt: t.string }));
+
+/** The resource API's shared changes: FileAnnotationsUpdated, FileLabelsUpdated, FileDeleted, FileRestored, each `{fileId, ...}` (streams/resource.ts). */
+const shared = sharedEvents('File', 'fileId');
 
 /** Every event a file stream can hold. */
-export const FileEvent = t.union([FileCreated, FileAnnotationsUpdated, FileLabelsUpdated, FileDeleted, FileRestored]);
+export const FileEvent = t.union([FileCreated, ...shared.codecs]);
 export type FileEvent = t.TypeOf<typeof FileEvent>;
 
 export const fileResourceChange = (event: FileEvent): ResourceChange => {
-  switch (event.type) {
-    case 'FileCreated': {
-      const d = event.data;
-      return {
-        op: 'created',
-        id: d.fileId,
-        tenantId: d.tenantId,
-        kind: FILE_KIND,
-        at: d.createdAt,
-        annotations: d.annotations,
-        labels: d.labels,
-        data: { content_type: d.contentType, digest_multibase: d.digestMultibase, filename: d.filename, filesize: d.filesize },
-      };
-    }
-    case 'FileAnnotationsUpdated':
-      return { op: 'annotations', at: event.data.updatedAt, annotations: event.data.annotations };
-    case 'FileLabelsUpdated':
-      return { op: 'labels', at: event.data.updatedAt, labels: event.data.labels };
-    case 'FileDeleted':
-      return { op: 'deleted', at: event.data.deletedAt };
-    case 'FileRestored':
-      return { op: 'restored', at: event.data.restoredAt };
-  }
+  if (shared.is(event)) return shared.changeOf(event);
+  const d = event.data;
+  return {
+    op: 'created',
+    id: d.fileId,
+    tenantId: d.tenantId,
+    kind: FILE_KIND,
+    at: d.createdAt,
+    annotations: d.annotations,
+    labels: d.labels,
+    data: { content_type: d.contentType, digest_multibase: d.digestMultibase, filename: d.filename, filesize: d.filesize },
+  };
 };
 
 type Created = t.TypeOf<typeof FileCreated>['data'];
@@ -73,8 +61,5 @@ export const file = resourceKind<FileEvent, CreateFile>({
   codec: FileEvent,
   changeOf: fileResourceChange,
   create: { type: 'CreateFile', created: ({ data: { at, ...created } }) => ({ type: 'FileCreated', data: { ...created, createdAt: at } }) },
-  annotations: (fileId, annotations, updatedAt) => ({ type: 'FileAnnotationsUpdated', data: { fileId, annotations, updatedAt } }),
-  labels: (fileId, labels, updatedAt) => ({ type: 'FileLabelsUpdated', data: { fileId, labels, updatedAt } }),
-  deleted: (fileId, deletedAt) => ({ type: 'FileDeleted', data: { fileId, deletedAt } }),
-  restored: (fileId, restoredAt) => ({ type: 'FileRestored', data: { fileId, restoredAt } }),
+  shared: shared.events,
 });

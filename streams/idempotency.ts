@@ -16,7 +16,8 @@
 import * as t from 'io-ts';
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
 import { streamName } from './kernel.js';
-import { Sealed } from './dataKey.js';
+import { sealedFor, sealedPurpose, type Sealed } from './dataKey.js';
+import { JsonValue } from './resource.js';
 import { eventCodec, type Decider } from './event.js';
 
 export const category = 'idempotency';
@@ -28,8 +29,15 @@ export const IdempotencyKeyClaimed = eventCodec(
   'IdempotencyKeyClaimed',
   t.type({ claimId: t.string, fingerprint: t.string, claimedAt: t.string, expiresAt: t.string }),
 );
+/** A recorded answer: its status, its JSON body and the headers that belong to it (ETag, Location...). */
+export const RecordedReply = t.type({ status: t.number, body: JsonValue, headers: t.record(t.string, t.string) });
+export type RecordedReply = t.TypeOf<typeof RecordedReply>;
+/** The purpose a reply is sealed for, with the claim's data key (owner `idempotency.<claim id>`). */
+export const REPLY = sealedPurpose('idempotent-reply', RecordedReply);
+const SealedReply = sealedFor(REPLY);
+
 /** The claiming request's answer, to be replayed for the same request until the claim expires. */
-export const IdempotentReplyRecorded = eventCodec('IdempotentReplyRecorded', t.type({ claimId: t.string, status: t.number, reply: Sealed }));
+export const IdempotentReplyRecorded = eventCodec('IdempotentReplyRecorded', t.type({ claimId: t.string, status: t.number, reply: SealedReply }));
 /** The claiming request failed without an answer worth keeping (5xx): the key is free again. */
 export const IdempotencyKeyReleased = eventCodec('IdempotencyKeyReleased', t.type({ claimId: t.string, releasedAt: t.string }));
 
@@ -49,7 +57,7 @@ export type IdempotencyState =
       readonly claimedAt: string;
       readonly expiresAt: string;
     }
-  | { readonly status: 'done'; readonly claimId: string; readonly fingerprint: string; readonly expiresAt: string; readonly reply: Sealed };
+  | { readonly status: 'done'; readonly claimId: string; readonly fingerprint: string; readonly expiresAt: string; readonly reply: Sealed<RecordedReply> };
 
 /** A claim without a reply after this long belongs to a request that died: the key may be retried. */
 export const CLAIM_LEASE_MS = 60 * 1000;
@@ -71,7 +79,7 @@ export type Command =
         readonly replyGone: boolean;
       };
     }
-  | { readonly type: 'RecordReply'; readonly data: { readonly claimId: string; readonly status: number; readonly reply: Sealed } }
+  | { readonly type: 'RecordReply'; readonly data: { readonly claimId: string; readonly status: number; readonly reply: Sealed<RecordedReply> } }
   | { readonly type: 'ReleaseKey'; readonly data: { readonly claimId: string; readonly at: string } }
   | { readonly type: 'ShredReply'; readonly data: { readonly claimId: string; readonly at: string } };
 

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import * as t from 'io-ts';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { isRecord, type Json } from './kernel.js';
-import type { Decider, Event } from './event.js';
+import { eventCodec, type Decider, type Event } from './event.js';
 
 export const MAX_REVISION = 999_999;
 
@@ -37,6 +37,11 @@ export const JsonArray = new t.Type<readonly Json[], readonly Json[], unknown>(
   (u, c) => (Array.isArray(u) ? t.success(u as readonly Json[]) : t.failure(u, c)),
   t.identity,
 );
+
+const JsonMember = t.union([t.string, t.number, t.boolean, t.null, JsonArray, JsonObject]);
+
+/** Any JSON value (a claim value, a reply body), read back where it was written as JSON. */
+export const JsonValue = new t.Type<Json, Json, unknown>('JsonValue', JsonMember.is, JsonMember.validate, t.identity);
 
 /** A resource at one revision, as the write side folds it and the read models store it. */
 export interface Envelope {
@@ -177,6 +182,64 @@ export type ResourceState = { readonly status: 'none' } | { readonly status: 'ex
 
 export const envelopeOf = (state: ResourceState): Envelope | undefined => (state.status === 'none' ? undefined : state.resource);
 
+/**
+ * The four events every kind records for the shared operations, made once for a kind: named
+ * `<prefix>AnnotationsUpdated`, `<prefix>LabelsUpdated`, `<prefix>Deleted`, `<prefix>Restored`,
+ * the resource's id under `idField` (`ApiKeyDeleted {keyId, deletedAt}`). Their data is written
+ * id first, then the change, then when: the order the streams have always held.
+ */
+export const sharedEvents = <P extends string, I extends string>(prefix: P, idField: I) => {
+  const types = {
+    annotations: `${prefix}AnnotationsUpdated` as const,
+    labels: `${prefix}LabelsUpdated` as const,
+    deleted: `${prefix}Deleted` as const,
+    restored: `${prefix}Restored` as const,
+  };
+  const id = { [idField]: t.string } as { readonly [K in I]: t.StringC };
+  const annotated = eventCodec(types.annotations, t.type({ ...id, annotations: StringMap, updatedAt: t.string }));
+  const labelled = eventCodec(types.labels, t.type({ ...id, labels: StringMap, updatedAt: t.string }));
+  const deleted = eventCodec(types.deleted, t.type({ ...id, deletedAt: t.string }));
+  const restored = eventCodec(types.restored, t.type({ ...id, restoredAt: t.string }));
+  type Shared = t.TypeOf<typeof annotated> | t.TypeOf<typeof labelled> | t.TypeOf<typeof deleted> | t.TypeOf<typeof restored>;
+  /** One of the four, by its type (the events come decoded). */
+  const of =
+    <C extends t.Mixed>(codec: C) =>
+    (event: Event): event is t.TypeOf<C> =>
+      event.type === codec.name;
+  const isAnnotated = of(annotated);
+  const isLabelled = of(labelled);
+  const isDeleted = of(deleted);
+  const withId = (value: string) => ({ [idField]: value }) as { readonly [K in I]: string };
+  return {
+    /** Their codecs, for the kind's union of events. */
+    codecs: [annotated, labelled, deleted, restored] as const,
+    /** Whether an event of the kind is one of the four. */
+    is: (event: Event): event is Shared => Object.values<string>(types).includes(event.type),
+    /** What each of the four does to the envelope. */
+    changeOf: (event: Shared): ResourceChange => {
+      if (isAnnotated(event)) return { op: 'annotations', at: event.data.updatedAt, annotations: event.data.annotations };
+      if (isLabelled(event)) return { op: 'labels', at: event.data.updatedAt, labels: event.data.labels };
+      if (isDeleted(event)) return { op: 'deleted', at: event.data.deletedAt };
+      return { op: 'restored', at: event.data.restoredAt };
+    },
+    /** The four for a resource, for resourceKind. */
+    events: {
+      annotations: (resourceId: string, annotations: StringMap, updatedAt: string): Shared => ({ type: types.annotations, data: { ...withId(resourceId), annotations, updatedAt } }),
+      labels: (resourceId: string, labels: StringMap, updatedAt: string): Shared => ({ type: types.labels, data: { ...withId(resourceId), labels, updatedAt } }),
+      deleted: (resourceId: string, deletedAt: string): Shared => ({ type: types.deleted, data: { ...withId(resourceId), deletedAt } }),
+      restored: (resourceId: string, restoredAt: string): Shared => ({ type: types.restored, data: { ...withId(resourceId), restoredAt } }),
+    },
+  };
+};
+
+/** The events a kind's stream records for the shared operations. */
+export interface SharedEventsOf<E> {
+  readonly annotations: (id: string, annotations: StringMap, at: string) => E;
+  readonly labels: (id: string, labels: StringMap, at: string) => E;
+  readonly deleted: (id: string, at: string) => E;
+  readonly restored: (id: string, at: string) => E;
+}
+
 /** What a kind names; the rules are resourceKind's. */
 export interface KindDefinition<E extends Event, Create extends Creation, Own extends OwnOperation> {
   readonly category: string;
@@ -185,11 +248,8 @@ export interface KindDefinition<E extends Event, Create extends Creation, Own ex
   readonly changeOf: (event: E) => ResourceChange;
   /** The kind's creation command, and the first event it records. */
   readonly create: { readonly type: Create['type']; readonly created: (command: Create) => E };
-  /** The events the kind's stream records for the shared operations. */
-  readonly annotations: (id: string, annotations: StringMap, at: string) => E;
-  readonly labels: (id: string, labels: StringMap, at: string) => E;
-  readonly deleted: (id: string, at: string) => E;
-  readonly restored: (id: string, at: string) => E;
+  /** The events the kind's stream records for the shared operations (`sharedEvents(...).events`). */
+  readonly shared: SharedEventsOf<E>;
   /** The event of each of the kind's own operations, on the current envelope. */
   readonly own?: (command: Own, current: Envelope) => E;
   /** When the kind takes no more changes (a published schema). */
@@ -233,13 +293,13 @@ export const resourceKind = <E extends Event, Create extends Creation, Own exten
     }
     switch (change.type) {
       case 'UpdateAnnotations':
-        return right([kind.annotations(id, change.data.annotations, at)]);
+        return right([kind.shared.annotations(id, change.data.annotations, at)]);
       case 'UpdateLabels':
-        return right([kind.labels(id, change.data.labels, at)]);
+        return right([kind.shared.labels(id, change.data.labels, at)]);
       case 'Delete':
-        return right([kind.deleted(id, at)]);
+        return right([kind.shared.deleted(id, at)]);
       case 'Restore':
-        return right([kind.restored(id, at)]);
+        return right([kind.shared.restored(id, at)]);
     }
   },
 });

@@ -4,7 +4,7 @@
 import * as t from 'io-ts';
 import { streamName } from './kernel.js';
 import { eventCodec } from './event.js';
-import { JsonObject, StringMap, resourceKind, type ResourceChange, type Target } from './resource.js';
+import { JsonObject, sharedEvents, StringMap, resourceKind, type ResourceChange, type Target } from './resource.js';
 
 export const category = 'schema';
 export const schemaStream = (schemaId: string): string => streamName(category, schemaId);
@@ -27,18 +27,18 @@ export const SchemaCreated = eventCodec(
     createdAt: t.string,
   }),
 );
-export const SchemaAnnotationsUpdated = eventCodec('SchemaAnnotationsUpdated', t.type({ schemaId: t.string, annotations: StringMap, updatedAt: t.string }));
-export const SchemaLabelsUpdated = eventCodec('SchemaLabelsUpdated', t.type({ schemaId: t.string, labels: StringMap, updatedAt: t.string }));
-export const SchemaDeleted = eventCodec('SchemaDeleted', t.type({ schemaId: t.string, deletedAt: t.string }));
-export const SchemaRestored = eventCodec('SchemaRestored', t.type({ schemaId: t.string, restoredAt: t.string }));
 /** `url` is where the public listener serves the schema. */
 export const SchemaPublished = eventCodec('SchemaPublished', t.type({ schemaId: t.string, url: t.string, publishedAt: t.string }));
 
+/** The resource API's shared changes: SchemaAnnotationsUpdated, SchemaLabelsUpdated, SchemaDeleted, SchemaRestored, each `{schemaId, ...}` (streams/resource.ts). */
+const shared = sharedEvents('Schema', 'schemaId');
+
 /** Every event a schema stream can hold. */
-export const SchemaEvent = t.union([SchemaCreated, SchemaAnnotationsUpdated, SchemaLabelsUpdated, SchemaDeleted, SchemaRestored, SchemaPublished]);
+export const SchemaEvent = t.union([SchemaCreated, SchemaPublished, ...shared.codecs]);
 export type SchemaEvent = t.TypeOf<typeof SchemaEvent>;
 
 export const schemaResourceChange = (event: SchemaEvent): ResourceChange => {
+  if (shared.is(event)) return shared.changeOf(event);
   switch (event.type) {
     case 'SchemaCreated': {
       const d = event.data;
@@ -53,14 +53,6 @@ export const schemaResourceChange = (event: SchemaEvent): ResourceChange => {
         data: { slug: d.slug, version: d.version, schema: d.schema, published_at: null, url: null },
       };
     }
-    case 'SchemaAnnotationsUpdated':
-      return { op: 'annotations', at: event.data.updatedAt, annotations: event.data.annotations };
-    case 'SchemaLabelsUpdated':
-      return { op: 'labels', at: event.data.updatedAt, labels: event.data.labels };
-    case 'SchemaDeleted':
-      return { op: 'deleted', at: event.data.deletedAt };
-    case 'SchemaRestored':
-      return { op: 'restored', at: event.data.restoredAt };
     case 'SchemaPublished':
       return { op: 'data', at: event.data.publishedAt, data: { published_at: event.data.publishedAt, url: event.data.url } };
   }
@@ -81,10 +73,7 @@ export const schema = resourceKind<SchemaEvent, CreateSchema, PublishSchema>({
   codec: SchemaEvent,
   changeOf: schemaResourceChange,
   create: { type: 'CreateSchema', created: ({ data: { at, ...created } }) => ({ type: 'SchemaCreated', data: { ...created, createdAt: at } }) },
-  annotations: (schemaId, annotations, updatedAt) => ({ type: 'SchemaAnnotationsUpdated', data: { schemaId, annotations, updatedAt } }),
-  labels: (schemaId, labels, updatedAt) => ({ type: 'SchemaLabelsUpdated', data: { schemaId, labels, updatedAt } }),
-  deleted: (schemaId, deletedAt) => ({ type: 'SchemaDeleted', data: { schemaId, deletedAt } }),
-  restored: (schemaId, restoredAt) => ({ type: 'SchemaRestored', data: { schemaId, restoredAt } }),
+  shared: shared.events,
   own: ({ data: { id, url, at } }) => ({ type: 'SchemaPublished', data: { schemaId: id, url, publishedAt: at } }),
   frozen: (envelope) => isPublished(envelope.data),
 });

@@ -16,7 +16,7 @@
 import * as t from 'io-ts';
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
 import { streamName } from './kernel.js';
-import { Sealed } from './dataKey.js';
+import { sealedFor, sealedPurpose } from './dataKey.js';
 import { eventCodec, type Decider } from './event.js';
 
 export const category = 'supportrequest';
@@ -38,9 +38,13 @@ export const ExportSummary = t.type({ files: t.number, bytes: t.number, manifest
 export const ErasureSummary = t.type({ resources: t.number, dataKeys: t.number, blobs: t.number, apiKeys: t.number });
 export type ErasureSummary = t.TypeOf<typeof ErasureSummary>;
 
+/** The tenant's message, sealed with the request's own data key. */
+export const MESSAGE = sealedPurpose('support-request-message', t.string);
+export const SealedMessage = sealedFor(MESSAGE);
+
 export const SupportRequestCreated = eventCodec(
   'SupportRequestCreated',
-  t.type({ requestId: t.string, tenantId: t.string, type: SupportRequestType, message: Sealed, createdAt: t.string }),
+  t.type({ requestId: t.string, tenantId: t.string, type: SupportRequestType, message: SealedMessage, createdAt: t.string }),
 );
 export const SupportRequestStarted = eventCodec('SupportRequestStarted', t.type({ requestId: t.string, note: Note, startedAt: t.string }));
 export const SupportRequestExported = eventCodec(

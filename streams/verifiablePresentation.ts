@@ -9,7 +9,7 @@
 import * as t from 'io-ts';
 import { streamName } from './kernel.js';
 import { eventCodec } from './event.js';
-import { StringMap, resourceKind, type ResourceChange } from './resource.js';
+import { sharedEvents, StringMap, resourceKind, type ResourceChange } from './resource.js';
 
 export const category = 'verifiablepresentation';
 export const presentationResourceStream = (presentationId: string): string => streamName(category, presentationId);
@@ -26,33 +26,17 @@ export const PresentationCreated = eventCodec(
   'PresentationCreated',
   t.type({ presentationId: t.string, tenantId: t.string, blobId: t.string, data: PresentationData, annotations: StringMap, labels: StringMap, createdAt: t.string }),
 );
-export const PresentationAnnotationsUpdated = eventCodec(
-  'PresentationAnnotationsUpdated',
-  t.type({ presentationId: t.string, annotations: StringMap, updatedAt: t.string }),
-);
-export const PresentationLabelsUpdated = eventCodec('PresentationLabelsUpdated', t.type({ presentationId: t.string, labels: StringMap, updatedAt: t.string }));
-export const PresentationDeleted = eventCodec('PresentationDeleted', t.type({ presentationId: t.string, deletedAt: t.string }));
-export const PresentationRestored = eventCodec('PresentationRestored', t.type({ presentationId: t.string, restoredAt: t.string }));
+/** The resource API's shared changes: PresentationAnnotationsUpdated, PresentationLabelsUpdated, PresentationDeleted, PresentationRestored, each `{presentationId, ...}` (streams/resource.ts). */
+const shared = sharedEvents('Presentation', 'presentationId');
 
 /** Every event a presentation resource stream can hold. */
-export const PresentationResourceEvent = t.union([PresentationCreated, PresentationAnnotationsUpdated, PresentationLabelsUpdated, PresentationDeleted, PresentationRestored]);
+export const PresentationResourceEvent = t.union([PresentationCreated, ...shared.codecs]);
 export type PresentationResourceEvent = t.TypeOf<typeof PresentationResourceEvent>;
 
 export const presentationResourceChange = (event: PresentationResourceEvent): ResourceChange => {
-  switch (event.type) {
-    case 'PresentationCreated': {
-      const d = event.data;
-      return { op: 'created', id: d.presentationId, tenantId: d.tenantId, kind: PRESENTATION_KIND, at: d.createdAt, annotations: d.annotations, labels: d.labels, data: d.data };
-    }
-    case 'PresentationAnnotationsUpdated':
-      return { op: 'annotations', at: event.data.updatedAt, annotations: event.data.annotations };
-    case 'PresentationLabelsUpdated':
-      return { op: 'labels', at: event.data.updatedAt, labels: event.data.labels };
-    case 'PresentationDeleted':
-      return { op: 'deleted', at: event.data.deletedAt };
-    case 'PresentationRestored':
-      return { op: 'restored', at: event.data.restoredAt };
-  }
+  if (shared.is(event)) return shared.changeOf(event);
+  const d = event.data;
+  return { op: 'created', id: d.presentationId, tenantId: d.tenantId, kind: PRESENTATION_KIND, at: d.createdAt, annotations: d.annotations, labels: d.labels, data: d.data };
 };
 
 type Created = t.TypeOf<typeof PresentationCreated>['data'];
@@ -66,8 +50,5 @@ export const verifiablePresentation = resourceKind<PresentationResourceEvent, Cr
   codec: PresentationResourceEvent,
   changeOf: presentationResourceChange,
   create: { type: 'CreatePresentation', created: ({ data: { at, ...created } }) => ({ type: 'PresentationCreated', data: { ...created, createdAt: at } }) },
-  annotations: (presentationId, annotations, updatedAt) => ({ type: 'PresentationAnnotationsUpdated', data: { presentationId, annotations, updatedAt } }),
-  labels: (presentationId, labels, updatedAt) => ({ type: 'PresentationLabelsUpdated', data: { presentationId, labels, updatedAt } }),
-  deleted: (presentationId, deletedAt) => ({ type: 'PresentationDeleted', data: { presentationId, deletedAt } }),
-  restored: (presentationId, restoredAt) => ({ type: 'PresentationRestored', data: { presentationId, restoredAt } }),
+  shared: shared.events,
 });

@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isLeft, isRight } from 'fp-ts/lib/Either.js';
 import { fileKek } from '../src/crypto/kek.js';
-import { dataKeys } from '../src/crypto/dataKeys.js';
+import * as t_ from 'io-ts';
+import { sealedFor, sealedPurpose } from '../streams/dataKey.js';
+import { dataKeys, openFor, sealFor } from '../src/crypto/dataKeys.js';
 import { Readable, type Transform } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { CHUNK_BYTES, openStream, sealStream } from '../src/crypto/sealedStream.js';
@@ -36,6 +38,27 @@ test('a value sealed with a data key opens with it, for its purpose only', async
     const other = await keys.issue(randomUUID());
     t.throws(() => (isRight(other) ? other.right.open(sealed, 'claims') : undefined));
     t.true(isLeft(await keys.issue(owner)));
+  });
+});
+
+test('a value sealed for a typed purpose opens as that purpose\'s type, under the same name on the wire; another shape or purpose throws', async (t) => {
+  await withStore(async (_dir, keys) => {
+    const issued = await keys.issue(randomUUID());
+    if (!isRight(issued)) throw new Error('not issued');
+    const key = issued.right;
+    const GIVEN_NAME = sealedPurpose('given-name', t_.string);
+    const sealed = sealFor(key, GIVEN_NAME, 'Erika');
+    t.deepEqual(Object.keys(sealed), ['alg', 'iv', 'ciphertext', 'tag']);
+    const opened: string = openFor(key, GIVEN_NAME, sealed);
+    t.is(opened, 'Erika');
+    // The purpose's name is what is bound in: the string-named open reads it too.
+    t.is(key.open(sealed, 'given-name'), 'Erika');
+    const AGE = sealedPurpose('age', t_.number);
+    // Read back from an event as sealed for `age`, but what was sealed is a string.
+    const stored = sealedFor(AGE).decode(JSON.parse(JSON.stringify(key.seal('Erika', 'age'))));
+    if (!isRight(stored)) throw new Error('not a sealed value');
+    t.throws(() => openFor(key, AGE, stored.right), { message: /sealed for age breaks its contract/ });
+    t.throws(() => openFor(key, sealedPurpose('family-name', t_.string), sealed));
   });
 });
 

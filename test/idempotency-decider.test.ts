@@ -3,12 +3,12 @@
 import test from 'ava';
 import { left, right } from 'fp-ts/lib/Either.js';
 import type { Sealed } from '../streams/dataKey.js';
-import { CLAIM_LEASE_MS, decide, evolve, initialState, supersededClaim, type Command, type IdempotencyEvent } from '../streams/idempotency.js';
+import { CLAIM_LEASE_MS, decide, evolve, initialState, supersededClaim, type Command, type IdempotencyEvent, type RecordedReply } from '../streams/idempotency.js';
 import { givenWhen, stateAfter } from './support/decider.js';
 
 const AT = '2026-05-01T10:00:00.000Z';
 const EXPIRES = '2026-05-02T10:00:00.000Z';
-const reply: Sealed = { alg: 'A256GCM', iv: 'iv', ciphertext: 'ct', tag: 'tag' };
+const reply: Sealed<RecordedReply> = { alg: 'A256GCM', iv: 'iv', ciphertext: 'ct', tag: 'tag' };
 const plus = (ms: number): string => new Date(Date.parse(AT) + ms).toISOString();
 
 const scenario = givenWhen({ decide, evolve, initialState });

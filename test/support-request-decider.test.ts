@@ -9,7 +9,7 @@ import { givenWhen, stateAfter } from './support/decider.js';
 const REQUEST = 'request-1';
 const AT = '2026-05-01T10:00:00.000Z';
 const LATER = '2026-05-02T10:00:00.000Z';
-const message: Sealed = { alg: 'A256GCM', iv: 'iv', ciphertext: 'ct', tag: 'tag' };
+const message: Sealed<string> = { alg: 'A256GCM', iv: 'iv', ciphertext: 'ct', tag: 'tag' };
 const summary = { files: 3, bytes: 2048, manifestDigest: 'ab' };
 const erased = { resources: 2, dataKeys: 1, blobs: 2, apiKeys: 1 };
 

@@ -17,7 +17,7 @@ import { configureTenantCallback } from './tenantCallback.js';
 /** How often due deliveries (retries, lapsed claims, re-sends) are looked for. */
 export const SCAN_INTERVAL_MS = 250;
 
-const applyBootstrapCallback = async (context: ServiceContext, kek: Buffer): Promise<void> => {
+const applyBootstrapCallback = async (context: CallbacksPorts, kek: Buffer): Promise<void> => {
   const { callbackUrl: url, callbackSecret: secret } = context.config;
   if (url === undefined && secret === undefined) return;
   if (url === undefined || secret === undefined) throw new Error('CALLBACK_URL and CALLBACK_SECRET must be set together');
@@ -35,7 +35,10 @@ const applyBootstrapCallback = async (context: ServiceContext, kek: Buffer): Pro
   }
 };
 
-export const callbacksFeature = async (context: ServiceContext, options: { now?: () => Date } = {}): Promise<Feature> => {
+/** The ports the feature uses: `kek` is the derivation root of the tenants' callback secrets and DIDComm keys. */
+export type CallbacksPorts = Pick<ServiceContext, 'config' | 'log' | 'metrics' | 'store' | 'runner' | 'dataKeys' | 'kek'>;
+
+export const callbacksFeature = async (context: CallbacksPorts, options: { now?: () => Date } = {}): Promise<Feature> => {
   const { store, log, config, kek } = context;
   const now = options.now ?? (() => new Date());
   await applyBootstrapCallback(context, kek);

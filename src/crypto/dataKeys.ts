@@ -8,7 +8,7 @@
 // scavenge (run scavenges regularly in production).
 import { randomBytes } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { dataKey, dataKeyStream, type Sealed } from '../../streams/dataKey.js';
+import { dataKey, dataKeyStream, type Sealed, type SealedPurpose } from '../../streams/dataKey.js';
 import { handleCommand, loadStream } from '../eventstore/handle.js';
 import type { AppendError, EventStore, Json } from '../eventstore/port.js';
 import type { Kek } from './kek.js';
@@ -19,10 +19,28 @@ import { logRef } from '../../streams/kernel.js';
 
 /** A flow's data key, usable until it is destroyed. */
 export interface DataKey {
+  /** Seals a JSON value for a purpose named by a string; `sealFor` seals one typed by its purpose. */
   readonly seal: (value: Json, purpose: string) => Sealed;
-  /** Throws when the sealed value was not sealed with this key for this purpose. */
+  /** Throws when the sealed value was not sealed with this key for this purpose; `openFor` reads it back typed. */
   readonly open: (sealed: Sealed, purpose: string) => Json;
 }
+
+/** Seals `value` for `purpose` with `key`: what `openFor` gives back, typed by the purpose. */
+export const sealFor = <T extends Json>(key: Pick<DataKey, 'seal'>, purpose: SealedPurpose<T>, value: T): Sealed<T> => {
+  const { alg, iv, ciphertext, tag } = key.seal(value, purpose.name);
+  return { alg, iv, ciphertext, tag };
+};
+
+/**
+ * Opens what `sealFor` sealed for `purpose`, read back with the purpose's codec. Throws when it was
+ * not sealed with this key for this purpose, or does not read back as the purpose's values (a
+ * broken contract, like an event that does not decode).
+ */
+export const openFor = <T extends Json>(key: Pick<DataKey, 'open'>, purpose: SealedPurpose<T>, sealed: Sealed<NoInfer<T>>): T => {
+  const decoded = purpose.codec.decode(key.open(sealed, purpose.name));
+  if (isLeft(decoded)) throw new Error(`a value sealed for ${purpose.name} breaks its contract`);
+  return decoded.right;
+};
 
 /** A data key that also seals byte streams (blob content) of any length. */
 export interface StreamDataKey extends DataKey {
@@ -46,7 +64,8 @@ const SERVICE = { actor: 'service' };
 
 const usable = (key: Buffer, ownerId: string): StreamDataKey => ({
   seal: (value, purpose) => seal(key, Buffer.from(JSON.stringify(value), 'utf8'), `${ownerId}/${purpose}`),
-  open: (sealed, purpose) => JSON.parse(open(key, sealed, `${ownerId}/${purpose}`).toString('utf8')) as Json,
+  // Sealed from JSON.stringify by `seal` and authenticated: JSON.
+  open: (sealed, purpose): Json => JSON.parse(open(key, sealed, `${ownerId}/${purpose}`).toString('utf8')),
   sealStream: (purpose) => sealStream(key, `${ownerId}/${purpose}`),
   openStream: (purpose) => openStream(key, `${ownerId}/${purpose}`),
 });

@@ -6,11 +6,10 @@
 // names the recipient: the reasons are error codes and fixed sentences.
 import { performance } from 'node:perf_hooks';
 import { isLeft, left, right } from 'fp-ts/lib/Either.js';
-import { didcommKeyOwner, didcommMessage, didcommStream, RECIPIENT_PURPOSE } from '../../streams/didcommMessage.js';
-import { Sealed } from '../../streams/dataKey.js';
+import { didcommKeyOwner, didcommMessage, didcommStream, RECIPIENT, SealedRecipient } from '../../streams/didcommMessage.js';
 import type { FailureReason } from '../../streams/delivery.js';
 import { MAX_RESPONSE_BYTES, parseRetryAfter, type AttemptOutcome } from '../http/outboundAttempt.js';
-import type { DataKeys } from '../crypto/dataKeys.js';
+import { openFor, type DataKeys } from '../crypto/dataKeys.js';
 import { loadStream } from '../eventstore/handle.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { Egress } from '../egress/egress.js';
@@ -62,15 +61,14 @@ export const didcommSender = (options: DidcommDeliveryOptions): SendDidcomm => a
   const message = loaded.right.state.resource;
   const key = await options.dataKeys.find(didcommKeyOwner(messageId));
   const sealed = message.data['to'];
-  if (!key || !Sealed.is(sealed)) return { kind: 'not_attempted', reason: 'data_gone' };
-  let to: unknown;
+  if (!key || !SealedRecipient.is(sealed)) return { kind: 'not_attempted', reason: 'data_gone' };
+  let to: string;
   try {
-    to = key.open(sealed, RECIPIENT_PURPOSE);
+    to = openFor(key, RECIPIENT, sealed);
   } catch {
-    // Sealed with another key or purpose: it will never open, so retrying cannot help.
+    // Sealed with another key or purpose, or not a recipient: it will never open, so retrying cannot help.
     return { kind: 'not_attempted', reason: 'data_gone' };
   }
-  if (typeof to !== 'string') return { kind: 'not_attempted', reason: 'data_gone' };
 
   const resolveOptions: ResolveOptions = {
     allowHttp: options.egress.policy.allowPrivateNetworks,

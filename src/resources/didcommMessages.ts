@@ -9,12 +9,11 @@ import * as t from 'io-ts';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { findLatest } from '../../projections/resources.js';
 import { CREDENTIAL_KIND } from '../../streams/credential.js';
-import { Sealed } from '../../streams/dataKey.js';
-import { DIDCOMM_KIND, didcommKeyOwner, didcommStream, didcommMessage, RECIPIENT_PURPOSE, type DidcommMessageEvent, type SendDidcommMessage } from '../../streams/didcommMessage.js';
+import { DIDCOMM_KIND, didcommKeyOwner, didcommStream, didcommMessage, RECIPIENT, SealedRecipient, type DidcommMessageEvent, type SendDidcommMessage } from '../../streams/didcommMessage.js';
 import { FILE_KIND } from '../../streams/file.js';
 import { PRESENTATION_KIND } from '../../streams/verifiablePresentation.js';
 import { StringMap, type Envelope, type ResourceData } from '../../streams/resource.js';
-import type { DataKeys } from '../crypto/dataKeys.js';
+import { openFor, sealFor, type DataKeys } from '../crypto/dataKeys.js';
 import { deliveryOfMessage } from '../didcomm/deliveryState.js';
 import { checkRecipient, refusalMessage } from '../didcomm/recipient.js';
 import { readJson } from '../http/body.js';
@@ -45,7 +44,7 @@ export const didcommKind = (deps: Pick<ResourcesContext, 'dataKeys'> & { readonl
   render: async (envelope) => {
     const sealed = envelope.data['to'];
     const key = await deps.dataKeys.find(didcommKeyOwner(envelope.id));
-    const to = key && Sealed.is(sealed) ? key.open(sealed, RECIPIENT_PURPOSE) : null;
+    const to = key && SealedRecipient.is(sealed) ? openFor(key, RECIPIENT, sealed) : null;
     const { transport: _, ...data } = envelope.data;
     return { ...envelope, data: { ...data, to, delivery: await deliveryOfMessage(deps.runner.db, envelope) } };
   },
@@ -106,7 +105,7 @@ export const sendDidcommMessage = async (deps: SendDeps, tenantId: string, body:
       messageId,
       tenantId,
       from: tenantDid(deps.publicUrl, tenantId),
-      to: key.right.seal(body.data.to, RECIPIENT_PURPOSE),
+      to: sealFor(key.right, RECIPIENT, body.data.to),
       keyId: body.data.key_id.toLowerCase(),
       credentials: items(credentials),
       files: items(files),

@@ -9,15 +9,15 @@ import { randomUUID } from 'node:crypto';
 import * as t from 'io-ts';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { findRevision, isPublishedSchemaUrl } from '../../projections/resources.js';
-import { Sealed } from '../../streams/dataKey.js';
+import { sealedFor, sealedPurpose } from '../../streams/dataKey.js';
 import { draft, DRAFT_KIND, DraftData, draftKeyOwner, draftStream, type CreateDraft, type DraftEvent, type UpdateDraft } from '../../streams/draft.js';
-import { JsonArray, JsonObject, StringMap, type Envelope } from '../../streams/resource.js';
-import type { DataKey } from '../crypto/dataKeys.js';
+import { JsonArray, JsonObject, JsonValue, StringMap, type Envelope } from '../../streams/resource.js';
+import { openFor, sealFor, type DataKey } from '../crypto/dataKeys.js';
 import { loadStream } from '../eventstore/handle.js';
 import type { Json } from '../eventstore/port.js';
 import { readJson } from '../http/body.js';
 import { IsoDateTime } from '../http/codecs.js';
-import { HttpError, invalidRequest, notFound, type Problem } from '../http/problem.js';
+import { HttpError, notFound } from '../http/problem.js';
 import { decode } from '../http/validate.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
@@ -27,8 +27,8 @@ import { ENVELOPE_ONLY } from './search.js';
 import { apiLineOf, type ApiLine } from './oasVersion.js';
 import { addressOf, createResource, readableAddressOf, revisionOf, updateRoute, versionedRoutes } from './routes.js';
 import { claimValue } from './verifiableCredential.js';
+import { problemOf, type SchemaRefused } from './problems.js';
 
-const PURPOSE = 'draft-values';
 const V1_CONTEXT = 'https://www.w3.org/2018/credentials/v1';
 
 const Uri = t.refinement(t.string, (s) => URL.canParse(s), 'a URI');
@@ -60,11 +60,11 @@ const Patch038 = t.type({ data: t.partial({ ...Common, values: t.record(t.string
 const ExportBody = t.intersection([t.type({ issuer: Uri }), t.partial({ valid_from: IsoDateTime, valid_until: IsoDateTime })]);
 
 type Values = { [claim: string]: { kind: string; value: Json } };
-interface Private {
-  readonly values: Values;
-  readonly meta: t.TypeOf<typeof Meta>;
-}
-const PrivateCodec = t.type({ values: t.record(t.string, t.type({ kind: t.string, value: t.unknown })), meta: Meta });
+/** The draft's personal data: its values and meta, sealed with the draft's data key. */
+const Private = t.type({ values: t.record(t.string, t.type({ kind: t.string, value: JsonValue })), meta: Meta });
+type Private = t.TypeOf<typeof Private>;
+const DRAFT_VALUES = sealedPurpose('draft-values', Private);
+const SealedValues = sealedFor(DRAFT_VALUES);
 
 /** Values as the request's line writes them, in the stored `{kind, value}` shape. */
 const kinded = (values: Record<string, unknown> | undefined): Values | undefined =>
@@ -72,12 +72,9 @@ const kinded = (values: Record<string, unknown> | undefined): Values | undefined
     ? undefined
     : Object.fromEntries(Object.entries(values).map(([name, v]) => [name, typeof v === 'object' && v !== null && 'kind' in v ? (v as { kind: string; value: Json }) : claimValue(v as Json)]));
 
-const openPrivate = (key: DataKey | undefined, sealed: Json | undefined): Private => {
-  const decoded = key && Sealed.is(sealed) ? PrivateCodec.decode(key.open(sealed, PURPOSE)) : undefined;
+const openPrivate = (key: DataKey | undefined, sealed: Json | undefined): Private =>
   // A destroyed key (or none) leaves the draft without its personal data, not broken.
-  if (!decoded || isLeft(decoded)) return { values: {}, meta: {} };
-  return decoded.right as Private;
-};
+  key && SealedValues.is(sealed) ? openFor(key, DRAFT_VALUES, sealed) : { values: {}, meta: {} };
 
 export const draftsKind = (deps: Pick<ResourcesContext, 'dataKeys'>): VersionedKind<DraftEvent, KindCommand<CreateDraft, UpdateDraft>> => ({
   path: 'drafts',
@@ -86,10 +83,9 @@ export const draftsKind = (deps: Pick<ResourcesContext, 'dataKeys'>): VersionedK
   decider: draft,
   streamOf: draftStream,
   search: ENVELOPE_ONLY,
-  render: async (envelope, ctx) => {
+  render: async (envelope, line) => {
     const { sealed, schema, ...open } = envelope.data;
     const { values, meta } = openPrivate(await deps.dataKeys.find(draftKeyOwner(envelope.id)), sealed);
-    const line = apiLineOf(ctx);
     const shownValues = line === '0.38' ? Object.fromEntries(Object.entries(values).map(([name, v]) => [name, v.value])) : values;
     // The 0.40 line no longer returns `schema`.
     return { ...envelope, data: { ...open, meta, values: shownValues, ...(line === '0.38' ? { schema: schema ?? null } : {}) } };
@@ -97,9 +93,6 @@ export const draftsKind = (deps: Pick<ResourcesContext, 'dataKeys'>): VersionedK
 });
 
 type CreateData = t.TypeOf<typeof Data040> | t.TypeOf<typeof Data038>;
-
-/** Why a draft may not be created with the schema it names. */
-export type SchemaRefused = { readonly _tag: 'SchemaChoice' } | { readonly _tag: 'UnpublishedMetaSchema' };
 
 /**
  * The new draft's `meta_schema` (null with a temporary `schema`): on the 0.40 line exactly one of
@@ -110,14 +103,6 @@ export const metaSchemaOf = (line: ApiLine, data: CreateData, isPublished: (url:
   if (line === '0.40' && (metaSchema === null) === (data.schema === undefined)) return left({ _tag: 'SchemaChoice' });
   if (metaSchema !== null && !isPublished(metaSchema)) return left({ _tag: 'UnpublishedMetaSchema' });
   return right(metaSchema);
-};
-
-const schemaProblem = (refused: SchemaRefused): Problem => {
-  const [location, message] =
-    refused._tag === 'SchemaChoice'
-      ? ['body.data', 'exactly one of schema or meta_schema is required']
-      : ['body.data.meta_schema', 'not the URL of a published schema of this tenant'];
-  return invalidRequest(message, [{ location, message, value: undefined }]);
 };
 
 export const draftRoutes = (router: Router, deps: ResourcesContext): void => {
@@ -131,7 +116,7 @@ export const draftRoutes = (router: Router, deps: ResourcesContext): void => {
     const data: CreateData = body.data;
     const tenantId = principalOf(ctx).tenantId;
     const chosen = metaSchemaOf(line, data, (url) => isPublishedSchemaUrl(deps.runner.db, tenantId, url));
-    if (isLeft(chosen)) throw new HttpError(schemaProblem(chosen.left));
+    if (isLeft(chosen)) throw problemOf(chosen.left);
     const metaSchema = chosen.right;
     await deps.idempotent(ctx, input as Json, async () => {
       const draftId = randomUUID();
@@ -150,7 +135,7 @@ export const draftRoutes = (router: Router, deps: ResourcesContext): void => {
             json_ld_vocabs: data.json_ld_vocabs ?? [],
             vcdm_json_schemas: data.vcdm_json_schemas ?? [],
             schema: (data.schema as t.TypeOf<typeof JsonObject> | undefined) ?? null,
-            sealed: key.right.seal({ values: kinded(data.values) ?? {}, meta: data.meta ?? {} }, PURPOSE),
+            sealed: sealFor(key.right, DRAFT_VALUES, { values: kinded(data.values) ?? {}, meta: data.meta ?? {} }),
           },
           annotations: body.annotations ?? {},
           labels: body.labels ?? {},
@@ -181,7 +166,7 @@ export const draftRoutes = (router: Router, deps: ResourcesContext): void => {
         if (!key) throw new Error('draft data key is gone');
         const before = openPrivate(key, current.data['sealed']);
         const { values, meta, ...clear } = request.data;
-        const sealed = key.seal({ values: kinded(values) ?? before.values, meta: meta ?? before.meta }, PURPOSE);
+        const sealed = sealFor(key, DRAFT_VALUES, { values: kinded(values) ?? before.values, meta: meta ?? before.meta });
         const updated = DraftData.decode({ ...current.data, ...(clear as { [key: string]: Json }), sealed });
         if (isLeft(updated)) throw new Error('a draft update breaks the draft data contract');
         return { type: 'UpdateDraft', data: { draft: updated.right } };

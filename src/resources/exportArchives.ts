@@ -6,10 +6,13 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Sealed } from '../../streams/dataKey.js';
-import type { DataKey } from '../crypto/dataKeys.js';
+import * as t from 'io-ts';
+import { sealedFor, sealedPurpose } from '../../streams/dataKey.js';
+import { openFor, sealFor, type DataKey } from '../crypto/dataKeys.js';
 
-const PURPOSE = 'support-export';
+/** The archive, base64. */
+const ARCHIVE = sealedPurpose('support-export', t.string);
+const SealedArchive = sealedFor(ARCHIVE);
 const REQUEST_ID = /^[0-9a-f-]{36}$/;
 
 export const exportDirectory = (blobDir: string): string => join(blobDir, 'exports');
@@ -32,7 +35,7 @@ export const exportArchives = (dir: string): ExportArchives => {
       const temporary = join(dir, `.export-${randomUUID()}`);
       const handle = await open(temporary, 'wx', 0o600);
       try {
-        await handle.writeFile(JSON.stringify(key.seal(archive.toString('base64'), PURPOSE)));
+        await handle.writeFile(JSON.stringify(sealFor(key, ARCHIVE, archive.toString('base64'))));
         await handle.sync();
       } finally {
         await handle.close();
@@ -46,8 +49,8 @@ export const exportArchives = (dir: string): ExportArchives => {
       });
       if (text === undefined) return undefined;
       const sealed: unknown = JSON.parse(text);
-      if (!Sealed.is(sealed)) throw new Error('an export archive that is not sealed');
-      return Buffer.from(String(key.open(sealed, PURPOSE)), 'base64');
+      if (!SealedArchive.is(sealed)) throw new Error('an export archive that is not sealed');
+      return Buffer.from(openFor(key, ARCHIVE, sealed), 'base64');
     },
     async remove(requestId) {
       await unlink(pathOf(requestId)).catch((err: NodeJS.ErrnoException) => {

@@ -15,7 +15,7 @@ import { supportRequestRoutes } from './supportRequests.js';
 import { tenantDidRoutes } from './tenantDid.js';
 import { uploads } from './uploads.js';
 import type { ResourcesContext } from './context.js';
-import { idempotentWrites } from './idempotency.js';
+import { idempotentWrites } from './idempotentWrites.js';
 import { startReplyExpiry } from './replyExpiry.js';
 import { startPeriodic, type Periodic } from '../periodic.js';
 import { startBlobSweeper } from './blobSweeper.js';
@@ -23,9 +23,14 @@ import { sealClearBlobs } from './clearBlobSealing.js';
 import { exportArchives, exportDirectory } from './exportArchives.js';
 import { expireExports } from './supportWork.js';
 
-export const resourcesFeature = async (service: ServiceContext): Promise<Feature> => {
+/** The ports the feature uses: `kek` is the derivation root of upload secrets and the tenants' DID keys. */
+export type ResourcesPorts = Pick<ServiceContext, 'config' | 'log' | 'metrics' | 'store' | 'runner' | 'dataKeys' | 'kek'>;
+
+export const resourcesFeature = async (service: ResourcesPorts): Promise<Feature> => {
   const now = (): Date => new Date();
-  const deps: ResourcesContext = { ...service, now, idempotent: idempotentWrites(service, now) };
+  const { config, log, store, runner, dataKeys } = service;
+  const idempotent = idempotentWrites({ store, dataKeys, log, keyLifetimeSeconds: config.idempotencyKeyTtlSeconds, now });
+  const deps: ResourcesContext = { config, log, store, runner, dataKeys, now, idempotent };
   const blobDir = blobDirectory(service.config);
   const blobs = await sealedBlobStore(blobDir);
   const content = { store: service.store, dataKeys: service.dataKeys, blobs };

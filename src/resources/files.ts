@@ -1,17 +1,16 @@
 // The `files` kind: a file is made from an uploaded blob (`POST /files/upload`, PUT the bytes,
-// `POST /files?blob_id=`); its bytes never change, so every revision downloads the same blob.
+// `POST /files?blob_id=`, created in src/resources/createFile.ts); its bytes never change, so every
+// revision downloads the same blob.
 import type Router from '@koa/router';
-import * as t from 'io-ts';
-import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { randomUUID } from 'node:crypto';
+import { isLeft, left, right } from 'fp-ts/lib/Either.js';
 import { findLatest, findRevision } from '../../projections/resources.js';
 import { file, FILE_KIND, fileStream, type CreateFile, type FileEvent } from '../../streams/file.js';
-import { StringMap, type Envelope } from '../../streams/resource.js';
-import { loadStream, type EventMetadata } from '../eventstore/handle.js';
+import type { Envelope } from '../../streams/resource.js';
+import { loadStream } from '../eventstore/handle.js';
 import type { EventStore } from '../eventstore/port.js';
 import { readJson } from '../http/body.js';
 import { Uuid } from '../http/codecs.js';
-import { conflict, HttpError, notFound } from '../http/problem.js';
+import { HttpError, notFound } from '../http/problem.js';
 import { decode } from '../http/validate.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { contentOfResource, deletedContentGone, restoreRefusal, type BlobContentDeps } from './blobContent.js';
@@ -24,8 +23,8 @@ import type { VersionedKind } from './kind.js';
 import { DATA_ID_SORT, type DataSearch } from './search.js';
 import { createResource, metadataOf, readableAddressOf, revisionOf, versionedRoutes } from './routes.js';
 import type { Uploads } from './uploads.js';
-
-const SAME_CONTENT = 'A live file with the same content (digest_multibase) exists.';
+import { problemOf, SAME_CONTENT } from './problems.js';
+import { createFile, CreateBody } from './createFile.js';
 
 export const FILE_SEARCH: DataSearch = {
   filters: { content_type: 'EQUAL_STRING', digest_multibase: 'EQUAL_STRING', filename: 'EQUAL_STRING', filesize: 'EQUAL_INTEGER' },
@@ -73,73 +72,6 @@ export const filesKind = (store: EventStore, restoreWindowSeconds: number): Vers
   },
 });
 
-const Filename = t.refinement(t.string, (s) => s.length >= 1 && s.length <= 255 && !/[/\\\u0000-\u001f]/.test(s), 'a file name (1-255 characters, no / or \\)');
-const MediaType = t.refinement(t.string, (s) => /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i.test(s), 'a media type');
-const CreateBody = t.partial({ annotations: StringMap, labels: StringMap, data: t.partial({ filename: Filename, content_type: MediaType }) });
-
-export type CreateFileError = { readonly _tag: 'BlobNotFound' } | { readonly _tag: 'SameContent' };
-
-export interface CreateFileRequest {
-  readonly tenantId: string;
-  readonly blobId: string;
-  readonly filename: string | undefined;
-  readonly contentType: string | undefined;
-  readonly annotations: StringMap;
-  readonly labels: StringMap;
-}
-
-/** A file about to be created: its creation, and `release`, which gives its content claim up if it is not. */
-export interface NewFile {
-  readonly create: CreateFile;
-  readonly release: () => Promise<void>;
-}
-
-/**
- * Claims the uploaded blob's content for a new file and takes the blob: the FileCreated to record,
- * or why not (no such usable blob, or another create took it first; a live file of the tenant
- * with the same content, the spec's 409).
- */
-export const createFile = async (
-  deps: { readonly store: EventStore; readonly uploads: Pick<Uploads, 'find'>; readonly now: () => Date },
-  request: CreateFileRequest,
-  metadata: EventMetadata,
-): Promise<Either<CreateFileError, NewFile>> => {
-  const { tenantId, blobId } = request;
-  const found = await deps.uploads.find(tenantId, blobId, 'file');
-  if (isLeft(found)) return left({ _tag: 'BlobNotFound' });
-  const { blob, take } = found.right;
-  const fileId = randomUUID();
-  // One live file per content in a tenant. The claim is appended first and decides a race
-  // (src/resources/fileContent.ts); the blob is taken only after it, so a refused create leaves
-  // the blob usable.
-  const content = { tenantId, digestMultibase: blob.digestMultibase, fileId, at: deps.now().toISOString() };
-  const claimed = await claimFileContent(deps.store, content, metadata);
-  if (isLeft(claimed)) return left({ _tag: 'SameContent' });
-  // Nobody else appends to the content stream while this new file holds it.
-  const release = () => releaseFileContentAt(deps.store, content, claimed.right, metadata);
-  if (isLeft(await take(fileId, metadata))) {
-    // Another create took the blob between our read and now: this file will not exist.
-    await release();
-    return left({ _tag: 'BlobNotFound' });
-  }
-  const create: CreateFile = {
-    type: 'CreateFile',
-    data: {
-      fileId,
-      tenantId,
-      blobId,
-      contentType: request.contentType ?? blob.contentType,
-      digestMultibase: blob.digestMultibase,
-      filename: request.filename ?? blobId,
-      filesize: blob.size,
-      annotations: request.annotations,
-      labels: request.labels,
-      at: deps.now().toISOString(),
-    },
-  };
-  return right({ create, release });
-};
-
 export const fileRoutes = (router: Router, deps: ResourcesContext, uploads: Uploads, content: BlobContentDeps): void => {
   const kind = filesKind(deps.store, deps.config.restoreWindowSeconds);
   const scope = requireScope(kind.scope);
@@ -158,9 +90,7 @@ export const fileRoutes = (router: Router, deps: ResourcesContext, uploads: Uplo
     };
     await deps.idempotent(ctx, body, async () => {
       const created = await createFile({ store: deps.store, uploads, now: deps.now }, request, metadataOf(ctx));
-      if (isLeft(created)) {
-        throw new HttpError(created.left._tag === 'SameContent' ? conflict(SAME_CONTENT) : notFound('No uploaded, unused blob has this blob_id.'));
-      }
+      if (isLeft(created)) throw problemOf(created.left);
       return createResource(deps, kind, ctx, created.right.create.data.fileId, created.right.create, created.right.release);
     });
   });

@@ -1,21 +1,18 @@
 // Idempotency-Key on the resource API's writes. Keys are claimed through the event store (the
 // `idempotency` streams), not process memory, so they hold across instances over one store: of
 // two requests claiming one key at the same moment, one appends its claim and the other sees it.
+// The use case (`idempotently`) takes plain values; src/resources/idempotentWrites.ts is its HTTP edge.
 import { createHash, randomUUID } from 'node:crypto';
-import type { Context } from 'koa';
-import { isLeft, right } from 'fp-ts/lib/Either.js';
-import { idempotency, idempotencyStream, replyOwner, supersededClaim, type Command, type IdempotencyEvent, type IdempotencyState } from '../../streams/idempotency.js';
-import { handleCommand, loadStream, type CommandOptions, type Loaded } from '../eventstore/handle.js';
+import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
+import { idempotency, idempotencyStream, REPLY, replyOwner, supersededClaim, type Command, type IdempotencyEvent, type IdempotencyState } from '../../streams/idempotency.js';
+import { openFor, sealFor } from '../crypto/dataKeys.js';
+import { handleCommand, loadStream, type CommandOptions, type EventMetadata, type Loaded } from '../eventstore/handle.js';
 import type { Json } from '../eventstore/port.js';
-import { conflict, HttpError, invalidRequest, isHttpError, unprocessable } from '../http/problem.js';
-import { requestIdOf } from '../log.js';
-import { principalOf } from '../tenancy/authenticate.js';
+import { isHttpError } from '../http/problem.js';
 import type { ServiceContext } from '../featureContract.js';
-import { metadataOf } from './routes.js';
-import { decodeReply, encodeReply, problemReply, sendReply, type Reply } from './reply.js';
+import { problemReply, recordedReply, type Reply } from './reply.js';
 
 const KEY = /^[a-zA-Z0-9-]{32,256}$/;
-const PURPOSE = 'idempotent-reply';
 
 /** JSON with members sorted, so member order does not make two requests different. */
 const canonical = (value: Json | undefined): string => {
@@ -41,8 +38,6 @@ export const fingerprintOf = (method: string, url: string, ifMatch: string, requ
 /** Claims lost to other writers before the request is told another one holds the key. */
 const CLAIM_ATTEMPTS = 3;
 
-const inProgress = (): HttpError => new HttpError(conflict('A request with this Idempotency-Key is still being processed; retry later.'));
-
 /**
  * Destroys the reply of an expired generation and records it, which frees the key. Destroying
  * first: whatever happens next, the reply is gone. Nothing is recorded when the stream has moved
@@ -55,26 +50,52 @@ export const shredReply = async (deps: Pick<ServiceContext, 'store' | 'dataKeys'
   await handleCommand(deps.store, idempotency, stream, { type: 'ShredReply', data: { claimId, at: at.toISOString() } }, { commandId: `shred.${claimId}`, metadata: { actor: 'scheduler' } });
 };
 
+/** Why a write under an Idempotency-Key is refused (src/resources/problems.ts maps each to its problem). */
+export type IdempotencyError =
+  /** Not 32-256 characters of a-z, A-Z, 0-9 and -: 400. */
+  | { readonly _tag: 'IdempotencyKeyMalformed'; readonly key: string }
+  /** The key's recorded request is another one: 422. */
+  | { readonly _tag: 'IdempotencyKeyReused' }
+  /** Another request with the key is still running: 409. */
+  | { readonly _tag: 'IdempotencyKeyInProgress' };
+
+/** A write under an Idempotency-Key, as plain values. */
+export interface IdempotentRequest {
+  readonly tenantId: string;
+  /** The Idempotency-Key; empty when none was given (the write just runs). */
+  readonly key: string;
+  /** What makes two requests the same (`fingerprintOf`). */
+  readonly fingerprint: string;
+  readonly metadata: EventMetadata;
+}
+
+export interface Answered {
+  readonly reply: Reply;
+  /** The recorded reply of the same request, not a new write. */
+  readonly replayed: boolean;
+}
+
+export type IdempotencyPorts = Pick<ServiceContext, 'store' | 'dataKeys' | 'log'> & { readonly keyLifetimeSeconds: number; readonly now: () => Date };
+
 /**
- * The `idempotent` of ResourcesContext: without a key, runs the write; with one, replays the
- * recorded reply of the same request, refuses a different request (422) or one racing the first
- * (409), or claims the key, runs the write and records its reply.
+ * Runs a write under its Idempotency-Key, if any: replays the recorded reply of the same request,
+ * refuses a different request (IdempotencyKeyReused) or one racing the first
+ * (IdempotencyKeyInProgress), or claims the key, runs the write and records its reply. A write
+ * that throws an HTTP error below 500 answers that problem (recorded like any reply); one that
+ * throws anything else releases the key and throws on.
  */
-export const idempotentWrites = (deps: ServiceContext, now: () => Date) => {
-  const lifetimeMs = deps.config.idempotencyKeyTtlSeconds * 1000;
-  return async (ctx: Context, request: Json, execute: () => Promise<Reply>): Promise<void> => {
-    const key = ctx.get('Idempotency-Key');
-    if (key === '') return sendReply(ctx, await execute());
-    if (!KEY.test(key)) {
-      throw new HttpError(invalidRequest('Idempotency-Key must be 32-256 characters of a-z, A-Z, 0-9 and -.', [{ location: 'header.idempotency-key', message: 'expected [a-zA-Z0-9-]{32,256}', value: key }]));
-    }
-    const stream = idempotencyStream(keyHashOf(principalOf(ctx).tenantId, key));
-    const fingerprint = fingerprintOf(ctx.method, ctx.url, ctx.get('If-Match'), request);
-    const at = now().toISOString();
+export const idempotently = (deps: IdempotencyPorts) => {
+  const lifetimeMs = deps.keyLifetimeSeconds * 1000;
+  return async (request: IdempotentRequest, execute: () => Promise<Reply>): Promise<Either<IdempotencyError, Answered>> => {
+    const { key, fingerprint, metadata } = request;
+    if (key === '') return right({ reply: await execute(), replayed: false });
+    if (!KEY.test(key)) return left({ _tag: 'IdempotencyKeyMalformed', key });
+    const stream = idempotencyStream(keyHashOf(request.tenantId, key));
+    const at = deps.now().toISOString();
     const claimId = randomUUID();
     // Each command of this claim names its own events: `claim.<id>`, `reply.<id>`, `release.<id>`.
     const run = (name: string, command: Command, loaded: Loaded<IdempotencyState>, beforeAppend?: CommandOptions<IdempotencyState, IdempotencyEvent, never>['beforeAppend']) =>
-      handleCommand(deps.store, idempotency, stream, command, { commandId: `${name}.${claimId}`, metadata: metadataOf(ctx), loaded, ...(beforeAppend ? { beforeAppend } : {}) });
+      handleCommand(deps.store, idempotency, stream, command, { commandId: `${name}.${claimId}`, metadata, loaded, ...(beforeAppend ? { beforeAppend } : {}) });
     // An expired generation's reply is destroyed before the claim that frees its key is recorded.
     const runClaim = (command: Command, loaded: Loaded<IdempotencyState>) =>
       run('claim', command, loaded, async (_events, state) => {
@@ -95,22 +116,19 @@ export const idempotentWrites = (deps: ServiceContext, now: () => Date) => {
       let handled = await runClaim(claim, loaded.right);
       if (isLeft(handled) && handled.left._tag === 'AlreadyAnswered') {
         const dataKey = await deps.dataKeys.find(replyOwner(handled.left.answered.claimId));
-        if (dataKey) {
-          ctx.set('Idempotent-Replayed', 'true');
-          return sendReply(ctx, decodeReply(dataKey.open(handled.left.answered.reply, PURPOSE)));
-        }
+        if (dataKey) return right({ reply: openFor(dataKey, REPLY, handled.left.answered.reply), replayed: true });
         // The answer's reply is shredded: the same request claims the key anew, on the same state.
         handled = await runClaim({ ...claim, data: { ...claim.data, replyGone: true } }, loaded.right);
       }
       if (!isLeft(handled)) {
         claimed = { state: handled.right.state, expectedRevision: handled.right.revision };
       } else if (handled.left._tag === 'KeyUsedForAnotherRequest') {
-        throw new HttpError(unprocessable('This Idempotency-Key was used for a different request.', [{ location: 'header.idempotency-key', message: 'used for a different request', value: undefined }]));
+        return left({ _tag: 'IdempotencyKeyReused' });
       } else if (handled.left._tag !== 'WrongExpectedRevision') {
-        throw inProgress();
+        return left({ _tag: 'IdempotencyKeyInProgress' });
       }
     }
-    if (claimed === undefined) throw inProgress();
+    if (claimed === undefined) return left({ _tag: 'IdempotencyKeyInProgress' });
 
     let reply: Reply;
     try {
@@ -119,19 +137,19 @@ export const idempotentWrites = (deps: ServiceContext, now: () => Date) => {
       if (isHttpError(err) && err.status < 500) {
         reply = problemReply(err);
       } else {
-        await run('release', { type: 'ReleaseKey', data: { claimId, at: now().toISOString() } }, claimed);
+        await run('release', { type: 'ReleaseKey', data: { claimId, at: deps.now().toISOString() } }, claimed);
         throw err;
       }
     }
     const dataKey = await deps.dataKeys.issue(replyOwner(claimId));
     if (isLeft(dataKey)) throw new Error(`idempotency data key: ${dataKey.left._tag}`);
-    const recorded = await run('reply', { type: 'RecordReply', data: { claimId, status: reply.status, reply: dataKey.right.seal(encodeReply(reply), PURPOSE) } }, claimed);
+    const recorded = await run('reply', { type: 'RecordReply', data: { claimId, status: reply.status, reply: sealFor(dataKey.right, REPLY, recordedReply(reply)) } }, claimed);
     if (isLeft(recorded)) {
       // Our lease lapsed and another request took the key over: its reply will be the recorded
       // one, and nothing sealed with our key is stored.
       await deps.dataKeys.destroy(replyOwner(claimId));
-      deps.log.warn('idempotent reply not recorded: the claim was taken over', { requestId: requestIdOf(ctx) });
+      deps.log.warn('idempotent reply not recorded: the claim was taken over', { requestId: metadata.requestId });
     }
-    sendReply(ctx, reply);
+    return right({ reply, replayed: false });
   };
 };

@@ -1,11 +1,11 @@
 // A kind of the resource API: its path, the stream category its resources live in, and its
 // decider (the rules and the events its streams record for the changes every kind shares).
 import type { Either } from 'fp-ts/lib/Either.js';
-import type { Context } from 'koa';
 import type { Scope } from '../../streams/apiKey.js';
 import type { Event } from '../../streams/event.js';
 import type { AnyKindCommand, Envelope, ResourceDecider } from '../../streams/resource.js';
 import type { EventMetadata } from '../eventstore/handle.js';
+import type { ApiLine } from './oasVersion.js';
 import type { DataSearch } from './search.js';
 
 export interface VersionedKind<E extends Event, C extends AnyKindCommand> {
@@ -18,8 +18,8 @@ export interface VersionedKind<E extends Event, C extends AnyKindCommand> {
   /** The kind's rules and the events its stream records (streams/<kind>.ts). */
   readonly decider: ResourceDecider<E, C>;
   readonly streamOf: (id: string) => string;
-  /** The envelope as this request sees it (opening sealed data, the API line's shape); default as stored. */
-  readonly render?: (envelope: Envelope, ctx: Context) => Promise<Envelope>;
+  /** The envelope as a request of this API line sees it (opening sealed data, the line's shape); default as stored. */
+  readonly render?: (envelope: Envelope, line: ApiLine) => Promise<Envelope>;
   /** What `POST /{path}/search` may filter and sort on in `data`. */
   readonly search: DataSearch;
   /**

@@ -7,12 +7,12 @@ import { isLeft } from 'fp-ts/lib/Either.js';
 import { findHistory, findLatest, findRevision, resourcesProjection, type ResourceAddress } from '../../projections/resources.js';
 import { decodeRecorded, type Event } from '../../streams/event.js';
 import { MAX_REVISION, StringMap, type AnyChange, type AnyKindCommand, type Envelope } from '../../streams/resource.js';
-import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
+import type { EventMetadata } from '../eventstore/handle.js';
 import type { EventStore, Json } from '../eventstore/port.js';
 import { readJson } from '../http/body.js';
 import { Uuid } from '../http/codecs.js';
 import { requestIdOf } from '../log.js';
-import { conflict, HttpError, invalidRequest, notFound, preconditionFailed, serviceUnavailable } from '../http/problem.js';
+import { HttpError, invalidRequest, serviceUnavailable } from '../http/problem.js';
 import { isQuarantined } from '../readside/quarantine.js';
 import { decode } from '../http/validate.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
@@ -20,9 +20,12 @@ import { noneMatchHits, requireIfMatch } from '../http/conditional.js';
 import { etagOfEnvelope, resourceReply, wireEnvelope } from './envelope.js';
 import type { Reply } from './reply.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
+import { apiLineOf } from './oasVersion.js';
 import type { VersionedKind } from './kind.js';
 import { searcher } from './search.js';
-import { updateResource, type UpdateError } from './update.js';
+import { recordCreation } from './create.js';
+import { problemOf } from './problems.js';
+import { updateResource } from './update.js';
 
 /** The addressed resource of the caller's tenant; a malformed id is 400. */
 export const addressOf = (ctx: Context, kind: { readonly name: string }): ResourceAddress => {
@@ -76,7 +79,7 @@ export const revisionOf = (ctx: Context): number => {
   return revision;
 };
 
-const missing = (): HttpError => new HttpError(notFound('No resource of this kind has this id.'));
+const missing = (): HttpError => problemOf({ _tag: 'NotFound' });
 
 /** 304 when If-None-Match names `etag`, else the body with its ETag. */
 const conditionalRead = async (ctx: Context, etag: string, body: () => Promise<unknown>): Promise<void> => {
@@ -90,32 +93,10 @@ const conditionalRead = async (ctx: Context, etag: string, body: () => Promise<u
 
 /** The envelope as the kind shows it to this request. */
 export const rendered = async <E extends Event, C extends AnyKindCommand>(kind: VersionedKind<E, C>, ctx: Context, envelope: Envelope): Promise<Envelope> =>
-  kind.render ? kind.render(envelope, ctx) : envelope;
+  kind.render ? kind.render(envelope, apiLineOf(ctx)) : envelope;
 
 const AnnotationsBody = t.type({ annotations: StringMap });
 const LabelsBody = t.type({ labels: StringMap });
-
-const updateProblem = (error: UpdateError): HttpError => {
-  switch (error._tag) {
-    case 'NotFound':
-      return missing();
-    case 'PreconditionFailed':
-      return new HttpError(preconditionFailed());
-    case 'KindConflict':
-      return new HttpError(conflict(error.detail));
-    case 'Conflict':
-      return new HttpError(
-        conflict(
-          {
-            deleted: 'The resource is deleted; restore it first.',
-            not_deleted: 'The resource is not deleted.',
-            revision_limit: `The resource has reached the last revision (${MAX_REVISION}).`,
-            frozen: 'The resource is published and takes no more changes.',
-          }[error.reason],
-        ),
-      );
-  }
-};
 
 export const metadataOf = (ctx: Context): EventMetadata => ({ actor: `apikey:${principalOf(ctx).keyId}`, requestId: requestIdOf(ctx) });
 
@@ -143,16 +124,15 @@ export const updateRoute =
         await toChange(request, ctx),
         metadataOf(ctx),
       );
-      if (isLeft(result)) throw updateProblem(result.left);
+      if (isLeft(result)) throw problemOf(result.left);
       await deps.runner.waitFor(result.right.position, deps.config.readYourWritesTimeoutMs);
       return resourceReply(await rendered(kind, ctx, result.right.envelope));
     });
   };
 
 /**
- * Records the first event of a new resource and answers it: 201, as the kind shows it, ETag,
- * Location. `onNotAppended` runs when the store refused the event (it was certainly not written),
- * before the error is thrown: a kind gives up there what it wrote before (a file's content claim).
+ * Records the first event of a new resource (src/resources/create.ts) and answers it: 201, as the
+ * kind shows it, ETag, Location.
  */
 export const createResource = async <E extends Event, C extends AnyKindCommand>(
   deps: ResourcesContext,
@@ -162,20 +142,9 @@ export const createResource = async <E extends Event, C extends AnyKindCommand>(
   create: Extract<C, { readonly type: string; readonly data: { readonly at: string } }>,
   onNotAppended?: () => Promise<void>,
 ): Promise<Reply> => {
-  // A new id's stream: nothing to read, and the store lets one creation win.
-  const handled = await handleCommand(deps.store, kind.decider, kind.streamOf(id), create, {
-    commandId: id,
-    metadata: metadataOf(ctx),
-    loaded: { state: kind.decider.initialState, expectedRevision: 'no_stream' },
-  });
-  if (isLeft(handled)) {
-    await onNotAppended?.();
-    throw new Error(`${kind.name} not created: ${handled.left._tag}`);
-  }
-  await deps.runner.waitFor(handled.right.position!, deps.config.readYourWritesTimeoutMs);
-  const envelope = kind.decider.envelopeOf(handled.right.state);
-  if (!envelope) throw new Error(`${kind.name} has no envelope after its first event`);
-  return resourceReply(await rendered(kind, ctx, envelope), 201, { Location: `/${kind.path}/${id}` });
+  const created = await recordCreation(deps.store, kind, id, create, metadataOf(ctx), onNotAppended);
+  await deps.runner.waitFor(created.position, deps.config.readYourWritesTimeoutMs);
+  return resourceReply(await rendered(kind, ctx, created.envelope), 201, { Location: `/${kind.path}/${id}` });
 };
 
 /** Mounts the shared routes of `kind` on `router` (which the kind's own routes share). */

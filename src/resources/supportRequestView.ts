@@ -2,12 +2,9 @@
 // read it: its state, the operator's note, every transition, what the export or erasure did, and
 // the message opened with the request's data key (null once that key is gone).
 import type { SupportRequestRow } from '../../projections/supportRequests.js';
-import { Sealed } from '../../streams/dataKey.js';
-import { supportRequestKeyOwner } from '../../streams/supportRequest.js';
-import type { DataKeys } from '../crypto/dataKeys.js';
+import { MESSAGE, SealedMessage, supportRequestKeyOwner } from '../../streams/supportRequest.js';
+import { openFor, type DataKeys } from '../crypto/dataKeys.js';
 import type { Json } from '../eventstore/port.js';
-
-export const MESSAGE_PURPOSE = 'support-request-message';
 
 export interface SupportRequestView {
   readonly id: string;
@@ -25,7 +22,7 @@ export interface SupportRequestView {
 
 export const supportRequestView = async (dataKeys: Pick<DataKeys, 'find'>, row: SupportRequestRow): Promise<SupportRequestView> => {
   const key = await dataKeys.find(supportRequestKeyOwner(row.requestId));
-  const message = key && Sealed.is(row.message) ? key.open(row.message, MESSAGE_PURPOSE) : null;
+  const message = key && SealedMessage.is(row.message) ? openFor(key, MESSAGE, row.message) : null;
   return {
     id: row.requestId,
     type: row.type,

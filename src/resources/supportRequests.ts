@@ -10,7 +10,8 @@ import { randomUUID } from 'node:crypto';
 import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { findSupportRequest, listSupportRequests, type SupportRequestRow } from '../../projections/supportRequests.js';
-import { supportExportKeyOwner, supportRequest, supportRequestKeyOwner, supportRequestStream, SupportRequestType, type Command } from '../../streams/supportRequest.js';
+import { MESSAGE, supportExportKeyOwner, supportRequest, supportRequestKeyOwner, supportRequestStream, SupportRequestType, type Command } from '../../streams/supportRequest.js';
+import { sealFor } from '../crypto/dataKeys.js';
 import { readJson } from '../http/body.js';
 import { NonEmptyString, Uuid } from '../http/codecs.js';
 import { HttpError, invalidRequest, notFound, problem } from '../http/problem.js';
@@ -19,7 +20,7 @@ import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import type { ExportArchives } from './exportArchives.js';
 import { metadataOf } from './routes.js';
-import { MESSAGE_PURPOSE, supportRequestView } from './supportRequestView.js';
+import { supportRequestView } from './supportRequestView.js';
 import { handleCommand } from '../eventstore/handle.js';
 
 const SupportRequestBody = t.type({ message: t.refinement(NonEmptyString, (s) => s.trim() !== '', 'a non-empty message'), type: SupportRequestType });
@@ -42,7 +43,7 @@ export const supportRequestRoutes = (router: Router, deps: ResourcesContext, arc
       const createdAt = deps.now().toISOString();
       const command: Command = {
         type: 'CreateSupportRequest',
-        data: { requestId, tenantId, type: body.type, message: key.right.seal(body.message, MESSAGE_PURPOSE), at: createdAt },
+        data: { requestId, tenantId, type: body.type, message: sealFor(key.right, MESSAGE, body.message), at: createdAt },
       };
       // A new id's stream: nothing to read.
       const handled = await handleCommand(deps.store, supportRequest, supportRequestStream(requestId), command, {

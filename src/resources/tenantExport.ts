@@ -14,7 +14,6 @@
 // the manifest's `erased`.
 import { createHash } from 'node:crypto';
 import { buffer } from 'node:stream/consumers';
-import type { Context } from 'koa';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { pack } from 'tar-stream';
 import { listTenantOffers } from '../../projections/offers.js';
@@ -34,6 +33,7 @@ import { blobOfResource, openBlob, type BlobContentDeps } from './blobContent.js
 import { didcommKind } from './didcommMessages.js';
 import { draftsKind } from './drafts.js';
 import { wireEnvelope } from './envelope.js';
+import type { ApiLine } from './oasVersion.js';
 import { supportRequestView } from './supportRequestView.js';
 
 export const EXPORT_FORMAT = 'eudi-connector-tenant-export/1';
@@ -71,8 +71,8 @@ const contentOf = async (content: BlobContentDeps, purpose: BlobPurpose, resourc
   return isLeft(opened) ? undefined : buffer(opened.right);
 };
 
-/** Drafts are shown as the current API line (0.40) shows them: no request header chooses another. */
-const CURRENT_API_LINE = { get: () => '' } as unknown as Context;
+/** Drafts are shown as the current API line shows them: no request header chooses another. */
+const CURRENT_API_LINE: ApiLine = '0.40';
 
 const json = (value: unknown): Buffer => Buffer.from(`${JSON.stringify(value, null, 2)}\n`, 'utf8');
 

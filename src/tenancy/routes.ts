@@ -6,7 +6,7 @@ import type { ReadModels } from '../readside/readModels.js';
 import { listQuarantine } from '../readside/quarantine.js';
 import { principalOf, requireScope } from './authenticate.js';
 
-export const tenancyFeature = ({ runner }: ServiceContext): Feature => ({
+export const tenancyFeature = ({ runner }: Pick<ServiceContext, 'runner'>): Feature => ({
   name: 'tenancy',
   managementRouters: [tenancyRouter(runner)],
 });

@@ -2,7 +2,7 @@
 // pass: created once, then update annotations, update labels, delete and restore under the shared
 // rules (404, 412, 409), each recorded as the kind's own event.
 import test from 'ava';
-import { left, right } from 'fp-ts/lib/Either.js';
+import { isRight, left, right } from 'fp-ts/lib/Either.js';
 import type { Event } from '../../streams/event.js';
 import { etagOf, type AnyKindCommand, type ResourceDecider, type SharedOperation, type StringMap, type Target } from '../../streams/resource.js';
 import { givenWhen, stateAfter } from './decider.js';
@@ -61,6 +61,19 @@ export const sharedOperationTests = <E extends Event, C extends AnyKindCommand>(
     t.deepEqual(scenario(gone, operation(gone, 'Restore')), right([restored]));
     t.like(envelope([...gone, restored]), { revision: 3, deletedAt: null });
     t.deepEqual(scenario([created], operation([created], 'Restore')), left({ _tag: 'Conflict', reason: 'not_deleted' }));
+  });
+
+  test(`${name}: the shared events are written byte for byte as the kind's streams hold them, and read back as written`, (t) => {
+    const recorded = (decided: ReturnType<typeof scenario>) => JSON.stringify(isRight(decided) ? decided.right : decided.left);
+    const gone = [created, deleted];
+    t.is(recorded(scenario([created], operation([created], 'UpdateAnnotations', { annotations: { note: 'x' } }))), JSON.stringify([kind.annotated({ note: 'x' })]));
+    t.is(recorded(scenario([created], operation([created], 'UpdateLabels', { labels: { team: 'a' } }))), JSON.stringify([kind.labelled({ team: 'a' })]));
+    t.is(recorded(scenario([created], operation([created], 'Delete'))), JSON.stringify([deleted]));
+    t.is(recorded(scenario(gone, operation(gone, 'Restore'))), JSON.stringify([restored]));
+    for (const event of [kind.annotated({ note: 'x' }), kind.labelled({ team: 'a' }), deleted, restored]) {
+      const read = kind.decider.codec.decode(JSON.parse(JSON.stringify(event)));
+      t.true(isRight(read) && JSON.stringify(read.right) === JSON.stringify(event), event.type);
+    }
   });
 
   test(`${name}: given none, or another tenant's, then NotFound whatever the etag; a stale If-Match, then PreconditionFailed before a state conflict`, (t) => {

@@ -1,0 +1,86 @@
+// The resources feature's one table from what its use cases refuse to the problem+json the
+// management API answers (the resource API specification, "Errors"). A switch without `default:`,
+// so a new refusal left unmapped does not compile.
+import { MAX_REVISION } from '../../streams/resource.js';
+import { conflict, HttpError, invalidRequest, invalidValues, notFound, preconditionFailed, problem, unprocessable, type FieldError } from '../http/problem.js';
+import type { IdempotencyError } from './idempotency.js';
+import type { SchemaExists } from './createSchema.js';
+import type { UpdateError } from './update.js';
+import type { NotACredential } from './verifiableCredential.js';
+
+/** The blob a file or credential is made from is not an uploaded, unused blob of the tenant: 404. */
+export type BlobNotFound = { readonly _tag: 'BlobNotFound' };
+/** The draft a credential names is not the tenant's: 404. */
+export type DraftNotFound = { readonly _tag: 'DraftNotFound' };
+/** A live file of the tenant has the same content: 409. */
+export type SameContent = { readonly _tag: 'SameContent' };
+
+/**
+ * The credential ids a presentation names that are no live credential of the tenant
+ * (`CredentialsMissing`: 404), or whose content was erased (`CredentialContentGone`: 410), each
+ * located in the body.
+ */
+export type CredentialsRefused = { readonly _tag: 'CredentialsMissing' | 'CredentialContentGone'; readonly refused: readonly FieldError[] };
+
+/** Why a draft may not be created with the schema it names: 400. */
+export type SchemaRefused = { readonly _tag: 'SchemaChoice' } | { readonly _tag: 'UnpublishedMetaSchema' };
+
+export const SAME_CONTENT = 'A live file with the same content (digest_multibase) exists.';
+
+/** Every refusal of the resources feature's use cases. */
+export type ResourcesError = UpdateError | IdempotencyError | SchemaExists | BlobNotFound | DraftNotFound | SameContent | NotACredential | SchemaRefused | CredentialsRefused;
+
+/** A 400 whose detail is its one field's message. */
+const fieldProblem = (location: string, message: string): HttpError => new HttpError(invalidRequest(message, [{ location, message, value: undefined }]));
+
+export const problemOf = (error: ResourcesError): HttpError => {
+  switch (error._tag) {
+    case 'NotFound':
+      return new HttpError(notFound('No resource of this kind has this id.'));
+    case 'PreconditionFailed':
+      return new HttpError(preconditionFailed());
+    case 'KindConflict':
+      return new HttpError(conflict(error.detail));
+    case 'Conflict':
+      return new HttpError(
+        conflict(
+          {
+            deleted: 'The resource is deleted; restore it first.',
+            not_deleted: 'The resource is not deleted.',
+            revision_limit: `The resource has reached the last revision (${MAX_REVISION}).`,
+            frozen: 'The resource is published and takes no more changes.',
+          }[error.reason],
+        ),
+      );
+    case 'IdempotencyKeyMalformed':
+      return new HttpError(
+        invalidRequest('Idempotency-Key must be 32-256 characters of a-z, A-Z, 0-9 and -.', [
+          { location: 'header.idempotency-key', message: 'expected [a-zA-Z0-9-]{32,256}', value: error.key },
+        ]),
+      );
+    case 'IdempotencyKeyReused':
+      return new HttpError(unprocessable('This Idempotency-Key was used for a different request.', [{ location: 'header.idempotency-key', message: 'used for a different request', value: undefined }]));
+    case 'BlobNotFound':
+      return new HttpError(notFound('No uploaded, unused blob has this blob_id.'));
+    case 'DraftNotFound':
+      return new HttpError(notFound('No draft of this tenant has this draft_id.'));
+    case 'SameContent':
+      return new HttpError(conflict(SAME_CONTENT));
+    case 'NotJson':
+      return new HttpError(invalidRequest(`The blob is ${error.reason}.`, [{ location: 'blob', message: `expected a verifiable credential in JSON; the blob is ${error.reason}`, value: undefined }]));
+    case 'InvalidCredential':
+      return new HttpError(invalidValues(error.errors));
+    case 'SchemaChoice':
+      return fieldProblem('body.data', 'exactly one of schema or meta_schema is required');
+    case 'UnpublishedMetaSchema':
+      return fieldProblem('body.data.meta_schema', 'not the URL of a published schema of this tenant');
+    case 'SchemaExists':
+      return new HttpError(conflict('A schema with this slug and version exists.'));
+    case 'CredentialsMissing':
+      return new HttpError(problem(404, '/problems/not-found', 'Not found', 'A referenced credential does not exist in this tenant.', error.refused));
+    case 'CredentialContentGone':
+      return new HttpError(problem(410, '/problems/content-gone', 'Content gone', "A referenced credential's content was erased.", error.refused));
+    case 'IdempotencyKeyInProgress':
+      return new HttpError(conflict('A request with this Idempotency-Key is still being processed; retry later.'));
+  }
+};
