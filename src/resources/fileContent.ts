@@ -77,5 +77,14 @@ export const releaseFileContentAt = async (store: EventStore, content: Content, 
   // The file held the content at `revision` (its own claim, or heldAt): no read needed.
   const loaded = { state: { status: 'held', fileId: content.fileId } as const, expectedRevision: revision };
   const released = await handleCommand(store, fileContent, streamOf(content), command, { commandId: randomUUID(), metadata, loaded });
-  if (isLeft(released) && released.left.error._tag !== 'WrongExpectedRevision') throw new Error(`file content stream: ${released.left.error._tag}`);
+  if (!isLeft(released)) return;
+  const failed = released.left;
+  switch (failed.kind) {
+    case 'domain':
+      throw new Error(`file content stream: ${failed.error._tag}`);
+    case 'store':
+      // A lost race: a claim got in after `revision`, and the content stays held.
+      if (failed.error._tag === 'WrongExpectedRevision') return;
+      throw new Error(`file content stream: ${failed.error._tag}`);
+  }
 };
