@@ -152,7 +152,7 @@ test('concurrent revoke and suspend decided on one revision: exactly one is appe
     const outcomes = [revoke, suspend];
     t.is(outcomes.filter((o) => !isLeft(o)).length, 1);
     const lost = outcomes.find(isLeft)!;
-    t.like(lost.left, { _tag: 'WrongExpectedRevision', expected: 0, actual: 1 });
+    t.like(lost.left, { kind: 'store', error: { _tag: 'WrongExpectedRevision', expected: 0, actual: 1 } });
     const read = await store.readStream(stream);
     if (read._tag !== 'Found') return t.fail('no stream');
     t.is(read.events.length, 2);
@@ -165,7 +165,7 @@ test('concurrent revoke and suspend decided on one revision: exactly one is appe
       commandId: winner === 'CredentialRevoked' ? 's' : 'r',
       metadata,
     });
-    if (winner === 'CredentialRevoked') t.deepEqual(retried, left({ _tag: 'RevocationIsFinal' }));
+    if (winner === 'CredentialRevoked') t.deepEqual(retried, left({ kind: 'domain', error: { _tag: 'RevocationIsFinal' } }));
     else t.like(rightOf(retried), { revision: 2, events: [{ type: 'CredentialRevoked' }] });
   });
 });

@@ -323,7 +323,7 @@ export function eventStoreContract(name: string, open: () => Promise<OpenedStore
     const stale = rightOf(await loadStream(store, counter, stream));
     rightOf(await handleCommand(store, counter, stream, { add: 10 }, { commandId: randomUUID(), metadata }));
     const refused = leftOf(await handleCommand(store, counter, stream, { add: 100 }, { commandId: randomUUID(), metadata, loaded: stale }));
-    t.like(refused, { _tag: 'WrongExpectedRevision', expected: 0, actual: 1 });
+    t.like(refused, { kind: 'store', error: { _tag: 'WrongExpectedRevision', expected: 0, actual: 1 } });
     const retried = rightOf(await handleCommand(store, counter, stream, { add: 100 }, { commandId: randomUUID(), metadata, loaded: stale, retries: 1 }));
     t.is(retried.revision, 2);
     t.is(retried.state, 111);
@@ -350,7 +350,7 @@ export function eventStoreContract(name: string, open: () => Promise<OpenedStore
       seen.push(events.map((e) => e.data.n));
       return left({ _tag: 'Refused' as const });
     };
-    t.deepEqual(leftOf(await handleCommand(store, counter, stream, { add: 5 }, { commandId: randomUUID(), metadata, beforeAppend: refusing })), { _tag: 'Refused' });
+    t.deepEqual(leftOf(await handleCommand(store, counter, stream, { add: 5 }, { commandId: randomUUID(), metadata, beforeAppend: refusing })), { kind: 'hook', error: { _tag: 'Refused' } });
     t.is((await store.readStream(stream))._tag, 'StreamNotFound');
     rightOf(await handleCommand(store, counter, stream, { add: 0 }, { commandId: randomUUID(), metadata, beforeAppend: refusing }));
     t.deepEqual(seen, [[5]]);

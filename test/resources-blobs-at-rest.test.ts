@@ -144,7 +144,7 @@ test('clear blobs of an earlier version are sealed at the next start, once, and 
         { type: 'RecordUpload', data: { blobId, tenantId: BOOTSTRAP_TENANT_ID, ...stored, contentType: kind === 'files' ? 'text/plain' : 'application/json', uploadedAt: new Date().toISOString() } },
         { commandId: randomUUID(), metadata: { actor: 'upload' }, loaded },
       );
-      if (isLeft(recorded)) throw new Error(`not recorded: ${recorded.left._tag}`);
+      if (isLeft(recorded)) throw new Error(`not recorded: ${recorded.left.error._tag}`);
       return { blobId, digest: stored.digestMultibase };
     };
     const legacyFile = await legacyUpload('files', FILE_TEXT);

@@ -7,6 +7,7 @@ import { isRight } from 'fp-ts/lib/Either.js';
 import { offerStream } from '../streams/offer.js';
 import { fileKek } from '../src/crypto/kek.js';
 import { dataKeys } from '../src/crypto/dataKeys.js';
+import type { CommandError } from '../src/eventstore/handle.js';
 import { createOffer, type CreateOfferDeps } from '../src/issuance/offer/createOffer.js';
 import { DEFAULT_CONFIGURATIONS, parseCredentialConfigurations } from '../src/issuance/configurations.js';
 import { issuanceSecrets } from '../src/issuance/secrets.js';
@@ -66,4 +67,22 @@ test('an offer of an unconfigured configuration, or with claims it does not acce
     const read = await store.readStream(offerStream(created.offerId));
     t.is(read._tag, 'Found');
   });
+});
+
+test('a switch over a command error that leaves a kind unmapped does not compile', (t) => {
+  type Failed = CommandError<{ readonly _tag: 'Refused' }, { readonly _tag: 'HookRefused' }>;
+  // @ts-expect-error a switch on `kind` without `hook` and without `default` lacks its ending return
+  const answer = (failed: Failed): string => { switch (failed.kind) { case 'domain': return 'domain'; case 'store': return 'store'; } };
+  // At run time the unmapped kind falls through the switch: the answer typed a string is none.
+  t.is(typeof answer({ kind: 'hook', error: { _tag: 'HookRefused' } }), 'undefined');
+  const mapped = (failed: Failed): string => {
+    switch (failed.kind) {
+      case 'domain':
+      case 'hook':
+        return failed.error._tag;
+      case 'store':
+        return 'store';
+    }
+  };
+  t.is(mapped({ kind: 'hook', error: { _tag: 'HookRefused' } }), 'HookRefused');
 });

@@ -172,7 +172,7 @@ export class Deliverer {
     const handled = await this.run(claimed.deliveryId, command, { state: claimed, expectedRevision: revision });
     if (isLeft(handled)) {
       // Our claim lapsed and another instance took the delivery over: its record wins.
-      log.warn('callback outcome not recorded: the claim was lost', { error: handled.left._tag });
+      log.warn('callback outcome not recorded: the claim was lost', { error: handled.left.error._tag });
       return;
     }
     const last = handled.right.events[handled.right.events.length - 1]!;

@@ -9,7 +9,7 @@
 // store) is a point before which everything is recorded. A restart resumes there; events after it
 // that another instance already recorded collide harmlessly on `no_stream`.
 import { randomUUID } from 'node:crypto';
-import { isLeft, right, type Either } from 'fp-ts/lib/Either.js';
+import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { delivery, deliveryIdOf, deliveryStream, type CallbackRequest, type Command, type Delivery, type DomainError } from '../../streams/delivery.js';
 import {
   formatPosition,
@@ -63,7 +63,13 @@ export const recordDelivery = async (
     metadata: { actor: 'callbacks' },
     loaded: { state: delivery.initialState, expectedRevision: 'no_stream' },
   });
-  if (isLeft(handled)) return handled;
+  if (isLeft(handled)) {
+    switch (handled.left.kind) {
+      case 'domain':
+      case 'store':
+        return left(handled.left.error);
+    }
+  }
   if (handled.right.state.status === 'none') throw new Error('a recorded delivery folds to a delivery');
   return right({ delivery: handled.right.state, revision: handled.right.revision });
 };

@@ -2,7 +2,7 @@
 // delivery, so the same `webhook-id`, due at once. Refused once the sealed data is gone: a
 // verification callback cannot be re-sent without its credentials.
 import { randomUUID } from 'node:crypto';
-import { isLeft, right, type Either } from 'fp-ts/lib/Either.js';
+import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { delivery, deliveryStream, type Command, type DomainError } from '../../streams/delivery.js';
 import type { DataKeys } from '../crypto/dataKeys.js';
 import { handleCommand, loadStream, type EventMetadata } from '../eventstore/handle.js';
@@ -24,5 +24,12 @@ export const resendDelivery = async (
   const dataExists = !sealed || (await dataKeys.find(sealed.ownerId)) !== undefined;
   const command: Command = { type: 'RequestResend', data: { deliveryId, dataExists, at: new Date().toISOString() } };
   const result = await handleCommand(store, delivery, deliveryStream(deliveryId), command, { commandId: randomUUID(), metadata, loaded: loaded.right });
-  return isLeft(result) ? result : right({ deliveryId });
+  if (isLeft(result)) {
+    switch (result.left.kind) {
+      case 'domain':
+      case 'store':
+        return left(result.left.error);
+    }
+  }
+  return right({ deliveryId });
 };

@@ -3,7 +3,7 @@
 // tenant by the associated data) rather than with a data key: nothing needs shredding, and the
 // deliverer opens it without another read of the store.
 import { randomUUID } from 'node:crypto';
-import { isLeft, right, type Either } from 'fp-ts/lib/Either.js';
+import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import type { Sealed } from '../../streams/dataKey.js';
 import { tenant, tenantStream, type Command, type DomainError } from '../../streams/tenant.js';
 import { open, seal } from '../crypto/seal.js';
@@ -46,7 +46,13 @@ export const configureTenantCallback = async (
   const generated = generateWebhookSecret();
   const command: Command = { type: 'ConfigureTenantCallback', data: { tenantId, url, secret: request.secret, generated, box, at: new Date().toISOString() } };
   const result = await handleCommand(store, tenant, tenantStream(tenantId), command, { commandId: randomUUID(), metadata, retries: RACE_RETRIES });
-  if (isLeft(result)) return result;
+  if (isLeft(result)) {
+    switch (result.left.kind) {
+      case 'domain':
+      case 'store':
+        return left(result.left.error);
+    }
+  }
   const configured = result.right.events.find((e) => e.type === 'TenantCallbackConfigured');
   const recorded = configured?.type === 'TenantCallbackConfigured' ? configured.data.secret : undefined;
   const generatedSecret = request.secret === undefined && recorded && box.open(recorded) === generated ? generated : undefined;

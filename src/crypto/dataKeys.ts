@@ -83,9 +83,14 @@ export const dataKeys = (store: EventStore, kek: Kek): DataKeys => {
         loaded: { state: dataKey.initialState, expectedRevision: 'no_stream' },
       });
       if (isLeft(issued)) {
-        // Decided on a stream taken as new, so only the store refuses (an existing key's stream).
-        if (issued.left._tag === 'DataKeyExists') throw new Error('a data key refused on a new stream');
-        return left(issued.left);
+        const failed = issued.left;
+        switch (failed.kind) {
+          // Decided on a stream taken as new, so only the store refuses (an existing key's stream).
+          case 'domain':
+            throw new Error('a data key refused on a new stream');
+          case 'store':
+            return left(failed.error);
+        }
       }
       return right(usable(key, ownerId));
     },

@@ -75,13 +75,24 @@ export interface CommandOptions<State, E, HookError> {
   readonly beforeAppend?: (events: readonly E[], state: State) => Promise<Either<HookError, void>>;
 }
 
+/**
+ * Why a command wrote nothing, tagged by who refused it: the decider (`domain`), the store (`store`:
+ * a race lost more often than the command may retry, or a deleted stream) or the command's
+ * `beforeAppend` (`hook`; no such kind for a command without one). Callers switch on `kind` with no default, so a new kind left unmapped
+ * does not compile.
+ */
+export type CommandError<DomainError, HookError = never> =
+  | { readonly kind: 'domain'; readonly error: DomainError }
+  | { readonly kind: 'store'; readonly error: AppendError }
+  | ([HookError] extends [never] ? never : { readonly kind: 'hook'; readonly error: HookError });
+
 const commandTypeOf = (command: unknown): { readonly command?: string } =>
   typeof command === 'object' && command !== null && 'type' in command && typeof command.type === 'string' ? { command: command.type } : {};
 
 /**
  * Runs the decider's `decide` on the stream's current state and appends what it returns, at the
- * revision read. Returns the domain error, the store's error (a race lost more often than the
- * command may retry, or a deleted stream), or what was written and the state it leaves.
+ * revision read. Returns why nothing was written (see CommandError), or what was written and the
+ * state it leaves.
  */
 export const handleCommand = async <Command, State, E extends Event, DomainError, HookError = never>(
   store: EventStore,
@@ -89,15 +100,15 @@ export const handleCommand = async <Command, State, E extends Event, DomainError
   streamId: string,
   command: Command,
   options: CommandOptions<State, E, HookError>,
-): Promise<Either<DomainError | AppendError | HookError, Handled<State, E>>> => {
+): Promise<Either<CommandError<DomainError, HookError>, Handled<State, E>>> => {
   let given = options.loaded;
   for (let attempt = 0; ; attempt++) {
     const loaded = given ? right(given) : await loadStream(store, decider, streamId);
     given = undefined;
-    if (isLeft(loaded)) return loaded;
+    if (isLeft(loaded)) return left({ kind: 'store', error: loaded.left });
     const { state, expectedRevision } = loaded.right;
     const decision = decider.decide(command, state);
-    if (isLeft(decision)) return decision;
+    if (isLeft(decision)) return left({ kind: 'domain', error: decision.left });
     const events = decision.right;
     const after = events.reduce(decider.evolve, state);
     if (events.length === 0) {
@@ -105,7 +116,8 @@ export const handleCommand = async <Command, State, E extends Event, DomainError
     }
     if (options.beforeAppend) {
       const ready = await options.beforeAppend(events, state);
-      if (isLeft(ready)) return ready;
+      // A hook that can refuse has a HookError, so the kind exists (the conditional type is open here).
+      if (isLeft(ready)) return left({ kind: 'hook', error: ready.left } as CommandError<DomainError, HookError>);
     }
     // Which command the events answer, for the auditor (docs/console.md): its type, never its data.
     const metadata = { ...options.metadata, ...commandTypeOf(command) };
@@ -116,7 +128,7 @@ export const handleCommand = async <Command, State, E extends Event, DomainError
     );
     if (isLeft(appended)) {
       if (appended.left._tag === 'WrongExpectedRevision' && attempt < (options.retries ?? 0)) continue;
-      return appended;
+      return left({ kind: 'store', error: appended.left });
     }
     return right({ events, state: after, position: appended.right.position, revision: appended.right.nextExpectedRevision });
   }

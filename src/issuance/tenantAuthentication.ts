@@ -2,7 +2,7 @@
 // configures (ops `tenants set-authentication`), recorded on its tenant stream; for the bootstrap
 // tenant AUTHENTICATION_URL stands in when none is recorded. An offer may name its own.
 import { randomUUID } from 'node:crypto';
-import { isLeft, right, type Either } from 'fp-ts/lib/Either.js';
+import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { tenant, tenantStream, type Command, type DomainError } from '../../streams/tenant.js';
 import type { Config } from '../config/config.js';
 import { handleCommand, loadStream, type EventMetadata } from '../eventstore/handle.js';
@@ -16,7 +16,13 @@ export const configureTenantAuthentication = async (
 ): Promise<Either<DomainError | AppendError, { readonly changed: boolean; readonly position: Position | undefined }>> => {
   const command: Command = { type: 'ConfigureTenantAuthentication', data: { ...request, at: new Date().toISOString() } };
   const result = await handleCommand(store, tenant, tenantStream(request.tenantId), command, { commandId: randomUUID(), metadata, retries: 1 });
-  if (isLeft(result)) return result;
+  if (isLeft(result)) {
+    switch (result.left.kind) {
+      case 'domain':
+      case 'store':
+        return left(result.left.error);
+    }
+  }
   return right({ changed: result.right.events.length > 0, position: result.right.position });
 };
 

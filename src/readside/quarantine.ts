@@ -107,6 +107,6 @@ export const acknowledgeQuarantine = async (
   const command: Command = { type: 'AcknowledgeQuarantine', data: { position: formatted, at: now.toISOString() } };
   // Named after the position: a re-run after a lost answer finds it acknowledged and appends nothing.
   const handled = await handleCommand(store, quarantine, acknowledgmentsStream, command, { commandId: `acknowledge.${formatted}`, metadata, retries: RACE_RETRIES });
-  if (isLeft(handled)) throw new Error(`quarantine acknowledgment not recorded: ${handled.left._tag}`);
+  if (isLeft(handled)) throw new Error(`quarantine acknowledgment not recorded: ${handled.left.error._tag}`);
   return right({ position: handled.right.position, acknowledgedAt: handled.right.state.acknowledged.get(formatted) ?? command.data.at });
 };

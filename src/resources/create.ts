@@ -34,7 +34,7 @@ export const recordCreation = async <E extends Event, C extends AnyKindCommand>(
   });
   if (isLeft(handled)) {
     await onNotAppended?.();
-    throw new Error(`${kind.name} not created: ${handled.left._tag}`);
+    throw new Error(`${kind.name} not created: ${handled.left.error._tag}`);
   }
   const envelope = kind.decider.envelopeOf(handled.right.state);
   if (!envelope || !handled.right.position) throw new Error(`${kind.name} has no envelope after its first event`);

@@ -85,7 +85,7 @@ export const createPresentation = async (deps: CreatePresentationDeps, tenantId:
     { type: 'RecordMadeBlob', data: { blobId, tenantId, purpose: 'presentation', resourceId: presentationId, contentType: 'application/json', uploadedAt: at, at, ...stored } },
     { state: blob.initialState, expectedRevision: 'no_stream' },
   );
-  if (isLeft(made)) throw new Error(`presentation blob not recorded: ${made.left._tag}`);
+  if (isLeft(made)) throw new Error(`presentation blob not recorded: ${made.left.error._tag}`);
   return right({
     type: 'CreatePresentation',
     data: {

@@ -48,8 +48,14 @@ export const claimFileContent = async (store: EventStore, content: Content, meta
   // A claim decided again on what a concurrent writer appended is still right: it retries.
   const claimed = await handleCommand(store, fileContent, streamOf(content), command, { commandId: randomUUID(), metadata, retries: ATTEMPTS - 1 });
   if (isLeft(claimed)) {
-    if (claimed.left._tag === 'Taken') return left('Taken');
-    throw new Error(claimed.left._tag === 'WrongExpectedRevision' ? `file content stream still contended after ${ATTEMPTS} attempts` : `file content stream: ${claimed.left._tag}`);
+    const failed = claimed.left;
+    switch (failed.kind) {
+      case 'domain':
+        if (failed.error._tag === 'Taken') return left('Taken');
+        throw new Error(`file content stream: ${failed.error._tag}`);
+      case 'store':
+        throw new Error(failed.error._tag === 'WrongExpectedRevision' ? `file content stream still contended after ${ATTEMPTS} attempts` : `file content stream: ${failed.error._tag}`);
+    }
   }
   return right(claimed.right.revision);
 };
@@ -71,5 +77,14 @@ export const releaseFileContentAt = async (store: EventStore, content: Content, 
   // The file held the content at `revision` (its own claim, or heldAt): no read needed.
   const loaded = { state: { status: 'held', fileId: content.fileId } as const, expectedRevision: revision };
   const released = await handleCommand(store, fileContent, streamOf(content), command, { commandId: randomUUID(), metadata, loaded });
-  if (isLeft(released) && released.left._tag !== 'WrongExpectedRevision') throw new Error(`file content stream: ${released.left._tag}`);
+  if (!isLeft(released)) return;
+  const failed = released.left;
+  switch (failed.kind) {
+    case 'domain':
+      throw new Error(`file content stream: ${failed.error._tag}`);
+    case 'store':
+      // A lost race: a claim got in after `revision`, and the content stays held.
+      if (failed.error._tag === 'WrongExpectedRevision') return;
+      throw new Error(`file content stream: ${failed.error._tag}`);
+  }
 };

@@ -114,18 +114,23 @@ export const idempotently = (deps: IdempotencyPorts) => {
       const loaded = await loadStream(deps.store, idempotency, stream);
       if (isLeft(loaded)) throw new Error(`idempotency stream unreadable: ${loaded.left._tag}`);
       let handled = await runClaim(claim, loaded.right);
-      if (isLeft(handled) && handled.left._tag === 'AlreadyAnswered') {
-        const dataKey = await deps.dataKeys.find(replyOwner(handled.left.answered.claimId));
-        if (dataKey) return right({ reply: openFor(dataKey, REPLY, handled.left.answered.reply), replayed: true });
+      if (isLeft(handled) && handled.left.kind === 'domain' && handled.left.error._tag === 'AlreadyAnswered') {
+        const { answered } = handled.left.error;
+        const dataKey = await deps.dataKeys.find(replyOwner(answered.claimId));
+        if (dataKey) return right({ reply: openFor(dataKey, REPLY, answered.reply), replayed: true });
         // The answer's reply is shredded: the same request claims the key anew, on the same state.
         handled = await runClaim({ ...claim, data: { ...claim.data, replyGone: true } }, loaded.right);
       }
       if (!isLeft(handled)) {
         claimed = { state: handled.right.state, expectedRevision: handled.right.revision };
-      } else if (handled.left._tag === 'KeyUsedForAnotherRequest') {
-        return left({ _tag: 'IdempotencyKeyReused' });
-      } else if (handled.left._tag !== 'WrongExpectedRevision') {
-        return left({ _tag: 'IdempotencyKeyInProgress' });
+        continue;
+      }
+      const failed = handled.left;
+      switch (failed.kind) {
+        case 'domain':
+          return left(failed.error._tag === 'KeyUsedForAnotherRequest' ? { _tag: 'IdempotencyKeyReused' } : { _tag: 'IdempotencyKeyInProgress' });
+        case 'store':
+          if (failed.error._tag !== 'WrongExpectedRevision') return left({ _tag: 'IdempotencyKeyInProgress' });
       }
     }
     if (claimed === undefined) return left({ _tag: 'IdempotencyKeyInProgress' });

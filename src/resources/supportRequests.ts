@@ -51,7 +51,7 @@ export const supportRequestRoutes = (router: Router, deps: ResourcesContext, arc
         metadata: metadataOf(ctx),
         loaded: { state: supportRequest.initialState, expectedRevision: 'no_stream' },
       });
-      if (isLeft(handled)) throw new Error(`support request not recorded: ${handled.left._tag}`);
+      if (isLeft(handled)) throw new Error(`support request not recorded: ${handled.left.error._tag}`);
       await deps.runner.waitFor(handled.right.position!, deps.config.readYourWritesTimeoutMs);
       deps.log.info('support request received', { requestId, type: body.type });
       return { status: 201, body: { id: requestId, type: body.type, created_at: createdAt }, headers: { Location: `/support-requests/${requestId}` } };

@@ -30,7 +30,14 @@ export type WorkError = DomainError | AppendError;
 
 const record = async (deps: Pick<SupportWorkDeps, 'store' | 'metadata'>, command: Command): Promise<Either<WorkError, void>> => {
   const handled = await handleCommand(deps.store, supportRequest, supportRequestStream(command.data.requestId), command, { commandId: randomUUID(), metadata: deps.metadata });
-  return isLeft(handled) ? handled : right(undefined);
+  if (isLeft(handled)) {
+    switch (handled.left.kind) {
+      case 'domain':
+      case 'store':
+        return left(handled.left.error);
+    }
+  }
+  return right(undefined);
 };
 
 /**

@@ -47,11 +47,16 @@ export const updateResource = async <E extends Event, C extends AnyKindCommand>(
     // Certainly not appended: the kind gives up what it wrote before. (A thrown append may have
     // been written after all, so nothing is undone then: a claim too many is safe, one too few not.)
     await sequel?.notAppended();
-    const error = handled.left;
-    // Someone appended after our read: the etag the caller matched is no longer current.
-    if (error._tag === 'WrongExpectedRevision') return left({ _tag: 'PreconditionFailed' });
-    if (error._tag === 'KindConflict') return left(error);
-    return left(error._tag === 'StreamDeleted' ? { _tag: 'NotFound' } : asUpdateError(error));
+    const failed = handled.left;
+    switch (failed.kind) {
+      // Someone appended after our read: the etag the caller matched is no longer current.
+      case 'store':
+        return left(failed.error._tag === 'WrongExpectedRevision' ? { _tag: 'PreconditionFailed' } : { _tag: 'NotFound' });
+      case 'hook':
+        return left(failed.error);
+      case 'domain':
+        return left(asUpdateError(failed.error));
+    }
   }
   await sequel?.appended();
   const envelope = decider.envelopeOf(handled.right.state);

@@ -60,7 +60,7 @@ export const uploads = (deps: ResourcesContext, kek: Buffer, blobs: SealedBlobSt
           metadataOf(ctx),
           { state: blob.initialState, expectedRevision: 'no_stream' },
         );
-        if (isLeft(requested)) throw new Error(`blob upload not recorded: ${requested.left._tag}`);
+        if (isLeft(requested)) throw new Error(`blob upload not recorded: ${requested.left.error._tag}`);
         const seconds = String(Math.floor(expires.getTime() / 1000));
         const query = new URLSearchParams({ tenant: tenantId, expires: seconds, signature: sign(blobId, tenantId, seconds) });
         return { status: 200, body: { blob_id: blobId, upload_uri: `${deps.config.publicUrl}/blobs/${blobId}?${query}`, timeout }, headers: {} };

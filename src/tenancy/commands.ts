@@ -46,7 +46,13 @@ export const createTenant = async (
   const tenantId = request.tenantId ?? randomUUID();
   const command: TenantCommand = { type: 'CreateTenant', data: { tenantId, name: request.name, at: new Date().toISOString() } };
   const result = await handleCommand(store, tenant, tenantStream(tenantId), command, { commandId: randomUUID(), metadata });
-  if (isLeft(result)) return result;
+  if (isLeft(result)) {
+    switch (result.left.kind) {
+      case 'domain':
+      case 'store':
+        return left(result.left.error);
+    }
+  }
   return right({ tenantId, position: result.right.position! });
 };
 
@@ -74,7 +80,13 @@ export const createApiKey = async (
     },
   };
   const result = await handleCommand(store, apiKey, apiKeyStream(keyId), command, { commandId: randomUUID(), metadata });
-  if (isLeft(result)) return result;
+  if (isLeft(result)) {
+    switch (result.left.kind) {
+      case 'domain':
+      case 'store':
+        return left(result.left.error);
+    }
+  }
   const { scopes, expiration } = request;
   const resource = result.right.state.status === 'none' ? undefined : result.right.state.resource;
   if (!resource) throw new Error('an API key without its envelope after its creation');
@@ -88,5 +100,12 @@ export const deleteApiKey = async (
 ): Promise<Either<TenancyError, { position: Position }>> => {
   const command: ApiKeyCommand = { type: 'DeleteApiKey', data: { keyId, at: new Date().toISOString() } };
   const result = await handleCommand(store, apiKey, apiKeyStream(keyId), command, { commandId: randomUUID(), metadata });
-  return isLeft(result) ? result : right({ position: result.right.position! });
+  if (isLeft(result)) {
+    switch (result.left.kind) {
+      case 'domain':
+      case 'store':
+        return left(result.left.error);
+    }
+  }
+  return right({ position: result.right.position! });
 };

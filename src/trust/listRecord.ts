@@ -55,9 +55,14 @@ export const recordFetchedVersion = async (
     const commandId = `${version.digest}@${version.fetchedAt}`;
     const result = await handleCommand(deps.store, trustList, stream, command, { commandId, metadata, loaded: loaded.right });
     if (isLeft(result)) {
-      if (result.left._tag === 'WrongExpectedRevision') continue;
-      if (result.left._tag === 'StreamDeleted') throw new Error(`trust list stream ${stream} was deleted`);
-      return left(result.left);
+      const failed = result.left;
+      switch (failed.kind) {
+        case 'domain':
+          return left(failed.error);
+        case 'store':
+          if (failed.error._tag === 'WrongExpectedRevision') continue;
+          throw new Error(`trust list stream ${stream} was deleted`);
+      }
     }
     return right(command.version);
   }

@@ -41,9 +41,15 @@ export const finish = async (
   const stream = presentationStream(command.data.state);
   const result = await handleCommand(store, presentation, stream, command, { commandId: randomUUID(), metadata, retries: RACE_RETRIES, ...(loaded ? { loaded } : {}) });
   if (isLeft(result)) {
-    if (result.left._tag === 'WrongExpectedRevision') throw new Error(`${streamRef(stream)}: the outcome kept losing to concurrent writers`);
-    if (result.left._tag === 'UnknownRequestKey') throw new Error(`${streamRef(stream)}: an outcome for a request key the session never handed out`);
-    return left(result.left._tag === 'StreamDeleted' || result.left._tag === 'PresentationExists' ? { _tag: 'UnknownSession' } : result.left);
+    const failed = result.left;
+    switch (failed.kind) {
+      case 'store':
+        if (failed.error._tag === 'WrongExpectedRevision') throw new Error(`${streamRef(stream)}: the outcome kept losing to concurrent writers`);
+        return left({ _tag: 'UnknownSession' });
+      case 'domain':
+        if (failed.error._tag === 'UnknownRequestKey') throw new Error(`${streamRef(stream)}: an outcome for a request key the session never handed out`);
+        return left(failed.error._tag === 'PresentationExists' ? { _tag: 'UnknownSession' } : failed.error);
+    }
   }
   return right(result.right.events[0] as PresentationTerminalEvent | undefined);
 };

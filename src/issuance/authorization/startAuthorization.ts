@@ -72,7 +72,14 @@ export const startAuthorization = async (ports: AuthorizePorts, request: StartRe
     },
   };
   const result = await handleCommand(ports.store, offer, offerStream(offerId), start, { commandId: randomUUID(), metadata });
-  if (isLeft(result)) return left('offerId' in result.left ? refusal(result.left) : { _tag: 'RequestUriUnknown' });
+  if (isLeft(result)) {
+    switch (result.left.kind) {
+      case 'domain':
+        return left(refusal(result.left.error));
+      case 'store':
+        return left({ _tag: 'RequestUriUnknown' });
+    }
+  }
   const state = result.right.state;
   if (state.status === 'none' || state.grant.grant !== 'authorization_code') throw new Error('an authorization started on an offer without the authorization code grant');
   const target = new URL(state.grant.authenticationUrl);

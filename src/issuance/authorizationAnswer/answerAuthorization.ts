@@ -137,7 +137,14 @@ export const answerAuthorization = async (
   if (request.state !== null) redirect.searchParams.set('state', request.state);
   redirect.searchParams.set('iss', ports.config.publicUrl);
   const result = await handleCommand(ports.store, offer, offerStream(offerId), command, { commandId: randomUUID(), metadata, loaded, retries: 1 });
-  if (isLeft(result)) return left('offerId' in result.left ? refusal(result.left) : { _tag: 'OfferChanged' });
+  if (isLeft(result)) {
+    switch (result.left.kind) {
+      case 'domain':
+        return left(refusal(result.left.error));
+      case 'store':
+        return left({ _tag: 'OfferChanged' });
+    }
+  }
   if (command.type === 'DenyAuthorization') {
     ports.log.info('authorization denied', { offerRef: logRef(offerId) });
     await purgeClaims(ports, offerId, metadata);

@@ -215,7 +215,14 @@ export const issueCredential = async (ports: CredentialPorts, input: CredentialR
   // Decided on the stream as read above: if anything was appended since, the append loses the
   // race and the stream is read again (one retry).
   const issued = await handleCommand(ports.store, offer, offerStream(offerId), issue, { commandId: randomUUID(), metadata: input.metadata, loaded, retries: 1 });
-  if (isLeft(issued)) return left('offerId' in issued.left ? tokenRefusal(issued.left) : { _tag: 'OfferChanged' });
+  if (isLeft(issued)) {
+    switch (issued.left.kind) {
+      case 'domain':
+        return left(tokenRefusal(issued.left.error));
+      case 'store':
+        return left({ _tag: 'OfferChanged' });
+    }
+  }
   ports.log.info('credential issued', { offerRef: logRef(offerId), credentialConfigurationId: state.credentialConfigurationId });
   await purgeClaims(ports, offerId, input.metadata);
   return right({ credential: credential.right, dpopNonce: currentDpopNonce(ports.secrets, now) });

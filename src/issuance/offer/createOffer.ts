@@ -104,7 +104,7 @@ export const createOffer = async (
     metadata,
     loaded: { state: offer.initialState, expectedRevision: 'no_stream' },
   });
-  if (isLeft(result)) throw new Error(`${streamRef(offerStream(offerId))} could not be recorded: ${result.left._tag}`);
+  if (isLeft(result)) throw new Error(`${streamRef(offerStream(offerId))} could not be recorded: ${result.left.error._tag}`);
   return right({ offerId, credentialConfigurationId: configuration.id, txCode, position: result.right.position! });
 };
 

@@ -120,7 +120,14 @@ export const pushAuthorizationRequest = async (ports: ParPorts, input: ParInput)
     },
   };
   const result = await handleCommand(ports.store, offer, offerStream(request.offerId), push, { commandId: randomUUID(), metadata: input.metadata, retries: 1 });
-  if (isLeft(result)) return left('offerId' in result.left ? refusal(result.left) : { _tag: 'OfferUnreadable' });
+  if (isLeft(result)) {
+    switch (result.left.kind) {
+      case 'domain':
+        return left(refusal(result.left.error));
+      case 'store':
+        return left({ _tag: 'OfferUnreadable' });
+    }
+  }
   ports.log.info('authorization request pushed', { offerRef: logRef(request.offerId), walletProvider: wallet.walletProvider, dpopBound: dpopJkt.right !== undefined });
   return right({ requestUri: `${REQUEST_URI_PREFIX}${requestUri.token}`, expiresIn: REQUEST_URI_TTL_SECONDS, dpopNonce: currentDpopNonce(ports.secrets, now) });
 };

@@ -78,13 +78,19 @@ export const setCredentialStatus = async (
     if (state.status === 'none') throw new Error(`${streamRef(stream)}: a status set on nothing issued`);
     return right({ state, revision, position });
   }
-  const error = handled.left;
-  switch (error._tag) {
-    case 'WrongExpectedRevision':
+  const failed = handled.left;
+  switch (failed.kind) {
+    case 'store':
+      if (failed.error._tag === 'StreamDeleted') throw new Error(`${streamRef(stream)} is deleted`);
       if (matches) return left({ _tag: 'PreconditionFailed' });
       throw new Error(`${streamRef(stream)}: kept losing to concurrent changes`);
-    case 'StreamDeleted':
-      throw new Error(`${streamRef(stream)} is deleted`);
+    case 'domain':
+      return refused(failed.error);
+  }
+};
+
+const refused = (error: credentialStatus.DomainError): Either<SetStatusError, never> => {
+  switch (error._tag) {
     // Only an allocation can be refused so; these routes never allocate.
     case 'AlreadyAllocated':
       throw new Error('credential status: a status change was refused as an allocation');

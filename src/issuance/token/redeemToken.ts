@@ -195,7 +195,14 @@ const redeemPreAuthorizedCode = async (
     },
   };
   const result = await handleCommand(ports.store, offer, offerStream(offerId), redeem, { commandId: randomUUID(), metadata: input.metadata });
-  if (isLeft(result)) return left('offerId' in result.left ? preAuthorizedRefusal(result.left) : { _tag: 'PreAuthorizedCodeRace' });
+  if (isLeft(result)) {
+    switch (result.left.kind) {
+      case 'domain':
+        return left(preAuthorizedRefusal(result.left.error));
+      case 'store':
+        return left({ _tag: 'PreAuthorizedCodeRace' });
+    }
+  }
   const events = result.right.events;
   if (events.some((e) => e.type === 'OfferFailed')) {
     await purgeClaims(ports, offerId, input.metadata);
@@ -241,7 +248,14 @@ const redeemAuthorizationCode = async (
     },
   };
   const result = await handleCommand(ports.store, offer, offerStream(parsed.offerId), redeem, { commandId: randomUUID(), metadata: input.metadata, retries: 1 });
-  if (isLeft(result)) return left('offerId' in result.left ? authorizationCodeRefusal(result.left) : { _tag: 'AuthorizationCodeRace' });
+  if (isLeft(result)) {
+    switch (result.left.kind) {
+      case 'domain':
+        return left(authorizationCodeRefusal(result.left.error));
+      case 'store':
+        return left({ _tag: 'AuthorizationCodeRace' });
+    }
+  }
   const redeemed = result.right.events.find((e): e is Extract<OfferEvent, { type: 'AuthorizationCodeRedeemed' }> => e.type === 'AuthorizationCodeRedeemed');
   if (redeemed === undefined) {
     ports.log.warn('authorization code replayed: its access token is revoked', { offerRef: logRef(parsed.offerId) });

@@ -120,7 +120,7 @@ export const initTransaction = async (deps: CreateRequestDeps, input: CreateRequ
     metadata: input.metadata,
     loaded: { state: presentation.initialState, expectedRevision: 'no_stream' },
   });
-  if (isLeft(recorded)) throw new Error(`presentation not created: ${recorded.left._tag}`);
+  if (isLeft(recorded)) throw new Error(`presentation not created: ${recorded.left.error._tag}`);
   const created = { state, expiresAt, position: recorded.right.position! };
   if (!made) return right({ ...created, requestUris: requestUris(deps.verifier.publicUrl, deps.verifier.clientId, state) });
   return right({

@@ -52,9 +52,15 @@ const requestFor = async (
     retries: RACE_RETRIES,
   });
   if (isLeft(result)) {
-    if (result.left._tag === 'WrongExpectedRevision') throw new Error(`${streamRef(presentationStream(state))}: request fetch kept losing to concurrent writers`);
-    if (result.left._tag === 'UnknownRequestKey') throw new Error('a request fetch decided as an outcome');
-    return left(result.left._tag === 'StreamDeleted' || result.left._tag === 'PresentationExists' ? { _tag: 'UnknownSession' } : result.left);
+    const failed = result.left;
+    switch (failed.kind) {
+      case 'store':
+        if (failed.error._tag === 'WrongExpectedRevision') throw new Error(`${streamRef(presentationStream(state))}: request fetch kept losing to concurrent writers`);
+        return left({ _tag: 'UnknownSession' });
+      case 'domain':
+        if (failed.error._tag === 'UnknownRequestKey') throw new Error('a request fetch decided as an outcome');
+        return left(failed.error._tag === 'PresentationExists' ? { _tag: 'UnknownSession' } : failed.error);
+    }
   }
   const session = result.right.state;
   const request = session.status === 'none' ? undefined : recordedFor(session.fetched, flowType);
