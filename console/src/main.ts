@@ -2,7 +2,11 @@
 // the router from the location's fragment (which never holds the key) to a page.
 import { get, ProblemError, signIn, signOut } from './api.js';
 import { errorBox, h, link } from './dom.js';
-import * as pages from './pages.js';
+import { auditPage, trustedListsPage } from './auditPages.js';
+import { dashboardPage } from './dashboardPage.js';
+import { deliveriesPage, offerPage, offersPage, presentationPage, presentationsPage } from './flowPages.js';
+import type { PageContext } from './pages.js';
+import { resourcePage, resourcesPage } from './resourcePages.js';
 import { supportRequestPage, supportRequestsPage } from './supportPages.js';
 
 interface Tenant {
@@ -36,35 +40,35 @@ const route = async (): Promise<void> => {
   leaving.abort();
   leaving = new AbortController();
   if (!tenant) return showSignIn();
-  const ctx: pages.PageContext = { main, signal: leaving.signal, scopes: tenant.api_key.scopes };
+  const ctx: PageContext = { main, signal: leaving.signal, scopes: tenant.api_key.scopes };
   const [, section = '', id, more] = location.hash.replace(/^#\/?/, '#/').split('/').map(decodeURIComponent);
   for (const a of nav.querySelectorAll('a')) {
     if (a.getAttribute('href') === `#/${section}`) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }
   const entry = NAVIGATION.find((n) => n.path === `#/${section}`);
-  if (!entry) return pages.dashboardPage(ctx);
+  if (!entry) return dashboardPage(ctx);
   if (!allowed(entry.scope)) {
     main.replaceChildren(h('h1', {}, entry.title), errorBox('Forbidden', `This API key has no \`${entry.scope}\` scope: the page is not shown.`));
     return;
   }
   switch (section) {
     case 'presentations':
-      return id ? pages.presentationPage(ctx, id) : pages.presentationsPage(ctx);
+      return id ? presentationPage(ctx, id) : presentationsPage(ctx);
     case 'offers':
-      return id ? pages.offerPage(ctx, id) : pages.offersPage(ctx);
+      return id ? offerPage(ctx, id) : offersPage(ctx);
     case 'deliveries':
-      return pages.deliveriesPage(ctx);
+      return deliveriesPage(ctx);
     case 'resources':
-      return id && more ? pages.resourcePage(ctx, id, more) : pages.resourcesPage(ctx);
+      return id && more ? resourcePage(ctx, id, more) : resourcesPage(ctx);
     case 'support-requests':
       return id ? supportRequestPage(ctx, id) : supportRequestsPage(ctx);
     case 'trusted-lists':
-      return pages.trustedListsPage(ctx);
+      return trustedListsPage(ctx);
     case 'audit':
-      return pages.auditPage(ctx, id);
+      return auditPage(ctx, id);
     default:
-      return pages.dashboardPage(ctx);
+      return dashboardPage(ctx);
   }
 };
 
