@@ -10,6 +10,7 @@ import type { Logger } from './log.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { ReadModels } from './readside/readModels.js';
 import type { ReadinessCheck } from './readiness.js';
+import type { TenantSigningKeys, TenantVerifierRegistrations } from './tenantIdentity/ports.js';
 
 /** What every feature gets from the service. */
 export interface ServiceContext {
@@ -30,6 +31,10 @@ export interface ServiceContext {
    * (KeyStore `derivationRoot`). Data keys are wrapped by `keys.kek`, not with this.
    */
   readonly kek: Buffer;
+  /** Each tenant's own signing keys (src/tenantIdentity/ports.ts). */
+  readonly tenantKeys: TenantSigningKeys;
+  /** Each tenant's registration as a relying party. */
+  readonly verifierRegistrations: TenantVerifierRegistrations;
 }
 
 /** A certificate a feature presents to others (its chain's leaf): the console warns before it expires. */

@@ -134,7 +134,12 @@ const compose = async <R extends Closable>(config: Config, log: Logger, role: Ro
       log.info('answering probes, catching up with the event store', urls);
     }
     await role.prepare(runner, store);
-    context = { config, log, metrics, store, runner, keys, kek: keys.derivationRoot, dataKeys: dataKeys(store, keys.kek) };
+    context = {
+      config, log, metrics, store, runner, keys, kek: keys.derivationRoot, dataKeys: dataKeys(store, keys.kek),
+      // Until tenants can hold keys and registrations of their own (issue 38), none has any.
+      tenantKeys: { active: async () => undefined },
+      verifierRegistrations: { of: () => undefined },
+    };
     features = await allFeatures(context);
     const open = openManagementRouters({ metrics, readiness: ready, document: openApiDocument(config) });
     const managementRouters = features.flatMap((f) => f.managementRouters ?? []);

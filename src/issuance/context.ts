@@ -10,6 +10,7 @@ import type { CredentialConfiguration } from './configurations.js';
 import type { CredentialFormats } from './credentialSigner.js';
 import type { IssuerSigningKey } from './signingKey.js';
 import type { IssuanceSecrets } from './secrets.js';
+import type { TenantConfigurations } from './tenantConfigurations.js';
 
 export interface IssuanceContext {
   readonly config: Config;
@@ -19,6 +20,8 @@ export interface IssuanceContext {
   readonly dataKeys: DataKeys;
   readonly secrets: IssuanceSecrets;
   readonly configurations: ReadonlyMap<string, CredentialConfiguration>;
+  /** Each tenant's own credential configurations. */
+  readonly tenantConfigurations: TenantConfigurations;
   readonly signingKey: IssuerSigningKey;
   /** One module per credential format: its signer and metadata (src/issuance/formats/registry.ts). */
   readonly formats: CredentialFormats;

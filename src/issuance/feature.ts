@@ -88,6 +88,8 @@ export const issuanceFeature = async (service: ServiceContext, trustLists: HeldL
     dataKeys: service.dataKeys,
     secrets: issuanceSecrets(service.kek),
     configurations: new Map(configurations.map((c) => [c.id, c])),
+    // Until tenants can keep configurations of their own (issue 38), none has any.
+    tenantConfigurations: { current: () => new Map(), atRevision: () => undefined },
     signingKey: identity,
     formats: credentialFormats,
     walletProviders: walletProviderTrust(trustAnchorCertificates(config.walletProviderTrustAnchors), trustLists?.lists),
