@@ -4,7 +4,7 @@
 // than one that does not start.
 import { readFile } from 'node:fs/promises';
 import * as t from 'io-ts';
-import { isLeft } from 'fp-ts/lib/Either.js';
+import { isLeft, left, type Either } from 'fp-ts/lib/Either.js';
 import { describeErrors } from '../http/validate.js';
 
 export const Display = t.intersection([t.type({ lang: t.string, name: t.string }), t.partial({ description: t.string })], 'Display');
@@ -100,36 +100,55 @@ const samePath = (a: readonly string[], b: readonly string[]): boolean => a.leng
 const isPrefix = (prefix: readonly string[], path: readonly string[]): boolean =>
   prefix.length < path.length && prefix.every((s, i) => s === path[i]);
 
+/** A problem of a configuration: where in it (`claims[2].path`; empty: the entry itself) and what. */
+export interface ConfigurationProblem {
+  readonly location: string;
+  readonly message: string;
+}
+
 /** Rules io-ts cannot say: what makes a configuration unusable even though it is well-formed. */
-const semanticProblems = (c: CredentialConfiguration): string[] => {
-  const problems: string[] = [];
-  if (c.display.length === 0) problems.push('display: at least one entry is needed');
-  if (c.claims.length === 0) problems.push('claims: at least one claim is needed');
+const semanticProblems = (c: CredentialConfiguration): ConfigurationProblem[] => {
+  const problems: ConfigurationProblem[] = [];
+  const problem = (location: string, message: string): void => {
+    problems.push({ location, message });
+  };
+  if (c.display.length === 0) problem('display', 'at least one entry is needed');
+  if (c.claims.length === 0) problem('claims', 'at least one claim is needed');
   if (c.format === 'mso_mdoc') {
     c.claims.forEach((claim, i) =>
       c.claims.forEach((other, j) => {
-        if (j > i && samePath(claim.path, other.path)) problems.push(`claims[${j}].path: duplicates claims[${i}]`);
+        if (j > i && samePath(claim.path, other.path)) problem(`claims[${j}].path`, `duplicates claims[${i}]`);
       }),
     );
     return problems;
   }
   c.claims.forEach((claim, i) => {
     const [first] = claim.path;
-    if (first === undefined) problems.push(`claims[${i}].path: must not be empty`);
-    else if (RESERVED_CLAIMS.includes(first)) problems.push(`claims[${i}].path: "${first}" is set by the connector`);
-    if (claim.path.some((s) => SD_JWT_NAMES.includes(s))) {
-      problems.push(`claims[${i}].path: SD-JWT reserved names cannot be claim names`);
-    }
+    if (first === undefined) problem(`claims[${i}].path`, 'must not be empty');
+    else if (RESERVED_CLAIMS.includes(first)) problem(`claims[${i}].path`, `"${first}" is set by the connector`);
+    if (claim.path.some((s) => SD_JWT_NAMES.includes(s))) problem(`claims[${i}].path`, 'SD-JWT reserved names cannot be claim names');
     c.claims.forEach((other, j) => {
       if (j <= i) return;
-      if (samePath(claim.path, other.path)) problems.push(`claims[${j}].path: duplicates claims[${i}]`);
+      if (samePath(claim.path, other.path)) problem(`claims[${j}].path`, `duplicates claims[${i}]`);
       // A claim inside another would make the outer one both a value and a container.
       else if (isPrefix(claim.path, other.path) || isPrefix(other.path, claim.path)) {
-        problems.push(`claims[${j}].path: nests with claims[${i}]; describe the members of an object, not the object too`);
+        problem(`claims[${j}].path`, `nests with claims[${i}]; describe the members of an object, not the object too`);
       }
     });
   });
   return problems;
+};
+
+/**
+ * One configuration checked: its shape (by `format`) and the rules io-ts cannot say; else every
+ * problem, each naming its field. The file loader and the credential-configurations resource
+ * (src/resources/credentialConfigurations.ts) both check with this.
+ */
+export const checkCredentialConfiguration = (entry: unknown): Either<readonly ConfigurationProblem[], CredentialConfiguration> => {
+  const decoded = configurationCodec(entry).decode(entry);
+  if (isLeft(decoded)) return left(describeErrors(decoded.left, '').map(({ location, message }) => ({ location, message })));
+  const problems = semanticProblems(decoded.right);
+  return problems.length > 0 ? left(problems) : decoded;
 };
 
 /** Validates a configurations document; throws with one line per problem, each naming its entry. */
@@ -141,14 +160,13 @@ export const parseCredentialConfigurations = (document: unknown, source: string)
   file.right.credential_configurations.forEach((entry, index) => {
     const id = typeof entry === 'object' && entry !== null && typeof (entry as { id?: unknown }).id === 'string' ? (entry as { id: string }).id : undefined;
     const name = `entry ${id === undefined ? index : `"${id}"`} (credential_configurations[${index}])`;
-    const decoded = configurationCodec(entry).decode(entry);
-    if (isLeft(decoded)) {
-      for (const e of describeErrors(decoded.left, '')) problems.push(`${name}: ${e.location || 'entry'}: ${e.message}`);
+    const checked = checkCredentialConfiguration(entry);
+    if (isLeft(checked)) {
+      for (const p of checked.left) problems.push(`${name}: ${p.location || 'entry'}: ${p.message}`);
       return;
     }
-    for (const p of semanticProblems(decoded.right)) problems.push(`${name}: ${p}`);
-    if (out.some((c) => c.id === decoded.right.id)) problems.push(`${name}: id "${decoded.right.id}" is used twice`);
-    out.push(decoded.right);
+    if (out.some((c) => c.id === checked.right.id)) problems.push(`${name}: id "${checked.right.id}" is used twice`);
+    out.push(checked.right);
   });
   if (out.length === 0 && problems.length === 0) problems.push('no credential configuration');
   if (problems.length > 0) throw new Error(`${source}: ${problems.join('; ')}`);
