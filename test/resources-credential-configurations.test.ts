@@ -7,6 +7,9 @@ import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { tenantConfigurations } from '../src/issuance/tenantConfigurations.js';
+import { credentialConfigurationsKind } from '../src/resources/credentialConfigurations.js';
+import { recordNamedCreation } from '../src/resources/create.js';
+import { configurationResourceId } from '../streams/credentialConfiguration.js';
 import { BOOTSTRAP_TENANT_ID } from '../src/tenancy/bootstrap.js';
 import { createApiKey, createTenant } from '../src/tenancy/commands.js';
 import type { Scope } from '../streams/apiKey.js';
@@ -252,4 +255,26 @@ test('TenantConfigurations: current holds the live ones at their current revisio
   t.is(port.atRevision(BOOTSTRAP_TENANT_ID, 'port', 1), undefined);
   t.false(port.current(BOOTSTRAP_TENANT_ID).has('port'));
   t.is(v2.revision, 2);
+});
+
+test('two creations of one configuration id racing: one is recorded, the other refused (ResourceExists), never taken as a retry of the first', async (t) => {
+  const s = service;
+  const tenantId = randomUUID();
+  const resourceId = configurationResourceId(tenantId, 'raced');
+  const creation = (level: string) =>
+    ({
+      type: 'CreateCredentialConfiguration',
+      data: { resourceId, tenantId, configuration: badge('raced', level), annotations: {}, labels: {}, at: new Date().toISOString() },
+    }) as const;
+  const metadata = { actor: 'test' };
+  const results = await Promise.all([
+    recordNamedCreation(s.service.store, credentialConfigurationsKind, resourceId, creation('first'), metadata),
+    recordNamedCreation(s.service.store, credentialConfigurationsKind, resourceId, creation('second'), metadata),
+  ]);
+  t.deepEqual(results.map((r) => r._tag).sort(), ['Left', 'Right']);
+  t.deepEqual(results.find(isLeft)?.left, { _tag: 'ResourceExists' });
+  // The same creation again is refused too: the id is the request's, not a fresh one.
+  t.deepEqual(await recordNamedCreation(s.service.store, credentialConfigurationsKind, resourceId, creation('first'), metadata), { _tag: 'Left', left: { _tag: 'ResourceExists' } });
+  const read = await s.service.store.readStream(credentialConfigurationsKind.streamOf(resourceId));
+  t.is(read._tag === 'Found' ? read.events.length : 0, 1);
 });
