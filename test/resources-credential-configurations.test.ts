@@ -106,6 +106,14 @@ test('create answers 201 with the configuration as data, ETag and Location; it i
   t.deepEqual(history.body.items.map((i) => i.revision), [1]);
 });
 
+test('members the connector does not know are not kept: data holds what the issuer uses', async (t) => {
+  const s = service;
+  const given = { ...badge('unknown-members'), validity_days: 30, display: [{ lang: 'en', name: 'Badge', logo: 'x' }] };
+  const { response, body } = await post(s, given);
+  t.is(response.status, 201);
+  t.deepEqual(body.data, { ...badge('unknown-members'), display: en('Badge') });
+});
+
 test('PUT with If-Match makes a new revision holding the configuration whole; a stale If-Match is 412, none 428; the old revision stays readable', async (t) => {
   const s = service;
   const { body: v1 } = await post(s, badge('put-badge'));

@@ -7,7 +7,7 @@ import * as t from 'io-ts';
 import { isLeft, left, type Either } from 'fp-ts/lib/Either.js';
 import { describeErrors } from '../http/validate.js';
 
-export const Display = t.intersection([t.type({ lang: t.string, name: t.string }), t.partial({ description: t.string })], 'Display');
+export const Display = t.intersection([t.exact(t.type({ lang: t.string, name: t.string })), t.exact(t.partial({ description: t.string }))], 'Display');
 export type Display = t.TypeOf<typeof Display>;
 
 /** SD-JWT VC Type Metadata's selective disclosure rule; `allowed` is disclosed selectively here. */
@@ -34,8 +34,8 @@ const ClaimName = t.refinement(t.string, (s) => s !== '', 'ClaimName');
 
 export const ClaimConfiguration = t.intersection(
   [
-    t.type({ path: t.array(ClaimName), mandatory: t.boolean, sd: SdRule, display: t.array(Display) }),
-    t.partial({ value_type: ValueType }),
+    t.exact(t.type({ path: t.array(ClaimName), mandatory: t.boolean, sd: SdRule, display: t.array(Display) })),
+    t.exact(t.partial({ value_type: ValueType })),
   ],
   'ClaimConfiguration',
 );
@@ -46,12 +46,12 @@ const Uri = t.refinement(t.string, (s) => /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/.test(s
 
 export const SdJwtVcConfiguration = t.intersection(
   [
-    t.type({ id: ConfigurationId, vct: Uri, display: t.array(Display), claims: t.array(ClaimConfiguration) }),
+    t.exact(t.type({ id: ConfigurationId, vct: Uri, display: t.array(Display), claims: t.array(ClaimConfiguration) })),
     /**
      * `status_list: false`: credentials of this type carry no Status List entry and cannot be revoked or suspended.
      * `sub_jwk_thumbprint: false`: they carry no `sub` (by default the holder key's JWK Thumbprint URI, RFC 9278).
      */
-    t.partial({ format: t.literal('dc+sd-jwt'), status_list: t.boolean, sub_jwk_thumbprint: t.boolean }),
+    t.exact(t.partial({ format: t.literal('dc+sd-jwt'), status_list: t.boolean, sub_jwk_thumbprint: t.boolean })),
   ],
   'SdJwtVcConfiguration',
 );
@@ -62,7 +62,7 @@ const isMdocClaimPath = (u: unknown): u is [string, string] => Array.isArray(u) 
 const MdocClaimPath = new t.Type<[string, string], [string, string], unknown>('[namespace, element identifier]', isMdocClaimPath, (u, c) => (isMdocClaimPath(u) ? t.success(u) : t.failure(u, c)), t.identity);
 
 export const MdocClaimConfiguration = t.intersection(
-  [t.type({ path: MdocClaimPath, mandatory: t.boolean, display: t.array(Display) }), t.partial({ value_type: MdocValueType })],
+  [t.exact(t.type({ path: MdocClaimPath, mandatory: t.boolean, display: t.array(Display) })), t.exact(t.partial({ value_type: MdocValueType }))],
   'MdocClaimConfiguration',
 );
 export type MdocClaimConfiguration = t.TypeOf<typeof MdocClaimConfiguration>;
@@ -71,9 +71,9 @@ const Scope = t.refinement(t.string, (s) => /^[\x21\x23-\x5B\x5D-\x7E]+$/.test(s
 
 export const MsoMdocConfiguration = t.intersection(
   [
-    t.type({ id: ConfigurationId, format: t.literal('mso_mdoc'), doctype: ClaimName, display: t.array(Display), claims: t.array(MdocClaimConfiguration) }),
+    t.exact(t.type({ id: ConfigurationId, format: t.literal('mso_mdoc'), doctype: ClaimName, display: t.array(Display), claims: t.array(MdocClaimConfiguration) })),
     /** `scope`: the OAuth scope naming it (HAIP wants one per configuration); default its id. */
-    t.partial({ scope: Scope, status_list: t.boolean }),
+    t.exact(t.partial({ scope: Scope, status_list: t.boolean })),
   ],
   'MsoMdocConfiguration',
 );
@@ -84,7 +84,11 @@ export type CredentialConfiguration = SdJwtVcConfiguration | MsoMdocConfiguratio
 /** The OAuth scope a wallet asks for a configuration with in the authorization code flow (HAIP: one each). */
 export const scopeOf = (c: CredentialConfiguration): string => (c.format === 'mso_mdoc' ? (c.scope ?? c.id) : c.id);
 
-/** Chosen by `format`; an entry without one is an SD-JWT VC, as before mdocs existed. */
+/**
+ * Chosen by `format`; an entry without one is an SD-JWT VC, as before mdocs existed. Members the
+ * connector does not know are dropped (every object codec above is exact), so what is kept, in a
+ * tenant's resource as from the file, is what is used.
+ */
 const configurationCodec = (entry: unknown): t.Decoder<unknown, CredentialConfiguration> =>
   typeof entry === 'object' && entry !== null && (entry as { format?: unknown }).format === 'mso_mdoc' ? MsoMdocConfiguration : SdJwtVcConfiguration;
 
