@@ -286,3 +286,17 @@ test('two creations of one configuration id racing: one is recorded, the other r
   const read = await s.service.store.readStream(credentialConfigurationsKind.streamOf(resourceId));
   t.is(read._tag === 'Found' ? read.events.length : 0, 1);
 });
+
+test('the auditor sees who changed a configuration and when (console stream view, scope admin); another tenant does not', async (t) => {
+  const s = service;
+  const { body } = await post(s, badge('audited'));
+  await put(s, body.id, badge('audited', 'grade'), body.etag);
+  const stream = `/console/api/streams/credentialconfiguration-${body.id}`;
+  const response = await s.management(stream);
+  t.is(response.status, 200);
+  const text = JSON.stringify(await response.json());
+  t.regex(text, /CredentialConfigurationCreated[\s\S]*CredentialConfigurationReplaced/);
+  t.regex(text, /apikey:/, 'the actor of each change');
+  const { key } = await tenantKey(s, ['admin']);
+  t.is((await s.management(stream, { key })).status, 404);
+});
