@@ -9,6 +9,7 @@ import { draft, draftResourceChange } from '../streams/draft.js';
 import { decodeRecorded, inCategory } from '../streams/event.js';
 import { file, fileResourceChange } from '../streams/file.js';
 import { SCHEMA_KIND, schema, schemaResourceChange } from '../streams/schema.js';
+import { CREDENTIAL_CONFIGURATION_KIND, credentialConfiguration, credentialConfigurationResourceChange } from '../streams/credentialConfiguration.js';
 import { etagOf, type Envelope, type ResourceChange, type ResourceData, type StringMap } from '../streams/resource.js';
 import type { RecordedEvent } from '../streams/kernel.js';
 import { presentationResourceChange, verifiablePresentation } from '../streams/verifiablePresentation.js';
@@ -23,6 +24,7 @@ const sources: readonly { readonly category: string; readonly changeOf: (recorde
   { category: draft.category, changeOf: (recorded) => draftResourceChange(decodeRecorded(draft.codec, recorded)) },
   { category: didcommMessage.category, changeOf: (recorded) => didcommResourceChange(decodeRecorded(didcommMessage.codec, recorded)) },
   { category: verifiablePresentation.category, changeOf: (recorded) => presentationResourceChange(decodeRecorded(verifiablePresentation.codec, recorded)) },
+  { category: credentialConfiguration.category, changeOf: (recorded) => credentialConfigurationResourceChange(decodeRecorded(credentialConfiguration.codec, recorded)) },
 ];
 
 const COLUMNS = `
@@ -114,6 +116,8 @@ const latest = (id: string, revision: number, etag: string, c: ResourceChange): 
       return [change('UPDATE resources SET revision = ?, etag = ?, modified_at = ?, deleted_at = ? WHERE id = ?', ...version, c.at, id)];
     case 'restored':
       return [change('UPDATE resources SET revision = ?, etag = ?, modified_at = ?, deleted_at = NULL WHERE id = ?', ...version, id)];
+    case 'replaced':
+      return [change('UPDATE resources SET revision = ?, etag = ?, modified_at = ?, data = ? WHERE id = ?', ...version, JSON.stringify(c.data), id)];
     case 'data': {
       // A top-level merge, as applyChange does: json_set per member (json_patch would merge deeply).
       const members = Object.entries(c.data);
@@ -217,3 +221,16 @@ export const isPublishedSchemaUrl = (db: SqlReader, tenantId: string, url: strin
 export const findTenantResources = (db: SqlReader, tenantId: string): Envelope[] =>
   db.all<ResourceRow>('SELECT * FROM resources WHERE tenant_id = ? ORDER BY kind, created_at, id', [tenantId]).map(envelopeOfRow);
 
+
+/** The tenant's live credential configurations, latest revision, oldest first (by the index on tenant, kind and creation). */
+export const findLiveCredentialConfigurations = (db: SqlReader, tenantId: string): Envelope[] =>
+  db
+    .all<ResourceRow>('SELECT * FROM resources WHERE tenant_id = ? AND kind = ? AND deleted_at IS NULL ORDER BY created_at, id', [tenantId, CREDENTIAL_CONFIGURATION_KIND.name])
+    .map(envelopeOfRow);
+
+/** The revision each of the tenant's live credential configurations is at, by resource id (what TenantConfigurations reads per offer). */
+export const liveCredentialConfigurationRevisions = (db: SqlReader, tenantId: string): { readonly id: string; readonly revision: number }[] =>
+  db.all<{ id: string; revision: number }>('SELECT id, revision FROM resources WHERE tenant_id = ? AND kind = ? AND deleted_at IS NULL ORDER BY created_at, id', [
+    tenantId,
+    CREDENTIAL_CONFIGURATION_KIND.name,
+  ]);

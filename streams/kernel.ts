@@ -53,6 +53,15 @@ export interface RecordedEvent {
 }
 
 /** The stream name convention shared with EventStoreDB's `$ce-` projections: `category-id`. */
+/** A name-based UUID (RFC 9562 section 5.5, version 5): the same namespace (16 bytes) and name give the same id. */
+export const nameBasedUuid = (namespace: Buffer, name: string): string => {
+  const hash = createHash('sha1').update(namespace).update(name, 'utf8').digest();
+  hash[6] = (hash[6]! & 0x0f) | 0x50;
+  hash[8] = (hash[8]! & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+};
+
 export const streamName = (category: string, id: string): string => {
   if (!/^[a-z][a-zA-Z0-9_]*$/.test(category)) throw new Error(`invalid stream category ${category}`);
   return `${category}-${id}`;

@@ -74,7 +74,9 @@ export type ResourceChange =
   | { readonly op: 'deleted'; readonly at: string }
   | { readonly op: 'restored'; readonly at: string }
   /** Kind-specific: sets these top-level members of `data`, keeping the others. */
-  | { readonly op: 'data'; readonly at: string; readonly data: ResourceData };
+  | { readonly op: 'data'; readonly at: string; readonly data: ResourceData }
+  /** Kind-specific: `data` becomes this, whole (a credential configuration replaced). */
+  | { readonly op: 'replaced'; readonly at: string; readonly data: ResourceData };
 
 /**
  * The envelope after one more event. A change to a resource that was never created is a broken
@@ -98,6 +100,8 @@ export const applyChange = (envelope: Envelope | undefined, change: ResourceChan
       return { ...next, deletedAt: null };
     case 'data':
       return { ...next, data: { ...envelope.data, ...change.data } };
+    case 'replaced':
+      return { ...next, data: change.data };
   }
 };
 

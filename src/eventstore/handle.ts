@@ -1,9 +1,9 @@
 // The write side's one loop: load a stream, fold it, decide, append at the revision read.
 // A concurrent writer makes the append fail with WrongExpectedRevision; it is never silent. Where a
 // command says deciding again is safe, a lost race is decided again on the stream as it now is.
-import { createHash } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { decodeRecorded, type Decider, type Event, type StreamContract } from '../../streams/event.js';
+import { nameBasedUuid } from '../../streams/kernel.js';
 import type { AppendError, EventStore, Json, Position } from './port.js';
 
 /** Who caused a write and in answer to what; never personal data. */
@@ -48,13 +48,8 @@ const EVENT_ID_NAMESPACE = Buffer.from('5b0c1f0e6a2d4c4e9d7f3a8e2b1c0d9f', 'hex'
  * The id of the `index`th event a command appends to a stream: a version-5 UUID of the three, so
  * the same command appended again at the same revision is recognised by the store and written once.
  */
-export const eventIdOf = (commandId: string, streamId: string, index: number): string => {
-  const hash = createHash('sha1').update(EVENT_ID_NAMESPACE).update(`${streamId}\n${commandId}\n${index}`, 'utf8').digest();
-  hash[6] = (hash[6]! & 0x0f) | 0x50;
-  hash[8] = (hash[8]! & 0x3f) | 0x80;
-  const hex = hash.subarray(0, 16).toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-};
+export const eventIdOf = (commandId: string, streamId: string, index: number): string =>
+  nameBasedUuid(EVENT_ID_NAMESPACE, `${streamId}\n${commandId}\n${index}`);
 
 export interface CommandOptions<State, E, HookError> {
   /** Names this command: its events' ids derive from it (see eventIdOf). */

@@ -4,10 +4,10 @@
 // than one that does not start.
 import { readFile } from 'node:fs/promises';
 import * as t from 'io-ts';
-import { isLeft } from 'fp-ts/lib/Either.js';
+import { isLeft, left, type Either } from 'fp-ts/lib/Either.js';
 import { describeErrors } from '../http/validate.js';
 
-export const Display = t.intersection([t.type({ lang: t.string, name: t.string }), t.partial({ description: t.string })], 'Display');
+export const Display = t.intersection([t.exact(t.type({ lang: t.string, name: t.string })), t.exact(t.partial({ description: t.string }))], 'Display');
 export type Display = t.TypeOf<typeof Display>;
 
 /** SD-JWT VC Type Metadata's selective disclosure rule; `allowed` is disclosed selectively here. */
@@ -34,8 +34,8 @@ const ClaimName = t.refinement(t.string, (s) => s !== '', 'ClaimName');
 
 export const ClaimConfiguration = t.intersection(
   [
-    t.type({ path: t.array(ClaimName), mandatory: t.boolean, sd: SdRule, display: t.array(Display) }),
-    t.partial({ value_type: ValueType }),
+    t.exact(t.type({ path: t.array(ClaimName), mandatory: t.boolean, sd: SdRule, display: t.array(Display) })),
+    t.exact(t.partial({ value_type: ValueType })),
   ],
   'ClaimConfiguration',
 );
@@ -46,12 +46,12 @@ const Uri = t.refinement(t.string, (s) => /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/.test(s
 
 export const SdJwtVcConfiguration = t.intersection(
   [
-    t.type({ id: ConfigurationId, vct: Uri, display: t.array(Display), claims: t.array(ClaimConfiguration) }),
+    t.exact(t.type({ id: ConfigurationId, vct: Uri, display: t.array(Display), claims: t.array(ClaimConfiguration) })),
     /**
      * `status_list: false`: credentials of this type carry no Status List entry and cannot be revoked or suspended.
      * `sub_jwk_thumbprint: false`: they carry no `sub` (by default the holder key's JWK Thumbprint URI, RFC 9278).
      */
-    t.partial({ format: t.literal('dc+sd-jwt'), status_list: t.boolean, sub_jwk_thumbprint: t.boolean }),
+    t.exact(t.partial({ format: t.literal('dc+sd-jwt'), status_list: t.boolean, sub_jwk_thumbprint: t.boolean })),
   ],
   'SdJwtVcConfiguration',
 );
@@ -62,7 +62,7 @@ const isMdocClaimPath = (u: unknown): u is [string, string] => Array.isArray(u) 
 const MdocClaimPath = new t.Type<[string, string], [string, string], unknown>('[namespace, element identifier]', isMdocClaimPath, (u, c) => (isMdocClaimPath(u) ? t.success(u) : t.failure(u, c)), t.identity);
 
 export const MdocClaimConfiguration = t.intersection(
-  [t.type({ path: MdocClaimPath, mandatory: t.boolean, display: t.array(Display) }), t.partial({ value_type: MdocValueType })],
+  [t.exact(t.type({ path: MdocClaimPath, mandatory: t.boolean, display: t.array(Display) })), t.exact(t.partial({ value_type: MdocValueType }))],
   'MdocClaimConfiguration',
 );
 export type MdocClaimConfiguration = t.TypeOf<typeof MdocClaimConfiguration>;
@@ -71,9 +71,9 @@ const Scope = t.refinement(t.string, (s) => /^[\x21\x23-\x5B\x5D-\x7E]+$/.test(s
 
 export const MsoMdocConfiguration = t.intersection(
   [
-    t.type({ id: ConfigurationId, format: t.literal('mso_mdoc'), doctype: ClaimName, display: t.array(Display), claims: t.array(MdocClaimConfiguration) }),
+    t.exact(t.type({ id: ConfigurationId, format: t.literal('mso_mdoc'), doctype: ClaimName, display: t.array(Display), claims: t.array(MdocClaimConfiguration) })),
     /** `scope`: the OAuth scope naming it (HAIP wants one per configuration); default its id. */
-    t.partial({ scope: Scope, status_list: t.boolean }),
+    t.exact(t.partial({ scope: Scope, status_list: t.boolean })),
   ],
   'MsoMdocConfiguration',
 );
@@ -84,7 +84,11 @@ export type CredentialConfiguration = SdJwtVcConfiguration | MsoMdocConfiguratio
 /** The OAuth scope a wallet asks for a configuration with in the authorization code flow (HAIP: one each). */
 export const scopeOf = (c: CredentialConfiguration): string => (c.format === 'mso_mdoc' ? (c.scope ?? c.id) : c.id);
 
-/** Chosen by `format`; an entry without one is an SD-JWT VC, as before mdocs existed. */
+/**
+ * Chosen by `format`; an entry without one is an SD-JWT VC, as before mdocs existed. Members the
+ * connector does not know are dropped (every object codec above is exact), so what is kept, in a
+ * tenant's resource as from the file, is what is used.
+ */
 const configurationCodec = (entry: unknown): t.Decoder<unknown, CredentialConfiguration> =>
   typeof entry === 'object' && entry !== null && (entry as { format?: unknown }).format === 'mso_mdoc' ? MsoMdocConfiguration : SdJwtVcConfiguration;
 
@@ -100,36 +104,55 @@ const samePath = (a: readonly string[], b: readonly string[]): boolean => a.leng
 const isPrefix = (prefix: readonly string[], path: readonly string[]): boolean =>
   prefix.length < path.length && prefix.every((s, i) => s === path[i]);
 
+/** A problem of a configuration: where in it (`claims[2].path`; empty: the entry itself) and what. */
+export interface ConfigurationProblem {
+  readonly location: string;
+  readonly message: string;
+}
+
 /** Rules io-ts cannot say: what makes a configuration unusable even though it is well-formed. */
-const semanticProblems = (c: CredentialConfiguration): string[] => {
-  const problems: string[] = [];
-  if (c.display.length === 0) problems.push('display: at least one entry is needed');
-  if (c.claims.length === 0) problems.push('claims: at least one claim is needed');
+const semanticProblems = (c: CredentialConfiguration): ConfigurationProblem[] => {
+  const problems: ConfigurationProblem[] = [];
+  const problem = (location: string, message: string): void => {
+    problems.push({ location, message });
+  };
+  if (c.display.length === 0) problem('display', 'at least one entry is needed');
+  if (c.claims.length === 0) problem('claims', 'at least one claim is needed');
   if (c.format === 'mso_mdoc') {
     c.claims.forEach((claim, i) =>
       c.claims.forEach((other, j) => {
-        if (j > i && samePath(claim.path, other.path)) problems.push(`claims[${j}].path: duplicates claims[${i}]`);
+        if (j > i && samePath(claim.path, other.path)) problem(`claims[${j}].path`, `duplicates claims[${i}]`);
       }),
     );
     return problems;
   }
   c.claims.forEach((claim, i) => {
     const [first] = claim.path;
-    if (first === undefined) problems.push(`claims[${i}].path: must not be empty`);
-    else if (RESERVED_CLAIMS.includes(first)) problems.push(`claims[${i}].path: "${first}" is set by the connector`);
-    if (claim.path.some((s) => SD_JWT_NAMES.includes(s))) {
-      problems.push(`claims[${i}].path: SD-JWT reserved names cannot be claim names`);
-    }
+    if (first === undefined) problem(`claims[${i}].path`, 'must not be empty');
+    else if (RESERVED_CLAIMS.includes(first)) problem(`claims[${i}].path`, `"${first}" is set by the connector`);
+    if (claim.path.some((s) => SD_JWT_NAMES.includes(s))) problem(`claims[${i}].path`, 'SD-JWT reserved names cannot be claim names');
     c.claims.forEach((other, j) => {
       if (j <= i) return;
-      if (samePath(claim.path, other.path)) problems.push(`claims[${j}].path: duplicates claims[${i}]`);
+      if (samePath(claim.path, other.path)) problem(`claims[${j}].path`, `duplicates claims[${i}]`);
       // A claim inside another would make the outer one both a value and a container.
       else if (isPrefix(claim.path, other.path) || isPrefix(other.path, claim.path)) {
-        problems.push(`claims[${j}].path: nests with claims[${i}]; describe the members of an object, not the object too`);
+        problem(`claims[${j}].path`, `nests with claims[${i}]; describe the members of an object, not the object too`);
       }
     });
   });
   return problems;
+};
+
+/**
+ * One configuration checked: its shape (by `format`) and the rules io-ts cannot say; else every
+ * problem, each naming its field. The file loader and the credential-configurations resource
+ * (src/resources/credentialConfigurations.ts) both check with this.
+ */
+export const checkCredentialConfiguration = (entry: unknown): Either<readonly ConfigurationProblem[], CredentialConfiguration> => {
+  const decoded = configurationCodec(entry).decode(entry);
+  if (isLeft(decoded)) return left(describeErrors(decoded.left, '').map(({ location, message }) => ({ location, message })));
+  const problems = semanticProblems(decoded.right);
+  return problems.length > 0 ? left(problems) : decoded;
 };
 
 /** Validates a configurations document; throws with one line per problem, each naming its entry. */
@@ -141,14 +164,13 @@ export const parseCredentialConfigurations = (document: unknown, source: string)
   file.right.credential_configurations.forEach((entry, index) => {
     const id = typeof entry === 'object' && entry !== null && typeof (entry as { id?: unknown }).id === 'string' ? (entry as { id: string }).id : undefined;
     const name = `entry ${id === undefined ? index : `"${id}"`} (credential_configurations[${index}])`;
-    const decoded = configurationCodec(entry).decode(entry);
-    if (isLeft(decoded)) {
-      for (const e of describeErrors(decoded.left, '')) problems.push(`${name}: ${e.location || 'entry'}: ${e.message}`);
+    const checked = checkCredentialConfiguration(entry);
+    if (isLeft(checked)) {
+      for (const p of checked.left) problems.push(`${name}: ${p.location || 'entry'}: ${p.message}`);
       return;
     }
-    for (const p of semanticProblems(decoded.right)) problems.push(`${name}: ${p}`);
-    if (out.some((c) => c.id === decoded.right.id)) problems.push(`${name}: id "${decoded.right.id}" is used twice`);
-    out.push(decoded.right);
+    if (out.some((c) => c.id === checked.right.id)) problems.push(`${name}: id "${checked.right.id}" is used twice`);
+    out.push(checked.right);
   });
   if (out.length === 0 && problems.length === 0) problems.push('no credential configuration');
   if (problems.length > 0) throw new Error(`${source}: ${problems.join('; ')}`);

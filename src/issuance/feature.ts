@@ -15,6 +15,7 @@ import { createStatusAllocator } from './status/allocation.js';
 import { credentialStatusRouter } from './status/credentialStatusRoutes.js';
 import { statusListRouter } from './status/publicationRoute.js';
 import { loadCredentialConfigurations } from './configurations.js';
+import { tenantConfigurations } from './tenantConfigurations.js';
 import { credentialFormats } from './formats/registry.js';
 import { PATHS, type IssuanceContext } from './context.js';
 import { authorizationsRouter } from './authorizationAnswer/routes.js';
@@ -88,8 +89,7 @@ export const issuanceFeature = async (service: ServiceContext, trustLists: HeldL
     dataKeys: service.dataKeys,
     secrets: issuanceSecrets(service.kek),
     configurations: new Map(configurations.map((c) => [c.id, c])),
-    // Until tenants can keep configurations of their own (issue 38), none has any.
-    tenantConfigurations: { current: () => new Map(), atRevision: () => undefined },
+    tenantConfigurations: tenantConfigurations(service.runner.db),
     signingKey: identity,
     formats: credentialFormats,
     walletProviders: walletProviderTrust(trustAnchorCertificates(config.walletProviderTrustAnchors), trustLists?.lists),

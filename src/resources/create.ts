@@ -1,8 +1,9 @@
 // Creating a resource of a kind (the use case; each kind's route builds its creation command): the
 // kind's first event, appended on the new id's stream, where the store lets one creation win.
-import { isLeft } from 'fp-ts/lib/Either.js';
+import { randomUUID } from 'node:crypto';
+import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import type { Event } from '../../streams/event.js';
-import type { AnyKindCommand, Envelope } from '../../streams/resource.js';
+import type { AnyKindCommand, Envelope, ResourceState } from '../../streams/resource.js';
 import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
 import type { EventStore, Position } from '../eventstore/port.js';
 import type { VersionedKind } from './kind.js';
@@ -11,6 +12,28 @@ export interface Recorded {
   readonly envelope: Envelope;
   readonly position: Position;
 }
+
+/** The first event of resource `id`, appended only where its stream does not exist yet. */
+const appendFirst = <E extends Event, C extends AnyKindCommand>(
+  store: EventStore,
+  kind: VersionedKind<E, C>,
+  id: string,
+  create: Extract<C, { readonly type: string; readonly data: { readonly at: string } }>,
+  metadata: EventMetadata,
+  commandId: string,
+) =>
+  // A new id's stream: nothing to read, and the store lets one creation win.
+  handleCommand(store, kind.decider, kind.streamOf(id), create, {
+    commandId,
+    metadata,
+    loaded: { state: kind.decider.initialState, expectedRevision: 'no_stream' },
+  });
+
+const recorded = <E extends Event, C extends AnyKindCommand>(kind: VersionedKind<E, C>, state: ResourceState, position: Position | undefined): Recorded => {
+  const envelope = kind.decider.envelopeOf(state);
+  if (!envelope || !position) throw new Error(`${kind.name} has no envelope after its first event`);
+  return { envelope, position };
+};
 
 /**
  * Records `create` as the first event of resource `id`. Its ids are fresh UUIDs, so the one
@@ -26,17 +49,31 @@ export const recordCreation = async <E extends Event, C extends AnyKindCommand>(
   metadata: EventMetadata,
   onNotAppended?: () => Promise<void>,
 ): Promise<Recorded> => {
-  // A new id's stream: nothing to read, and the store lets one creation win.
-  const handled = await handleCommand(store, kind.decider, kind.streamOf(id), create, {
-    commandId: id,
-    metadata,
-    loaded: { state: kind.decider.initialState, expectedRevision: 'no_stream' },
-  });
+  const handled = await appendFirst(store, kind, id, create, metadata, id);
   if (isLeft(handled)) {
     await onNotAppended?.();
     throw new Error(`${kind.name} not created: ${handled.left.error._tag}`);
   }
-  const envelope = kind.decider.envelopeOf(handled.right.state);
-  if (!envelope || !handled.right.position) throw new Error(`${kind.name} has no envelope after its first event`);
-  return { envelope, position: handled.right.position };
+  return recorded(kind, handled.right.state, handled.right.position);
+};
+
+/**
+ * Records `create` as the first event of resource `id` where the request names the id (a
+ * credential configuration's id derives from the tenant and the configuration's own id): a
+ * creation of an id whose stream exists is refused, even one racing it, never taken as a retry of
+ * the first (retries are what Idempotency-Key is for).
+ */
+export const recordNamedCreation = async <E extends Event, C extends AnyKindCommand>(
+  store: EventStore,
+  kind: VersionedKind<E, C>,
+  id: string,
+  create: Extract<C, { readonly type: string; readonly data: { readonly at: string } }>,
+  metadata: EventMetadata,
+): Promise<Either<{ readonly _tag: 'ResourceExists' }, Recorded>> => {
+  const handled = await appendFirst(store, kind, id, create, metadata, randomUUID());
+  if (isLeft(handled)) {
+    if (handled.left.kind === 'store' && handled.left.error._tag === 'WrongExpectedRevision') return left({ _tag: 'ResourceExists' });
+    throw new Error(`${kind.name} not created: ${handled.left.error._tag}`);
+  }
+  return right(recorded(kind, handled.right.state, handled.right.position));
 };

@@ -4,6 +4,7 @@ import type { Feature, ServiceContext } from '../featureContract.js';
 import { apiKeyRoutes } from './apiKeys.js';
 import { blobDirectory, sealedBlobStore } from '../blobStore.js';
 import { credentialRoutes } from './credentials.js';
+import { credentialConfigurationRoutes } from './credentialConfigurations.js';
 import { didcommRoutes } from './didcommMessages.js';
 import { draftRoutes } from './drafts.js';
 import { fileRoutes } from './files.js';
@@ -47,6 +48,7 @@ export const resourcesFeature = async (service: ResourcesPorts): Promise<Feature
   const archives = exportArchives(exportDirectory(blobDir));
   supportRequestRoutes(router, deps, archives);
   didcommRoutes(router, deps);
+  credentialConfigurationRoutes(router, deps);
   const didDocuments = tenantDidRoutes(router, deps, service.kek);
   let replyExpiry: Periodic | undefined;
   let sweeper: Periodic | undefined;

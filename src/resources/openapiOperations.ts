@@ -4,6 +4,7 @@
 import type { Scope } from '../../streams/apiKey.js';
 import { apiKeysKind } from './apiKeys.js';
 import { credentialsKind } from './credentials.js';
+import { credentialConfigurationsKind } from './credentialConfigurations.js';
 import { FILE_SEARCH } from './files.js';
 import { presentationsKind } from './presentations.js';
 import { schemasKind } from './schemas.js';
@@ -31,6 +32,14 @@ export const KINDS: readonly KindDocument[] = [
   { path: 'drafts', schema: 'Draft', plural: 'Drafts', one: 'a draft', scope: 'resources', search: ENVELOPE_ONLY },
   { path: 'didcomm-messages', schema: 'DidcommMessage', plural: 'DidcommMessages', one: 'a DIDComm message', scope: 'resources', search: ENVELOPE_ONLY },
   { path: presentationsKind.path, schema: 'Presentation', plural: 'Presentations', one: 'a presentation', scope: presentationsKind.scope, search: presentationsKind.search },
+  {
+    path: credentialConfigurationsKind.path,
+    schema: 'CredentialConfiguration',
+    plural: 'CredentialConfigurations',
+    one: 'a credential configuration',
+    scope: credentialConfigurationsKind.scope,
+    search: credentialConfigurationsKind.search,
+  },
 ];
 
 export const tagOf = (path: string): string => `resources: ${path}`;

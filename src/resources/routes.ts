@@ -23,7 +23,7 @@ import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import { apiLineOf } from './oasVersion.js';
 import type { VersionedKind } from './kind.js';
 import { searcher } from './search.js';
-import { recordCreation } from './create.js';
+import { recordCreation, type Recorded } from './create.js';
 import { problemOf } from './problems.js';
 import { updateResource } from './update.js';
 
@@ -143,8 +143,13 @@ export const createResource = async <E extends Event, C extends AnyKindCommand>(
   onNotAppended?: () => Promise<void>,
 ): Promise<Reply> => {
   const created = await recordCreation(deps.store, kind, id, create, metadataOf(ctx), onNotAppended);
+  return answerCreated(deps, kind, ctx, created);
+};
+
+/** A new resource's answer once its first event is recorded: 201, as the kind shows it, ETag, Location. */
+export const answerCreated = async <E extends Event, C extends AnyKindCommand>(deps: ResourcesContext, kind: VersionedKind<E, C>, ctx: Context, created: Recorded): Promise<Reply> => {
   await deps.runner.waitFor(created.position, deps.config.readYourWritesTimeoutMs);
-  return resourceReply(await rendered(kind, ctx, created.envelope), 201, { Location: `/${kind.path}/${id}` });
+  return resourceReply(await rendered(kind, ctx, created.envelope), 201, { Location: `/${kind.path}/${created.envelope.id}` });
 };
 
 /** Mounts the shared routes of `kind` on `router` (which the kind's own routes share). */
