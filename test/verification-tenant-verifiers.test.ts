@@ -234,3 +234,11 @@ test('without enforcement, a query outside the registration is created', async (
   t.false(registrations.get(a.tenantId)!.enforce);
   t.is((await create(a, { dcql_query: pidQuery({ claims: [{ path: ['birthdate'] }] }) })).status, 201);
 });
+
+test("a presentation bound to another client id than the session's (another tenant's) fails verification", async (t) => {
+  const created = await request(a, { dcql_query: pidQuery() });
+  const fetched = await fetchAuthorizationRequest(h.endpoints, created.cross_device_request_uri);
+  const posted = await answer(h.endpoints, fetched, { pid: { credential: await h.pid(), holder: h.holder, keyBinding: { aud: clientIdOf(b) } } });
+  t.is(posted.status, 400);
+  t.is(await lastEvent(created.state), 'PresentationVerificationFailed');
+});
