@@ -11,13 +11,13 @@
 // checked against. A stream written before the client id was recorded is the deployment's.
 //
 // A rotation between creation and a fetch of the request object: the wallet was given the
-// recorded client id (in the `openid4vp://` URI), and OpenID4VP 1.0 (section 5.9.3) has it check
-// that this is the `x509_hash:` of the request object's signing certificate. The key that made it
-// is retired, and a retired key never signs again (issue 38 item 1); the new key's certificate
-// hashes to another client id, which the wallet would refuse. So the request object of such a
-// session is refused (`VerifierKeyReplaced`) and the integrator makes a new request; nothing
-// else signs for it. Answers to a request already handed out are still judged against the
-// recorded client id: judging signs nothing.
+// recorded client id (in the `openid4vp://` URI), the request object's `client_id` must be
+// identical (OpenID4VP 1.0 section 5.10.1) and be the hash of the certificate whose key signed it
+// (section 5.9.3, `x509_hash`). The key that made it is retired, and a retired key never signs
+// again (issue 38 item 1); the new key's certificate hashes to another client id, which the
+// wallet would refuse. So the request object of such a session is refused (`VerifierKeyReplaced`)
+// and the integrator makes a new request; nothing else signs for it. Answers to a request already
+// handed out are still judged against the recorded client id: judging signs nothing.
 //
 // Isolation: only the session's own tenant's key is ever looked up for it, so one tenant's key
 // never signs another's request object.
