@@ -90,8 +90,16 @@ export const PresentationRequested = eventCodec(
       expiresAt: t.string,
       createdAt: t.string,
     }),
-    /** Flow type `dc_api` only: the request made at creation. */
-    t.partial({ dcApi: DcApiRequestRecord }),
+    t.partial({
+      /** Flow type `dc_api` only: the request made at creation. */
+      dcApi: DcApiRequestRecord,
+      /**
+       * The verifier's `client_id` the request was made under (`x509_hash:` of the access
+       * certificate that signs it: the tenant's own, else the deployment's). Streams written
+       * before tenants had verifiers of their own lack it: theirs is the deployment's.
+       */
+      clientId: t.string,
+    }),
   ]),
 );
 
@@ -206,6 +214,8 @@ interface Session {
   readonly channel: Channel;
   /** Set for channel `dc_api` only. */
   readonly dcApi?: DcApiOffer;
+  /** The client id recorded at creation; absent on streams written before it was recorded (the deployment's). */
+  readonly clientId?: string;
 }
 
 export type PresentationState =
@@ -332,8 +342,8 @@ export const initialState: PresentationState = { status: 'none' };
 export const evolve = (state: PresentationState, event: PresentationEvent): PresentationState => {
   switch (event.type) {
     case 'PresentationRequested': {
-      const { state: s, tenantId, request, expiresAt, dcApi } = event.data;
-      const session = { status: 'open', state: s, tenantId, request, expiresAt } as const;
+      const { state: s, tenantId, request, expiresAt, dcApi, clientId } = event.data;
+      const session = { status: 'open', state: s, tenantId, request, expiresAt, ...(clientId !== undefined ? { clientId } : {}) } as const;
       if (dcApi === undefined) return { ...session, fetched: [], channel: 'request_uri' };
       const { expectedOrigins, protocols, kid, nonce, responseKey, annexCRecipientKey } = dcApi;
       const offer: DcApiOffer = { expectedOrigins, protocols, ...(annexCRecipientKey ? { annexCRecipientKey } : {}) };

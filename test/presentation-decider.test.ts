@@ -3,8 +3,8 @@
 // verification state table (the connector specification, "States and transitions"), the
 // request-object fetch rule, and each refusal.
 import test from 'ava';
-import { left, right } from 'fp-ts/lib/Either.js';
-import { presentation, type Channel, type Command, type FetchedRequest, type OutcomeCommand, type PresentationEvent, type PresentationTerminalEvent } from '../streams/presentation.js';
+import { isRight, left, right } from 'fp-ts/lib/Either.js';
+import { presentation, PresentationEvent, type Channel, type Command, type FetchedRequest, type OutcomeCommand, type PresentationTerminalEvent } from '../streams/presentation.js';
 import { givenWhen, stateAfter } from './support/decider.js';
 
 const STATE = 'state-1';
@@ -199,4 +199,18 @@ test('given a DC API session, when its answer comes after the expiry, then Sessi
 
 test('given a DC API session, when an answer names a key it never handed out, then UnknownRequestKey', (t) => {
   t.deepEqual(scenario([requestedDcApi], overDcApi(fulfil('k1'))), left({ _tag: 'UnknownRequestKey', kid: 'k1' }));
+});
+
+test('RequestPresentation records the client id the request was made under, and the session keeps it', (t) => {
+  const withClientId: Command = { ...request, data: { ...request.data, clientId: 'x509_hash:tenant' } } as Command;
+  const decided = scenario([], withClientId);
+  t.deepEqual(decided, right([{ ...requested, data: { ...requested.data, clientId: 'x509_hash:tenant' } }]));
+  t.like(stateOf([{ ...requested, data: { ...requested.data, clientId: 'x509_hash:tenant' } }]), { status: 'open', clientId: 'x509_hash:tenant' });
+});
+
+test('a PresentationRequested written before client ids were recorded replays to a session without one (the deployment verifier\'s)', (t) => {
+  t.true(isRight(PresentationEvent.decode(requested)));
+  const session = stateOf([requested]);
+  t.is(session.status, 'open');
+  t.false('clientId' in session);
 });

@@ -43,7 +43,7 @@ test('a wallet answering while the timer fires: exactly one terminal event', asy
     const { created, request } = await h.requestAndFetch({ dcql_query: pidQuery(), expires_in: 30 });
     const vpToken = await buildVpToken(request, { pid: { credential: await h.pid(), holder: h.holder } });
     const jwe = await encryptResponse(request, { vp_token: vpToken, state: created.state });
-    const deps = { store: service.store, dataKeys: service.context.dataKeys, verifier: await loadVerifier(service.context), log: silentLogger };
+    const deps = { store: service.store, dataKeys: service.context.dataKeys, verifiers: { deployment: await loadVerifier(service.context) }, log: silentLogger };
     const trust = trustVerifierFromConfig(service.context.config);
     const status = credentialStatusCheckerFromConfig(service.context.config, trust);
     const verify = createPresentationVerifier(trust, status, silentLogger);

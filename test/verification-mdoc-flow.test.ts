@@ -14,6 +14,11 @@ import { buildVpToken, encryptResponse, type AuthorizationRequest } from '../wal
 import { PID_VCT, startVerificationHarness, type VerificationHarness } from './support/wallet/connector.js';
 import { postResponse } from './support/wallet/presentation.js';
 import { owfMdocContext } from './support/owfMdoc.js';
+import { keyWith, type TestKey } from './support/console.js';
+import { fetchAuthorizationRequest } from './support/wallet/presentation.js';
+import { generateChain, signingIdentity, type SigningIdentity } from '../src/crypto/signingIdentity.js';
+import { x509HashClientId } from '../src/crypto/certificates.js';
+import { presentationStream } from '../streams/presentation.js';
 
 const MDL = 'org.iso.18013.5.1.mDL';
 const NS = 'org.iso.18013.5.1';
@@ -25,9 +30,15 @@ let signer: CertifiedKey;
 let device: WalletKey;
 let mdl: string;
 let signerJwk: Record<string, unknown>;
+/** A tenant with an access key of its own (issue 38), given to the service through its port. */
+let tenant: TestKey;
+let tenantAccess: SigningIdentity | undefined;
 
 test.before(async () => {
-  h = await startVerificationHarness();
+  h = await startVerificationHarness({}, { tenantIdentity: { tenantKeys: { active: async (tenantId) => (tenantId === tenant?.tenantId ? tenantAccess : undefined) } } });
+  tenant = await keyWith(h.service, ['connector'], 'tenant with its own verifier');
+  const access = await generateChain('tenant access certificate');
+  tenantAccess = await signingIdentity([access.leaf.certificate, access.ca.certificate], access.leaf.keys.privateKey);
   const ca = await createCertificateAuthority({ commonName: 'Test IACA' });
   signer = await createLeafCertificate(ca, { commonName: 'Test Document Signer', subjectAltNames: [{ type: 'url', value: 'https://mdl-issuer.example' }] });
   device = await newWalletKey();
@@ -92,6 +103,27 @@ test('an mDL and an SD-JWT VC PID in one request: FULFILLED, each credential obj
   const [raw] = (callback['credentialsRaw'] as Record<string, Record<string, unknown>[]>)['mdl'] ?? [];
   t.deepEqual(JSON.parse(Buffer.from(String(raw?.['claims']), 'base64').toString('utf8')), credential?.['claims']);
   t.false(JSON.stringify(callback).includes('portrait'));
+});
+
+test("a tenant's own verifier: the mDL's SessionTranscript binds the tenant's client id (FULFILLED); one bound to the deployment's fails", async (t) => {
+  const outcome = async (clientId: (request: AuthorizationRequest) => string): Promise<string | undefined> => {
+    const created = await h.service.management('/oidc4vp', {
+      method: 'POST',
+      key: tenant.secret,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ dcql_query: { credentials: [mdlQuery()] } }),
+    });
+    const { cross_device_request_uri: uri, state } = (await created.json()) as { cross_device_request_uri: string; state: string };
+    const request = await fetchAuthorizationRequest(h.endpoints, uri);
+    t.is(request.clientId, x509HashClientId(tenantAccess!.chain[0]!));
+    const mdoc = await deviceResponse({ ...request, clientId: clientId(request) }, [[NS, 'family_name'], [NS, 'birth_date']]);
+    await post(request, { mdl: [mdoc] });
+    const read = await h.service.service.store.readStream(presentationStream(state));
+    return read._tag === 'Found' ? read.events.at(-1)?.type : undefined;
+  };
+  t.is(await outcome((request) => request.clientId), 'PresentationFulfilled');
+  const deployment = (await fetchAuthorizationRequest(h.endpoints, (await h.request({ dcql_query: { credentials: [mdlQuery()] } })).cross_device_request_uri)).clientId;
+  t.is(await outcome(() => deployment), 'PresentationVerificationFailed');
 });
 
 test('an mDL device-signed for another nonce is VERIFICATION_FAILED with the reason', async (t) => {

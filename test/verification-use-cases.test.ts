@@ -17,6 +17,7 @@ import { silentLogger } from '../src/log.js';
 import { createCrlChecker } from '../src/trust/crl.js';
 import { createTrustVerifier } from '../src/trust/issuerTrust.js';
 import type { Verifier } from '../src/verification/authorizationRequest.js';
+import { tenantVerifiers, type Verifiers } from '../src/verification/verifiers.js';
 import { createPresentationVerifier } from '../src/verification/formats/registry.js';
 import { createPresentationBody, type CreatePresentationBody } from '../src/verification/createRequest/body.js';
 import { initTransaction, type CreateRequestDeps, type InitiatedTransaction } from '../src/verification/createRequest/createRequest.js';
@@ -57,7 +58,7 @@ test.before(async () => {
 interface World {
   readonly store: EventStore;
   readonly dataKeys: DataKeys;
-  readonly deps: CreateRequestDeps & Parameters<typeof postWalletResponse>[0];
+  readonly deps: CreateRequestDeps & Parameters<typeof postWalletResponse>[0] & { readonly verifiers: Verifiers };
 }
 
 const withWorld = (body: (world: World) => Promise<void>) =>
@@ -72,7 +73,7 @@ const withWorld = (body: (world: World) => Promise<void>) =>
     const deps = {
       store,
       dataKeys: keys,
-      verifier,
+      verifiers: tenantVerifiers(verifier, { tenantKeys: { active: async () => undefined }, verifierRegistrations: { of: () => undefined } }),
       verify: createPresentationVerifier(trust, status, silentLogger),
       log: silentLogger,
       bounds: { defaultSeconds: 300, minSeconds: 60, maxSeconds: 3600 },

@@ -62,7 +62,16 @@ interface Role<R extends Closable> {
   /** The store as this process's features use it. */
   readonly store?: (store: EventStore) => EventStore;
   readonly metrics?: MetricsOptions;
+  /** Replace the service's tenant identity ports (`TenantIdentityPorts`). */
+  readonly tenantIdentity?: TenantIdentityPorts;
 }
+
+/**
+ * A test seam: tenant signing keys and verifier registrations given from outside, in place of the
+ * service's own (tests that build tenants' identities themselves, through the same ports the
+ * service reads). Never set by the service's entry points.
+ */
+export type TenantIdentityPorts = Partial<Pick<ServiceContext, 'tenantKeys' | 'verifierRegistrations'>>;
 
 const listen = (server: Server, port: number, host: string): Promise<string> =>
   new Promise((resolve, reject) => {
@@ -139,6 +148,7 @@ const compose = async <R extends Closable>(config: Config, log: Logger, role: Ro
       // Until tenants can hold keys and registrations of their own (issue 38), none has any.
       tenantKeys: { active: async () => undefined },
       verifierRegistrations: { of: () => undefined },
+      ...role.tenantIdentity,
     };
     features = await allFeatures(context);
     const open = openManagementRouters({ metrics, readiness: ready, document: openApiDocument(config) });
@@ -202,10 +212,11 @@ const projecting = (config: Config, log: Logger, opened?: Opened) => ({
 export const startService = (
   config: Config,
   log: Logger,
-  options: { readonly serve?: false; readonly opened?: Opened } = {},
+  options: { readonly serve?: false; readonly opened?: Opened; readonly tenantIdentity?: TenantIdentityPorts } = {},
 ): Promise<Service> =>
   compose(config, log, {
     ...projecting(config, log, options.opened),
+    ...(options.tenantIdentity ? { tenantIdentity: options.tenantIdentity } : {}),
     background: true,
     serve:
       options.serve === false

@@ -3,8 +3,9 @@
 // (`{error, error_description}`) to the wallet (requestObject/, response/). Each step's use case
 // returns these as values; its route maps them here, and only here. The table is a record over
 // every tag of each channel, so a refusal added to a step and left unmapped does not compile.
-import { conflict, HttpError, invalidRequest, invalidValues, notFound, type FieldError, type Problem } from '../http/problem.js';
+import { conflict, HttpError, invalidRequest, invalidValues, notFound, unprocessable, type FieldError, type Problem } from '../http/problem.js';
 import type { SessionUnavailable } from './session.js';
+import type { VerifierKeyReplaced } from './verifiers.js';
 
 /** The integrator's answer for the DC API is no answer to the session's request (`detail` says why). */
 export interface NotAnAnswer {
@@ -15,6 +16,15 @@ export interface NotAnAnswer {
 /** The integrator's `POST /oidc4vp` body breaks rules its schema cannot state. */
 export interface InvalidValues {
   readonly _tag: 'InvalidValues';
+  readonly problems: readonly FieldError[];
+}
+
+/**
+ * The integrator's DCQL query asks for credential types or claims the tenant's registration
+ * certificate does not register, and the tenant enforces its registration (registeredQueries.ts).
+ */
+export interface Unregistered {
+  readonly _tag: 'Unregistered';
   readonly problems: readonly FieldError[];
 }
 
@@ -32,9 +42,9 @@ export interface UnreadableBody {
 }
 
 /** Refusals answered on the management API. */
-export type ManagementError = SessionUnavailable | NotAnAnswer | InvalidValues;
+export type ManagementError = SessionUnavailable | NotAnAnswer | InvalidValues | Unregistered;
 /** Refusals answered to the wallet. */
-export type WalletError = SessionUnavailable | InvalidRequest | UnreadableBody;
+export type WalletError = SessionUnavailable | InvalidRequest | UnreadableBody | VerifierKeyReplaced;
 
 /** What a wallet-facing route answers: the status and the JSON body. */
 export interface WalletReply {
@@ -62,6 +72,11 @@ const answers: {
       conflict('This presentation request was not created for the Digital Credentials API ("flow_type": "dc_api"); its wallet answers at its response URI.'),
     NotAnAnswer: (error) => invalidRequest(`The body is not an answer to this request: ${error.detail}.`),
     InvalidValues: (error) => invalidValues(error.problems),
+    Unregistered: (error) =>
+      unprocessable(
+        `The tenant's registration certificate does not register what this request asks for: ${error.problems.map((p) => p.message).join('; ')}.`,
+        error.problems,
+      ),
   },
   oauth: {
     UnknownSession: () => oauthError(404, 'There is no presentation request with this state.'),
@@ -70,6 +85,7 @@ const answers: {
     OtherChannel: () => oauthError(400, 'This presentation request is answered over the Digital Credentials API, not by a request URI.'),
     InvalidRequest: (error) => oauthError(400, error.detail),
     UnreadableBody: (error) => oauthError(error.status, error.detail),
+    VerifierKeyReplaced: () => oauthError(400, "The verifier's access key has changed since this presentation request was made; a new one is needed."),
   },
 };
 

@@ -1,7 +1,8 @@
 // The verification feature (OpenID4VP): its routes on both listeners and the expiry scheduler.
 // It takes from the service only the ports it uses (`VerificationPorts`), and hands each step
 // only its own part of them: the key store's signing identity, never its key-encryption key,
-// which stays inside the data-key module (`dataKeys`).
+// which stays inside the data-key module (`dataKeys`). Each tenant's verifier (its own access key
+// and registration, else the deployment's) is resolved through verifiers.ts.
 import { configVariableNames, type Config } from '../config/config.js';
 import { hostSubjectAltName, x509HashClientId } from '../crypto/certificates.js';
 import type { KeyStore } from '../crypto/keyStore.js';
@@ -14,9 +15,10 @@ import { startPresentationExpiry } from './expiry.js';
 import type { Verifier } from './authorizationRequest.js';
 import { managementRouter, publicRouter } from './routes.js';
 import { createPresentationVerifier } from './formats/registry.js';
+import { tenantVerifiers } from './verifiers.js';
 
 /** What the verification feature uses of the service. */
-export type VerificationPorts = Pick<ServiceContext, 'config' | 'log' | 'metrics' | 'store' | 'dataKeys'> & {
+export type VerificationPorts = Pick<ServiceContext, 'config' | 'log' | 'metrics' | 'store' | 'dataKeys' | 'tenantKeys' | 'verifierRegistrations'> & {
   readonly runner: Pick<ServiceContext['runner'], 'db'>;
   readonly keys: Pick<KeyStore, 'signingIdentity'>;
 };
@@ -32,7 +34,7 @@ const expiryBounds = (config: Config): ExpiryBounds => {
   return { defaultSeconds, minSeconds, maxSeconds };
 };
 
-/** The relying party as wallets see it: the access certificate and the client id derived from it. */
+/** The deployment's relying party as wallets see it: the access certificate and the client id derived from it. */
 export const loadVerifier = async (context: Pick<VerificationPorts, 'config' | 'keys' | 'log'>): Promise<Verifier> => {
   const { config } = context;
   const identity = await context.keys.signingIdentity('access', {
@@ -57,11 +59,11 @@ export const verificationFeature = async (context: VerificationPorts, trustLists
   const trust = trustResolutionFromConfig(context.config, trustLists);
   const status = credentialStatusCheckerFromConfig(context.config, trust.verifier, (outcome) => metrics.statusLists.fetches.inc({ outcome }));
   const verify = createPresentationVerifier(trust.verifier, status, context.log);
-  const verifier = await loadVerifier(context);
+  const verifiers = tenantVerifiers(await loadVerifier(context), context);
   const deps = {
     store: context.store,
     dataKeys: context.dataKeys,
-    verifier,
+    verifiers,
     verify,
     bounds,
     defaultRedirectUri: context.config.defaultRedirectUri,
@@ -69,7 +71,7 @@ export const verificationFeature = async (context: VerificationPorts, trustLists
     trustListUrls: trust.trustListUrls,
   };
   let expiry: Periodic | undefined;
-  const leaf = verifier.identity.chain[0]!;
+  const leaf = verifiers.deployment.identity.chain[0]!;
   return {
     name: 'verification',
     certificates: [{ role: 'access', subject: leaf.subject, notAfter: leaf.notAfter }],

@@ -209,7 +209,9 @@ const walletRouteErrors = (statuses: { readonly [status: string]: string }): Ope
 });
 
 const requestObjectErrors = walletRouteErrors({
-  '400': 'flow_type missing or wrong, the request has ended or expired (a retry is a new `POST /oidc4vp`), or it was created for the Digital Credentials API.',
+  '400':
+    'flow_type missing or wrong, the request has ended or expired (a retry is a new `POST /oidc4vp`), it was created for the Digital Credentials API, ' +
+    'or the tenant\'s access key has changed since it was made (the retired key signs nothing; a retry is a new `POST /oidc4vp`).',
   '404': 'No presentation request has this state.',
 });
 
@@ -231,7 +233,10 @@ export const verificationArea = (config: Pick<Config, 'presentationExpiresInMin'
       post: operation({
         operationId: 'createPresentationRequest',
         summary: 'Create a presentation request',
-        description: 'Records the request and answers the two `openid4vp://` URIs. The outcome (FULFILLED, REJECTED, EXPIRED, PROCESSING_ERROR, VERIFICATION_FAILED) is delivered once as a callback.',
+        description:
+          'Records the request and answers the two `openid4vp://` URIs. The outcome (FULFILLED, REJECTED, EXPIRED, PROCESSING_ERROR, VERIFICATION_FAILED) is delivered once as a callback. ' +
+          'The request is the tenant\'s: signed by its active access key (`client_id` the `x509_hash:` of its certificate) when it has one, else by the deployment\'s; ' +
+          'its registration certificate, when it has one, rides in `verifier_info` (format `registration_cert`).',
         tags: ['verification'],
         security: apiKey('connector'),
         requestBody: jsonBody(createBody(config), {
@@ -254,7 +259,20 @@ export const verificationArea = (config: Pick<Config, 'presentationExpiresInMin'
         }),
         responses: {
           '201': managementAnswers.answer('Created; nothing is sent to any wallet until one fetches the request URI, or the page passes `dc_api_request` to the browser.', { content: json(ref.schema('CreatedPresentationRequest')) }),
-          ...managementAnswers.problems(400, 401, 403, 413, 415, 500, KEYS_UNAVAILABLE),
+          ...managementAnswers.problems(
+            400,
+            401,
+            403,
+            413,
+            415,
+            [
+              422,
+              'The tenant enforces its registration and the DCQL query asks for a credential type or claim path its registration certificate does not register: ' +
+                'one `errors` entry per type (`…meta.vct_values[k]`, `…meta.doctype_value`) or claim path (`…claims[j].path`), naming the query id and the path. Nothing is recorded.',
+            ],
+            500,
+            KEYS_UNAVAILABLE,
+          ),
         },
       }),
     },
@@ -310,7 +328,9 @@ export const verificationArea = (config: Pick<Config, 'presentationExpiresInMin'
         responses: {
           '200': requestObject('The request object, with `wallet_nonce`.'),
           ...walletRouteErrors({
-            '400': 'flow_type missing or wrong, a repeated wallet_nonce, the request has ended or expired, or it was created for the Digital Credentials API.',
+            '400':
+              'flow_type missing or wrong, a repeated wallet_nonce, the request has ended or expired, it was created for the Digital Credentials API, ' +
+              'or the tenant\'s access key has changed since it was made.',
             '404': 'No presentation request has this state.',
             ...formErrors,
           }),

@@ -4,26 +4,28 @@
 // two `openid4vp://` URIs; with `"flow_type": "dc_api"` (OpenID4VP 1.0 Appendix A) the request
 // itself (nonce, response-encryption key) is made and recorded now, with the page origins it
 // expects and the DC API protocols it is offered in, and the integrator gets what its page hands
-// the browser.
+// the browser. The tenant's verifier is resolved now (verifiers.ts) and its client id recorded;
+// a tenant enforcing its registration is refused a query outside it (registeredQueries.ts).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { DcApiProtocol, presentation, presentationStream, purposes, type Command } from '../../../streams/presentation.js';
 import type { DataKeys } from '../../crypto/dataKeys.js';
 import { handleCommand, type EventMetadata } from '../../eventstore/handle.js';
 import type { EventStore, Json, Position } from '../../eventstore/port.js';
-import type { Verifier } from '../authorizationRequest.js';
 import { ANNEX_C_PROTOCOL } from '../dcApi/annexCRequest.js';
 import { dcApiRequest, type DcApiRequest } from '../dcApi/dcApiRequest.js';
-import type { InvalidValues } from '../errors.js';
+import type { InvalidValues, Unregistered } from '../errors.js';
+import { unregisteredRequests } from '../registeredQueries.js';
 import { newAnnexCRecipientKey, newRequest } from '../requestKey.js';
 import type { SealedRequest } from '../sealedRequest.js';
+import type { Verifiers } from '../verifiers.js';
 import { encodeTransactionData, validatePresentationBody, type CreatePresentationBody, type ExpiryBounds } from './body.js';
 
-/** What creating a request uses: the store, the data keys, who the verifier is and the settings it applies. */
+/** What creating a request uses: the store, the data keys, who each tenant's verifier is and the settings it applies. */
 export interface CreateRequestDeps {
   readonly store: EventStore;
   readonly dataKeys: DataKeys;
-  readonly verifier: Verifier;
+  readonly verifiers: Pick<Verifiers, 'forNewRequest'>;
   readonly bounds: ExpiryBounds;
   /** DEFAULT_REDIRECT_URI: the same-device redirect of requests created without `redirect_uri`. */
   readonly defaultRedirectUri: string | undefined;
@@ -70,11 +72,20 @@ export const requestUris = (publicUrl: string, clientId: string, state: string):
   return { same_device_request_uri: uri('same-device'), cross_device_request_uri: uri('cross-device') };
 };
 
-/** Creates `tenantId`'s presentation request, or says which of the body's values break its rules (nothing recorded). */
-export const initTransaction = async (deps: CreateRequestDeps, input: CreateRequestInput): Promise<Either<InvalidValues, InitiatedTransaction>> => {
+/**
+ * Creates `tenantId`'s presentation request, or says which of the body's values break its rules
+ * or, when the tenant enforces its registration, ask for what it does not register (nothing recorded).
+ */
+export const initTransaction = async (deps: CreateRequestDeps, input: CreateRequestInput): Promise<Either<InvalidValues | Unregistered, InitiatedTransaction>> => {
   const { body, now } = input;
   const problems = validatePresentationBody(body, deps.trustListUrls());
   if (problems.length > 0) return left({ _tag: 'InvalidValues', problems });
+  const verifier = await deps.verifiers.forNewRequest(input.tenantId);
+  const registration = verifier.registration;
+  if (registration?.enforce) {
+    const unregistered = unregisteredRequests(body.dcql_query, registration.credentials, 'body.dcql_query');
+    if (unregistered.length > 0) return left({ _tag: 'Unregistered', problems: unregistered });
+  }
   const state = newState();
   const key = await deps.dataKeys.issue(state);
   if (isLeft(key)) throw new Error(`presentation not created: ${key.left._tag}`);
@@ -98,6 +109,7 @@ export const initTransaction = async (deps: CreateRequestDeps, input: CreateRequ
       transactionDataCount: request.transactionData.length,
       request: key.right.seal(request as unknown as Json, purposes.request),
       expiresAt: expiresAt.toISOString(),
+      clientId: verifier.clientId,
       ...(made
         ? {
             dcApi: {
@@ -122,10 +134,10 @@ export const initTransaction = async (deps: CreateRequestDeps, input: CreateRequ
   });
   if (isLeft(recorded)) throw new Error(`presentation not created: ${recorded.left.error._tag}`);
   const created = { state, expiresAt, position: recorded.right.position! };
-  if (!made) return right({ ...created, requestUris: requestUris(deps.verifier.publicUrl, deps.verifier.clientId, state) });
+  if (!made) return right({ ...created, requestUris: requestUris(verifier.publicUrl, verifier.clientId, state) });
   return right({
     ...created,
-    dcApiRequest: await dcApiRequest(deps.verifier, made.protocols, body.dc_api_protocols !== undefined, {
+    dcApiRequest: await dcApiRequest(verifier, made.protocols, body.dc_api_protocols !== undefined, {
       kid: made.request.kid,
       nonce: made.request.nonce,
       publicJwk: made.publicJwk,

@@ -21,7 +21,6 @@ import type { EventStore } from '../../eventstore/port.js';
 import { NonEmptyString } from '../../http/codecs.js';
 import type { Logger } from '../../log.js';
 import { presentationCallback } from '../../callbacks/presentationCallback.js';
-import type { Verifier } from '../authorizationRequest.js';
 import { ERROR_CODE, openResponse } from '../authorizationResponse.js';
 import { verifyAnnexCResponse } from './annexCResponse.js';
 import { object } from '../dcql.js';
@@ -30,13 +29,15 @@ import { failProcessing, failVerification, fulfil, reject, type Answer } from '.
 import type { PresentationVerifier } from '../presentedCredentialVerifier.js';
 import { destroyDataKeyUnlessNeeded, finish } from '../sessionEnd.js';
 import { openSession, type LoadedSession, type SessionUnavailable } from '../session.js';
+import { sessionClientId, type Verifiers } from '../verifiers.js';
 import { verifyVpToken } from '../vpToken.js';
 
 /** What judging and recording a DC API answer uses. */
 export interface DcApiResponseDeps {
   readonly store: EventStore;
   readonly dataKeys: DataKeys;
-  readonly verifier: Verifier;
+  /** The deployment's client id is the one of sessions recorded without their own. */
+  readonly verifiers: Pick<Verifiers, 'deployment'>;
   readonly verify: PresentationVerifier;
   readonly log: Logger;
 }
@@ -152,7 +153,7 @@ const isoMdoc: DcApiProtocolHandler = {
       const recipientPrivateKey = session.key.open(offer.annexCRecipientKey, purposes.annexCRecipientKey) as JWK;
       const verified = await verifyAnnexCResponse(
         response,
-        { request: session.request, clientId: deps.verifier.clientId, nonce: request.nonce, recipientPrivateKey },
+        { request: session.request, clientId: sessionClientId(deps.verifiers, session.session), nonce: request.nonce, recipientPrivateKey },
         origin,
         base.at,
         deps.verify,

@@ -6,7 +6,8 @@
 // `wallet_nonce`) from the recorded nonce and key: the request URI names one Authorization
 // Request, and the nonce belongs to the Authorization Request (section 5.2), not to a download
 // of it. So re-fetching, by the wallet or by anyone who saw the QR code, costs no append and no
-// key generation and uses up nothing the wallet needs.
+// key generation and uses up nothing the wallet needs. It is signed by the session's verifier
+// (verifiers.ts): the one whose client id was recorded at creation.
 import { randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import type { JWK } from 'jose';
@@ -26,6 +27,7 @@ import { clientMetadata, responseUri, signRequestParameters, type Verifier } fro
 import { newRequest } from '../requestKey.js';
 import { streamRef } from '../../../streams/kernel.js';
 import { openSession, type LoadedSession, type SessionUnavailable } from '../session.js';
+import type { VerifierKeyReplaced, Verifiers } from '../verifiers.js';
 
 /** Lost races decided again: two first fetches of a flow type append at the same revision. */
 const RACE_RETRIES = 4;
@@ -68,11 +70,11 @@ const requestFor = async (
   return right(request);
 };
 
-/** What serving the request object uses: the store, the data keys and who the verifier is. */
+/** What serving the request object uses: the store, the data keys and who each session's verifier is. */
 export interface RequestObjectDeps {
   readonly store: EventStore;
   readonly dataKeys: DataKeys;
-  readonly verifier: Verifier;
+  readonly verifiers: Pick<Verifiers, 'forSession'>;
 }
 
 export interface RequestObjectInput {
@@ -85,16 +87,19 @@ export interface RequestObjectInput {
 }
 
 /** The signed request object for `flowType` (the EUDI verifier's getRequestObject), echoing `walletNonce` when the wallet sent one. */
-export const getRequestObject = async (deps: RequestObjectDeps, input: RequestObjectInput): Promise<Either<SessionUnavailable, string>> => {
+export const getRequestObject = async (deps: RequestObjectDeps, input: RequestObjectInput): Promise<Either<SessionUnavailable | VerifierKeyReplaced, string>> => {
   const { state, flowType, walletNonce, metadata, now } = input;
   const opened = await openSession(deps, state, now, { channel: 'request_uri' });
   if (isLeft(opened)) return opened;
+  // Before anything is recorded: a session its verifier can no longer sign for takes no fetch.
+  const verifier = await deps.verifiers.forSession(opened.right.session);
+  if (isLeft(verifier)) return verifier;
   const request = await requestFor(deps.store, state, flowType, opened.right, metadata, now);
   if (isLeft(request)) return request;
   const { kid, nonce, responseKey } = request.right;
   const { kty, crv, x, y } = opened.right.key.open(responseKey, purposes.responseKey(kid)) as JWK;
   return right(
-    await signRequestObject(deps.verifier, {
+    await signRequestObject(verifier.right, {
       state,
       nonce,
       walletNonce,
@@ -112,9 +117,11 @@ export const getRequestObject = async (deps: RequestObjectDeps, input: RequestOb
  * Whether the request object can be served now, without recording anything: what a HEAD of the
  * request URI answers.
  */
-export const checkRequestObject = async (deps: Pick<RequestObjectDeps, 'store' | 'dataKeys'>, state: string, now: Date): Promise<Either<SessionUnavailable, void>> => {
+export const checkRequestObject = async (deps: RequestObjectDeps, state: string, now: Date): Promise<Either<SessionUnavailable | VerifierKeyReplaced, void>> => {
   const opened = await openSession(deps, state, now, { channel: 'request_uri' });
-  return isLeft(opened) ? opened : right(undefined);
+  if (isLeft(opened)) return opened;
+  const verifier = await deps.verifiers.forSession(opened.right.session);
+  return isLeft(verifier) ? verifier : right(undefined);
 };
 
 interface RequestContent {

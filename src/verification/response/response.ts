@@ -10,13 +10,14 @@ import type { EventMetadata } from '../../eventstore/handle.js';
 import type { EventStore } from '../../eventstore/port.js';
 import type { Logger } from '../../log.js';
 import { streamRef } from '../../../streams/kernel.js';
-import { responseUri, type Verifier } from '../authorizationRequest.js';
+import { responseUri } from '../authorizationRequest.js';
 import { ERROR_CODE, openResponse } from '../authorizationResponse.js';
 import { failProcessing, failVerification, fulfil, reject, type Answer } from '../outcome.js';
 import type { PresentationVerifier } from '../presentedCredentialVerifier.js';
 import type { SealedRequest } from '../sealedRequest.js';
 import { destroyDataKeyUnlessNeeded, expirePresentation, finish } from '../sessionEnd.js';
 import { openSession, type SessionUnavailable } from '../session.js';
+import { sessionClientId, type Verifiers } from '../verifiers.js';
 import { verifyVpToken } from '../vpToken.js';
 import type { WalletAnswer } from './walletAnswer.js';
 
@@ -24,7 +25,8 @@ import type { WalletAnswer } from './walletAnswer.js';
 export interface ResponseDeps {
   readonly store: EventStore;
   readonly dataKeys: DataKeys;
-  readonly verifier: Verifier;
+  /** The deployment's: the response URI's base, and the client id of sessions recorded without their own. */
+  readonly verifiers: Pick<Verifiers, 'deployment'>;
   readonly verify: PresentationVerifier;
   readonly log: Logger;
 }
@@ -47,7 +49,7 @@ const judge = async (
   deps: ResponseDeps,
   base: Answer,
   answer: WalletAnswer,
-  loaded: { fetched: readonly FetchedRequest[]; key: DataKey; request: SealedRequest },
+  loaded: { fetched: readonly FetchedRequest[]; key: DataKey; request: SealedRequest; clientId: string },
 ): Promise<OutcomeCommand> => {
   if (answer.kind === 'error') {
     return answer.state === base.state ? reject(base, answer.error) : failProcessing(base, 'the error response does not carry this request\'s state');
@@ -64,13 +66,13 @@ const judge = async (
     payload['vp_token'],
     loaded.request,
     {
-      audience: deps.verifier.clientId,
+      audience: loaded.clientId,
       nonce: decrypted.request.nonce,
       handover: {
-        clientId: deps.verifier.clientId,
+        clientId: loaded.clientId,
         nonce: decrypted.request.nonce,
         jwkThumbprint: decrypted.jwkThumbprint,
-        responseUri: responseUri(deps.verifier.publicUrl, base.state),
+        responseUri: responseUri(deps.verifiers.deployment.publicUrl, base.state),
       },
       now: base.at,
     },
@@ -91,7 +93,7 @@ export const postWalletResponse = async (deps: ResponseDeps, input: WalletRespon
   const base: Answer = { state, at: now, channel: 'request_uri' };
   let outcome: OutcomeCommand;
   try {
-    outcome = await judge(deps, base, answer, { fetched: session.fetched, key, request });
+    outcome = await judge(deps, base, answer, { fetched: session.fetched, key, request, clientId: sessionClientId(deps.verifiers, session) });
   } catch (err) {
     deps.log.error('presentation response processing failed', { err });
     outcome = failProcessing(base, 'internal error while processing the response');

@@ -57,7 +57,7 @@ const bodies = (receiver: Receiver, state: string): Record<string, unknown>[] =>
 
 export const startVerificationHarness = async (
   env: Record<string, string> = {},
-  options: { readonly log?: Logger; readonly dataDir?: string } = {},
+  options: Pick<Parameters<typeof startTestService>[0] & object, 'log' | 'dataDir' | 'tenantIdentity'> = {},
 ): Promise<VerificationHarness> => {
   const receiver = await startReceiver();
   const service = await startTestService({
