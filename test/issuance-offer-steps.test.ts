@@ -53,9 +53,9 @@ test('a c_nonce is accepted once, before its expiry, and only as the issuer made
 
 test('Type Metadata exists for SD-JWT VC configurations only', async (t) => {
   await withSteps(async (steps) => {
-    t.like(rightOf(typeMetadataOf(steps.ports.configurations, 'pid')), { vct: 'urn:eudi:pid:1' });
-    t.deepEqual(leftOf(typeMetadataOf(steps.ports.configurations, 'mdl')), { _tag: 'TypeMetadataNotFound' });
-    t.deepEqual(leftOf(typeMetadataOf(steps.ports.configurations, 'nothing')), { _tag: 'TypeMetadataNotFound' });
+    t.like(rightOf(typeMetadataOf(steps.ports.issuer.configurations, 'pid')), { vct: 'urn:eudi:pid:1' });
+    t.deepEqual(leftOf(typeMetadataOf(steps.ports.issuer.configurations, 'mdl')), { _tag: 'TypeMetadataNotFound' });
+    t.deepEqual(leftOf(typeMetadataOf(steps.ports.issuer.configurations, 'nothing')), { _tag: 'TypeMetadataNotFound' });
   });
 });
 

@@ -25,7 +25,7 @@ import type { ReadModels } from '../readside/readModels.js';
 import { projectionsCheck, quarantineCheck, readiness, storeCheck } from '../readiness.js';
 import { dataKeys } from '../crypto/dataKeys.js';
 import { openKeyStore } from './keyStore.js';
-import { features as allFeatures } from './features.js';
+import { features as allFeatures, type TenantIdentity } from './features.js';
 import { bootstrapTenant } from '../tenancy/bootstrap.js';
 
 export interface Service<R extends ReadModels = ProjectionRunner> {
@@ -62,6 +62,8 @@ interface Role<R extends Closable> {
   /** The store as this process's features use it. */
   readonly store?: (store: EventStore) => EventStore;
   readonly metrics?: MetricsOptions;
+  /** Test seam: each tenant's own keys and configurations, instead of the ones the service keeps. */
+  readonly tenantIdentity?: TenantIdentity;
 }
 
 const listen = (server: Server, port: number, host: string): Promise<string> =>
@@ -137,10 +139,10 @@ const compose = async <R extends Closable>(config: Config, log: Logger, role: Ro
     context = {
       config, log, metrics, store, runner, keys, kek: keys.derivationRoot, dataKeys: dataKeys(store, keys.kek),
       // Until tenants can hold keys and registrations of their own (issue 38), none has any.
-      tenantKeys: { active: async () => undefined },
+      tenantKeys: role.tenantIdentity?.keys ?? { active: async () => undefined },
       verifierRegistrations: { of: () => undefined },
     };
-    features = await allFeatures(context);
+    features = await allFeatures(context, role.tenantIdentity);
     const open = openManagementRouters({ metrics, readiness: ready, document: openApiDocument(config) });
     const managementRouters = features.flatMap((f) => f.managementRouters ?? []);
     const publicRouters = [healthRouter(ready), ...features.flatMap((f) => f.publicRouters ?? [])];
@@ -202,10 +204,20 @@ const projecting = (config: Config, log: Logger, opened?: Opened) => ({
 export const startService = (
   config: Config,
   log: Logger,
-  options: { readonly serve?: false; readonly opened?: Opened } = {},
+  options: {
+    readonly serve?: false;
+    readonly opened?: Opened;
+    /**
+     * Tests only: tenants' own issuer keys and credential configurations built by the test, passed
+     * through the same ports the service's own resources fill (src/tenantIdentity/ports.ts,
+     * src/issuance/tenantConfigurations.ts).
+     */
+    readonly tenantIdentity?: TenantIdentity;
+  } = {},
 ): Promise<Service> =>
   compose(config, log, {
     ...projecting(config, log, options.opened),
+    ...(options.tenantIdentity === undefined ? {} : { tenantIdentity: options.tenantIdentity }),
     background: true,
     serve:
       options.serve === false

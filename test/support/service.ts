@@ -6,6 +6,7 @@ import { isLeft } from 'fp-ts/lib/Either.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { silentLogger, type Logger } from '../../src/log.js';
 import { startService, type Service } from '../../src/app/service.js';
+import type { TenantIdentity } from '../../src/app/features.js';
 import { testKekEnv } from './kek.js';
 import { documentedFetch } from './openapi.js';
 
@@ -46,11 +47,11 @@ export const testConfig = (dataDir: string, env: Record<string, string> = {}): C
 };
 
 export const startTestService = async (
-  options: { env?: Record<string, string>; dataDir?: string; log?: Logger } = {},
+  options: { env?: Record<string, string>; dataDir?: string; log?: Logger; tenantIdentity?: TenantIdentity } = {},
 ): Promise<TestService> => {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'connector-')));
   const config = testConfig(dataDir, options.env);
-  const service = await startService(config, options.log ?? silentLogger);
+  const service = await startService(config, options.log ?? silentLogger, options.tenantIdentity === undefined ? {} : { tenantIdentity: options.tenantIdentity });
   const management: TestService['management'] = (path, init = {}) => {
     const { key, ...rest } = init;
     const headers = new Headers(rest.headers);
