@@ -81,3 +81,29 @@ test('the latest list in the read model is where a fresh allocator starts', asyn
     t.true(rightOf(await fresh.referenceFor('offer-late', 'tenant', new Date(), metadata, DEPLOYMENT)).listId >= latest.list_id);
   });
 });
+
+test('each credential issuer has its own lists: a tenant\'s own issuer numbers them from 1 under its identifier, and none holds another issuer\'s entries', async (t) => {
+  await withAllocator(8, async (allocator, store, runner) => {
+    const tenant = { identifier: `${PUBLIC_URL}/issuers/tenant-a`, tenantId: 'tenant-a' };
+    const other = { identifier: `${PUBLIC_URL}/issuers/tenant-b`, tenantId: 'tenant-b' };
+    const deployment = [];
+    const own = [];
+    for (let i = 0; i < 10; i++) {
+      deployment.push(rightOf(await allocator.referenceFor(`deployment-${i}`, 'tenant', new Date(), metadata, DEPLOYMENT)));
+      own.push(rightOf(await allocator.referenceFor(`tenant-a-${i}`, 'tenant-a', new Date(), metadata, tenant)));
+    }
+    const first = rightOf(await allocator.referenceFor('tenant-b-0', 'tenant-b', new Date(), metadata, other));
+    t.true(deployment.every((r) => r.uri === `${PUBLIC_URL}/status-lists/${r.listId}` && r.issuerTenantId === undefined));
+    t.true(own.every((r) => r.uri === `${tenant.identifier}/status-lists/${r.listId}` && r.issuerTenantId === 'tenant-a'));
+    t.is(first.listId, 1, 'another issuer starts its own list 1');
+    t.is(first.uri, `${other.identifier}/status-lists/1`);
+    // The read model keeps each issuer's lists apart.
+    const last = await store.readAll({ direction: 'backwards', maxCount: 1 });
+    t.true(await runner.waitFor(last[0]!.position, 5000));
+    t.is(latestStatusList(runner.db, 'tenant-b')!.list_id, 1);
+    t.true(latestStatusList(runner.db, 'tenant-a')!.list_id >= 2);
+    t.true(latestStatusList(runner.db)!.list_id >= 2);
+    const entries = runner.db.all<{ issuer: string; offer_id: string }>('SELECT issuer, offer_id FROM status_list_entries', []);
+    t.true(entries.every((e) => (e.issuer === '' ? e.offer_id.startsWith('deployment-') : e.offer_id.startsWith(`${e.issuer}-`))));
+  });
+});
