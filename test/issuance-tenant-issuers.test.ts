@@ -17,6 +17,8 @@ import { x509 } from '../src/crypto/x509.js';
 import { DEFAULT_CONFIGURATIONS, parseCredentialConfigurations, type CredentialConfiguration, type SdJwtVcConfiguration } from '../src/issuance/configurations.js';
 import type { RevisedConfiguration, TenantConfigurations } from '../src/issuance/tenantConfigurations.js';
 import { statusAt } from '../src/statusList/statusList.js';
+import { x5chainCertificates } from '../src/mdoc/cose.js';
+import { checkIssuedMdoc, readIssuerSigned } from '../wallet/mdoc.js';
 import { BOOTSTRAP_TENANT_ID } from '../src/tenancy/bootstrap.js';
 import { tenantCredentialIssuer, type TenantSigningKeys } from '../src/tenantIdentity/ports.js';
 import { verifyStatusListToken } from '../src/verification/status/statusListToken.js';
@@ -98,31 +100,31 @@ const publicFetch = documentedFetch('public');
 const createOffer = (tenant: TestKey, body: unknown = { credential_configuration_id: 'pid', claims: PID_CLAIMS }) =>
   service.management('/offers', { method: 'POST', key: tenant.secret, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 
-const offerUri = async (tenant: TestKey): Promise<{ readonly offerId: string; readonly uri: string }> => {
-  const response = await createOffer(tenant);
+const offerUri = async (tenant: TestKey, request?: unknown): Promise<{ readonly offerId: string; readonly uri: string }> => {
+  const response = await createOffer(tenant, request);
   if (response.status !== 201) throw new Error(`POST /offers: ${response.status} ${await response.text()}`);
   const body = (await response.json()) as { offer_id: string; credential_offer_uri: string };
   return { offerId: body.offer_id, uri: body.credential_offer_uri };
 };
 
 /** The pre-authorized code flow as oid4vc-ts runs it; `fetched` collects the URLs it used. */
-const issueWithLibrary = async (credentialOfferUri: string, fetched: string[] = []) => {
+const issueWithLibrary = async (credentialOfferUri: string, fetched: string[] = [], credentialConfigurationId = 'pid') => {
   const wallet = await libraryWallet(provider, { fetched: (url) => fetched.push(url) });
   const credentialOffer = await wallet.client.resolveCredentialOffer(credentialOfferUri);
   const issuerMetadata = await wallet.client.resolveIssuerMetadata(credentialOffer.credential_issuer);
   const token = await wallet.client.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer, issuerMetadata, dpop: { signer: wallet.dpopSigner } });
   const { c_nonce } = await wallet.client.requestNonce({ issuerMetadata });
-  const proof = await wallet.client.createCredentialRequestJwtProof({ issuerMetadata, credentialConfigurationId: 'pid', signer: wallet.holderSigner, nonce: c_nonce, clientId: wallet.clientId });
+  const proof = await wallet.client.createCredentialRequestJwtProof({ issuerMetadata, credentialConfigurationId, signer: wallet.holderSigner, nonce: c_nonce, clientId: wallet.clientId });
   const credentials = await wallet.client.retrieveCredentials({
     issuerMetadata,
     accessToken: token.accessTokenResponse.access_token,
-    credentialConfigurationId: 'pid',
+    credentialConfigurationId,
     proofs: { jwt: [proof.jwt] },
     dpop: token.dpop!,
   });
   const credential = (credentials.credentialResponse.credentials?.[0] as { credential?: unknown } | undefined)?.credential;
   if (typeof credential !== 'string') throw new Error('no credential in the answer');
-  return { credential, credentialOffer, issuerMetadata };
+  return { credential, credentialOffer, issuerMetadata, holder: wallet.holderKey };
 };
 
 const headerOf = (credential: string) => decodeProtectedHeader(credential.split('~')[0]!) as { x5c: string[] };
@@ -316,4 +318,25 @@ test('rotation: after a new issuer key is activated, new credentials and status 
   t.is(payload.iss, tenant.identifier);
   t.is(payload.sub, status.uri);
   await t.throwsAsync(compactVerify(jwt, await importX509(leafPem(retired), 'ES256')), undefined, 'the retired key signed nothing');
+});
+
+test('an mdoc of a tenant\'s own issuer is signed with its key, the tenant\'s chain in x5chain', async (t) => {
+  const tenant = await newTenant('licensing', 'urn:example:licensing:unused:1');
+  const mdl = parseCredentialConfigurations(DEFAULT_CONFIGURATIONS, 'built-in').find((c) => c.id === 'mdl')!;
+  putConfiguration(tenant.tenantId, mdl);
+  const NS = 'org.iso.18013.5.1';
+  const claims = {
+    [NS]: {
+      family_name: 'Mustermann', given_name: 'Erika', birth_date: '1964-08-12', issue_date: '2024-01-02', expiry_date: '2034-01-01', issuing_country: 'DE',
+      issuing_authority: 'Kraftfahrt-Bundesamt', document_number: 'B072RRE2I55', portrait: Buffer.from([0xff, 0xd8, 0xff, 0xe0]).toString('base64url'),
+      driving_privileges: [{ vehicle_category_code: 'B', issue_date: '2024-01-02', expiry_date: '2034-01-01' }], un_distinguishing_sign: 'D',
+    },
+  };
+  const { uri } = await offerUri(tenant, { credential_configuration_id: 'mdl', claims });
+  const issued = await issueWithLibrary(uri, [], 'mdl');
+  t.deepEqual(await checkIssuedMdoc(issued.credential, { docType: 'org.iso.18013.5.1.mDL', holder: issued.holder.publicJwk }), claims);
+  const chain = x5chainCertificates(readIssuerSigned(issued.credential).issuerAuth, 'issuerAuth');
+  if (!isRight(chain)) return t.fail(chain.left);
+  t.true(chain.right[0]!.equal(tenant.identity.chain[0]!), 'the document signer is the tenant\'s key');
+  t.true(await chain.right[0]!.verify({ publicKey: tenant.ca.certificate.publicKey, signatureOnly: true }));
 });
