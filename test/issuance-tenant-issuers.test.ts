@@ -340,3 +340,57 @@ test('an mdoc of a tenant\'s own issuer is signed with its key, the tenant\'s ch
   t.true(chain.right[0]!.equal(tenant.identity.chain[0]!), 'the document signer is the tenant\'s key');
   t.true(await chain.right[0]!.verify({ publicKey: tenant.ca.certificate.publicKey, signatureOnly: true }));
 });
+
+test('the authorization code flow at a tenant\'s issuer: its request_uri and code are refused at another issuer and stay unspent; the redirect names the tenant\'s issuer', async (t) => {
+  const LOGIN = 'https://login.bank.example/authenticate';
+  const REDIRECT_URI = 'https://wallet.example/callback';
+  const { offerId, uri } = await offerUri(bank, { credential_configuration_id: 'pid', claims: PID_CLAIMS, grant: 'authorization_code', authentication_url: LOGIN });
+  const wallet = await libraryWallet(provider);
+  const credentialOffer = await wallet.client.resolveCredentialOffer(uri);
+  const issuerMetadata = await wallet.client.resolveIssuerMetadata(credentialOffer.credential_issuer);
+  const initiated = await wallet.oauth2.initiateAuthorization({
+    authorizationServerMetadata: issuerMetadata.authorizationServers[0]!,
+    clientId: wallet.clientId,
+    redirectUri: REDIRECT_URI,
+    scope: 'pid',
+    state: 'wallet-state',
+    additionalRequestPayload: { issuer_state: credentialOffer.grants?.authorization_code?.issuer_state },
+  });
+  t.true(initiated.authorizationRequestUrl.startsWith(`${bank.identifier}/oidc4vci/authorize?`));
+
+  // Its request_uri at another issuer's authorization endpoint: refused, not spent.
+  const atCity = await publicFetch(initiated.authorizationRequestUrl.replace(bank.identifier, city.identifier), { redirect: 'manual' });
+  t.is(atCity.status, 400);
+  t.deepEqual(await eventTypes(offerId), ['OfferCreated', 'AuthorizationRequestPushed']);
+  const visit = await publicFetch(initiated.authorizationRequestUrl, { redirect: 'manual' });
+  t.is(visit.status, 302);
+  const authorizationId = new URL(visit.headers.get('location') ?? '').searchParams.get('authorization_id') ?? '';
+
+  const completed = await service.management(`/authorizations/${encodeURIComponent(authorizationId)}/complete`, {
+    method: 'POST',
+    key: bank.secret,
+    headers: { 'Content-Type': 'application/json' },
+    body: '{}',
+  });
+  const redirectTo = ((await completed.json()) as { redirect_to: string }).redirect_to;
+  t.is(new URL(redirectTo).searchParams.get('iss'), bank.identifier, 'RFC 9207: the issuer the wallet pushed to');
+  const response = wallet.client.parseAndVerifyAuthorizationResponseRedirectUrl({ url: redirectTo, authorizationServerMetadata: issuerMetadata.authorizationServers[0]! });
+  const code = response.code!;
+
+  // The code at another issuer's token endpoint (as the library goes there, attestation and DPoP nonce included): invalid_grant.
+  const cityMetadata = await wallet.client.resolveIssuerMetadata(city.identifier);
+  const redeemAt = (metadata: typeof issuerMetadata) =>
+    wallet.client.retrieveAuthorizationCodeAccessTokenFromOffer({
+      credentialOffer,
+      issuerMetadata: metadata,
+      authorizationCode: code,
+      pkceCodeVerifier: initiated.pkce?.codeVerifier,
+      redirectUri: REDIRECT_URI,
+      dpop: { signer: wallet.dpopSigner },
+    });
+  const refused = await t.throwsAsync(redeemAt(cityMetadata));
+  t.regex(JSON.stringify((refused as { errorResponse?: unknown }).errorResponse ?? refused?.message), /invalid_grant/);
+  t.false((await eventTypes(offerId)).includes('AuthorizationCodeRedeemed'));
+  const token = await redeemAt(issuerMetadata);
+  t.is(token.accessTokenResponse.token_type, 'DPoP');
+});
