@@ -20,16 +20,16 @@ export const statusIndexStream = (listId: number, idx: number, issuerTenantId?: 
 export const StatusIndexAllocated = eventCodec(
   'StatusIndexAllocated',
   t.intersection([
-  t.type({
-    listId: t.number,
-    idx: t.number,
-    /** Entries in the list: fixed when the list's first index is allocated. */
-    listSize: t.number,
-    offerId: t.string,
-    allocatedAt: t.string,
-  }),
-  /** The tenant whose own credential issuer holds the list; absent: the deployment's (and in every entry recorded before issue 38). */
-  t.partial({ issuerTenantId: t.string }),
+    t.type({
+      listId: t.number,
+      idx: t.number,
+      /** Entries in the list: fixed when the list's first index is allocated. */
+      listSize: t.number,
+      offerId: t.string,
+      allocatedAt: t.string,
+    }),
+    /** The tenant whose own credential issuer holds the list; absent: the deployment's (and in every entry recorded before issue 38). */
+    t.partial({ issuerTenantId: t.string }),
   ]),
 );
 

@@ -9,14 +9,14 @@ import { randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { offer, offerStream, startedAuthorization, type Authorization, type Command, type DomainError, type EndedOffer, type OfferState, type OpenOffer } from '../../../streams/offer.js';
 import { logRef, sameHash } from '../../../streams/kernel.js';
-import type { Issuers } from '../issuer.js';
 import { handleCommand, loadStream, type EventMetadata, type Loaded } from '../../eventstore/handle.js';
 import type { Json } from '../../eventstore/port.js';
 import type { FieldError } from '../../http/problem.js';
 import { validateClaims } from '../claims.js';
 import { newOfferSecret, parseOfferSecret } from '../codes.js';
-import { purgeClaims } from '../offerEnd.js';
 import type { IssuanceContext } from '../context.js';
+import type { Issuers } from '../issuer.js';
+import { purgeClaims } from '../offerEnd.js';
 import type { CompleteBody } from './request.js';
 
 /** Lifetime of an authorization code: the browser's redirect and the wallet's token request follow at once. */
