@@ -394,3 +394,33 @@ test('the authorization code flow at a tenant\'s issuer: its request_uri and cod
   const token = await redeemAt(issuerMetadata);
   t.is(token.accessTokenResponse.token_type, 'DPoP');
 });
+
+test('a tenant\'s status lists are its own: revoking its credential changes its list only; lists of the same number at another issuer are apart; 404 without an issuer key', async (t) => {
+  const tenant = await newTenant('registry', 'urn:example:registry:card:1');
+  const { offerId, uri } = await offerUri(tenant);
+  const verified = await verifyIssuedCredential(service, (await issueWithLibrary(uri)).credential);
+  const status = (verified.payload['status'] as { status_list: { uri: string; idx: number } }).status_list;
+  t.is(status.uri, `${tenant.identifier}/status-lists/1`, 'a new issuer starts its own list 1');
+
+  const revoked = await service.management(`/offers/${offerId}/credential-status`, { method: 'PUT', key: tenant.secret, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ status: 'revoked' }) });
+  t.is(revoked.status, 200);
+  t.like(await revoked.json(), { status: 'revoked', statusReferences: [{ uri: status.uri, idx: status.idx }] });
+  const listAt = async (listUri: string) => {
+    const jwt = await (await publicFetch(listUri, { headers: { Accept: 'application/statuslist+jwt' } })).text();
+    const checked = await verifyStatusListToken(jwt, { uri: listUri, now: new Date(), maxBytes: 1 << 20 });
+    if (!isRight(checked)) throw new Error(checked.left);
+    return { list: checked.right.list, signer: checked.right.chain[0]!, iss: (JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8')) as { iss: string }).iss };
+  };
+  const own = await listAt(status.uri);
+  t.is(statusAt(own.list, status.idx), 1, 'INVALID in the tenant\'s list');
+  t.true(own.signer.equal(tenant.identity.chain[0]!));
+  t.is(own.iss, tenant.identifier);
+  // The deployment's list 1 and another tenant's are other lists, signed by their own issuers.
+  const deploymentOffer = (await (await service.management('/offers', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ credential_configuration_id: 'pid', claims: PID_CLAIMS }) })).json()) as { credential_offer_uri: string };
+  await issueWithLibrary(deploymentOffer.credential_offer_uri);
+  const deployment = await listAt(`${service.config.publicUrl}/status-lists/1`);
+  t.is(deployment.iss, service.config.publicUrl);
+  t.false(deployment.signer.equal(tenant.identity.chain[0]!));
+  t.is(statusAt(deployment.list, status.idx), 0);
+  t.is((await publicFetch(`${service.config.publicUrl}/issuers/${BOOTSTRAP_TENANT_ID}/status-lists/1`)).status, 404);
+});
