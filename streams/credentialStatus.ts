@@ -26,8 +26,11 @@ export const credentialStatusStream = (offerId: string): string => streamName(ca
 export const CredentialStatus = t.keyof({ valid: null, suspended: null, revoked: null }, 'CredentialStatus');
 export type CredentialStatus = t.TypeOf<typeof CredentialStatus>;
 
-/** A Referenced Token's `status.status_list`, with the list it lives in. */
-export const StatusReference = t.type({ listId: t.number, idx: t.number, uri: t.string }, 'StatusReference');
+/**
+ * A Referenced Token's `status.status_list`, with the list it lives in. `issuerTenantId`: the tenant
+ * whose own credential issuer holds the list (issue 38); absent for the deployment's issuer's lists.
+ */
+export const StatusReference = t.intersection([t.type({ listId: t.number, idx: t.number, uri: t.string }), t.partial({ issuerTenantId: t.string })], 'StatusReference');
 export type StatusReference = t.TypeOf<typeof StatusReference>;
 
 export const CredentialStatusAllocated = eventCodec(

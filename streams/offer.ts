@@ -63,7 +63,9 @@ export const OfferCreated = eventCodec(
       expiresAt: t.string,
     }),
     // Absent in offers of the pre-authorized code flow, and in every offer recorded before the authorization code flow.
-    t.partial({ authorizationCode: AuthorizationCodeGrant }),
+    // `credentialIssuer` and `configurationRevision`: recorded for offers of a tenant's own credential issuer (issue 38),
+    // absent in offers of the deployment's issuer and in every offer recorded before tenants had their own.
+    t.partial({ authorizationCode: AuthorizationCodeGrant, credentialIssuer: t.string, configurationRevision: t.number }),
   ]),
 );
 /** The offer's data key is destroyed: the sealed claims can no longer be opened. */
@@ -143,6 +145,8 @@ export const evolve = (state: OfferState, event: OfferEvent): OfferState => {
       claims: d.claims,
       txCode: d.txCode,
       expiresAt: d.expiresAt,
+      ...(d.credentialIssuer === undefined ? {} : { credentialIssuer: d.credentialIssuer }),
+      ...(d.configurationRevision === undefined ? {} : { configurationRevision: d.configurationRevision }),
       grant: d.authorizationCode === undefined ? preAuthorizedOffered : authorizationCodeOffered(d.authorizationCode),
     };
   }
@@ -242,3 +246,25 @@ export const decide = (command: Command, state: OfferState): Either<DomainError,
 };
 
 export const offer: Decider<Command, OfferState, OfferEvent, DomainError> = { category, codec: OfferEvent, initialState, evolve, decide };
+
+/** What a wallet sends to an issuer's endpoints: each is decided only by the issuer the offer was made at. */
+const WALLET_COMMANDS: ReadonlySet<Command['type']> = new Set(['RedeemPreAuthorizedCode', 'IssueCredential', 'PushAuthorizationRequest', 'StartAuthorization', 'RedeemAuthorizationCode']);
+
+/**
+ * Whether the offer was made at the credential issuer whose offers record `credentialIssuer`
+ * (undefined: the deployment's issuer, whose offers record none).
+ */
+export const madeAt = (state: OfferState, credentialIssuer: string | undefined): boolean => state.status !== 'none' && state.credentialIssuer === credentialIssuer;
+
+/**
+ * The offer decider as one credential issuer's endpoints use it: a wallet's command about an
+ * offer made at another issuer (its code, token, request_uri taken there) is refused as if the
+ * offer did not exist, and appends nothing.
+ */
+export const offerAtIssuer = (credentialIssuer: string | undefined): Decider<Command, OfferState, OfferEvent, DomainError> => ({
+  ...offer,
+  decide: (command, state) =>
+    WALLET_COMMANDS.has(command.type) && state.status !== 'none' && !madeAt(state, credentialIssuer)
+      ? left({ _tag: 'OfferNotFound', offerId: command.data.offerId })
+      : decide(command, state),
+});

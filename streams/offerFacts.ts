@@ -37,6 +37,10 @@ export interface OfferFacts {
   readonly claims: Sealed | null;
   readonly txCode: TxCodeRequirement | null;
   readonly expiresAt: string;
+  /** The tenant's own credential issuer the offer was made at; absent: the deployment's. */
+  readonly credentialIssuer?: string;
+  /** The revision of the tenant's configuration the offer was made with (a tenant's own issuer only). */
+  readonly configurationRevision?: number;
 }
 
 /** An access token a grant issued: the hash of its secret part and the DPoP key it is bound to. */

@@ -51,11 +51,24 @@ test('a c_nonce is accepted once, before its expiry, and only as the issuer made
   });
 });
 
+test('a c_nonce of one credential issuer is unknown at another: a tenant\'s own issuer\'s nonces carry its identifier in their MAC', async (t) => {
+  await withSteps(async (steps) => {
+    const now = new Date();
+    const { secrets, store } = steps.ports;
+    const a = 'https://issuer.example/issuers/tenant-a';
+    const b = 'https://issuer.example/issuers/tenant-b';
+    t.is(await spendCNonce(store, secrets, issueCNonce(secrets, now, 60, a), now, b), 'unknown');
+    t.is(await spendCNonce(store, secrets, issueCNonce(secrets, now, 60, a), now), 'unknown');
+    t.is(await spendCNonce(store, secrets, issueCNonce(secrets, now, 60), now, a), 'unknown');
+    t.is(await spendCNonce(store, secrets, issueCNonce(secrets, now, 60, a), now, a), undefined);
+  });
+});
+
 test('Type Metadata exists for SD-JWT VC configurations only', async (t) => {
   await withSteps(async (steps) => {
-    t.like(rightOf(typeMetadataOf(steps.ports.configurations, 'pid')), { vct: 'urn:eudi:pid:1' });
-    t.deepEqual(leftOf(typeMetadataOf(steps.ports.configurations, 'mdl')), { _tag: 'TypeMetadataNotFound' });
-    t.deepEqual(leftOf(typeMetadataOf(steps.ports.configurations, 'nothing')), { _tag: 'TypeMetadataNotFound' });
+    t.like(rightOf(typeMetadataOf(steps.ports.issuer.configurations, 'pid')), { vct: 'urn:eudi:pid:1' });
+    t.deepEqual(leftOf(typeMetadataOf(steps.ports.issuer.configurations, 'mdl')), { _tag: 'TypeMetadataNotFound' });
+    t.deepEqual(leftOf(typeMetadataOf(steps.ports.issuer.configurations, 'nothing')), { _tag: 'TypeMetadataNotFound' });
   });
 });
 

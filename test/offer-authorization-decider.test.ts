@@ -4,7 +4,7 @@
 // with the DPoP key the pushed or the authorization request bound it to (RFC 9449 section 10).
 import test from 'ava';
 import { isRight, left, right } from 'fp-ts/lib/Either.js';
-import { decide, evolve, initialState, OfferEvent, type Command } from '../streams/offer.js';
+import { decide, evolve, initialState, offerAtIssuer, OfferEvent, type Command } from '../streams/offer.js';
 import { givenWhen, stateAfter } from './support/decider.js';
 
 const ID = 'offer-1';
@@ -191,4 +191,22 @@ test('a settled authorization is not completed again, and a request pushed meanw
 
 test('claims given when the offer has them but the caller could not open the offer\'s own are refused as different (fail closed)', (t) => {
   t.deepEqual(scenario([created(), pushed, started], complete({ claims: { given: { name: 'Ada' }, sealed: otherClaims }, offerClaims: null })), left({ _tag: 'ClaimsDiffer', offerId: ID }));
+});
+
+test('given an authorization-code offer of a tenant\'s own issuer, its request_uri pushed, started or its code redeemed at another issuer is OfferNotFound; the integrator\'s answer is not an issuer\'s', (t) => {
+  const issuer = 'https://connector.example/issuers/tenant-1';
+  const base = created();
+  const own: OfferEvent = base.type === 'OfferCreated' ? { ...base, data: { ...base.data, credentialIssuer: issuer, configurationRevision: 1 } } : base;
+  const elsewhere = givenWhen({ decide: offerAtIssuer('https://connector.example/issuers/tenant-2').decide, evolve, initialState });
+  const deployment = givenWhen({ decide: offerAtIssuer(undefined).decide, evolve, initialState });
+  const atOwn = givenWhen({ decide: offerAtIssuer(issuer).decide, evolve, initialState });
+  const notFound = left({ _tag: 'OfferNotFound', offerId: ID });
+  for (const other of [elsewhere, deployment]) {
+    t.deepEqual(other([own], push()), notFound);
+    t.deepEqual(other([own, pushed], start()), notFound);
+    t.deepEqual(other([own, pushed, started, completed()], redeem()), notFound);
+    t.true(isRight(other([own, pushed, started], complete())));
+  }
+  t.deepEqual(atOwn([own], push()), right([pushed]));
+  t.deepEqual(atOwn([own, pushed, started, completed()], redeem()), right([redeemed]));
 });

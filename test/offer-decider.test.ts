@@ -4,7 +4,7 @@
 // credential request.
 import test from 'ava';
 import { left, right } from 'fp-ts/lib/Either.js';
-import { decide, evolve, initialState, OfferEvent, type AttestedWallet, type Command } from '../streams/offer.js';
+import { decide, evolve, initialState, madeAt, offerAtIssuer, OfferEvent, type AttestedWallet, type Command } from '../streams/offer.js';
 import { rightOf } from './support/either.js';
 import { givenWhen, stateAfter } from './support/decider.js';
 
@@ -154,4 +154,39 @@ test('streams recorded before the authorization code flow (no grant in OfferCrea
   const events = recorded.map((e) => rightOf(OfferEvent.decode(e)));
   t.like(stateOf(events), { status: 'OFFER_CREATED', grant: { grant: 'pre-authorized_code', phase: 'tokenIssued' } });
   t.deepEqual(scenario(events, issue()), right([issued]));
+});
+
+// Each tenant its own credential issuer (issue 38): an offer records the issuer it was made at;
+// its codes and tokens are decided only at that issuer's endpoints.
+const TENANT_ISSUER = 'https://connector.example/issuers/tenant-1';
+const OTHER_ISSUER = 'https://connector.example/issuers/tenant-2';
+const atIssuer = (credentialIssuer: string | undefined) => givenWhen({ decide: offerAtIssuer(credentialIssuer).decide, evolve, initialState });
+const createdAt = (credentialIssuer: string): OfferEvent => {
+  const event = created();
+  return event.type === 'OfferCreated' ? { ...event, data: { ...event.data, credentialIssuer, configurationRevision: 3 } } : event;
+};
+
+test('given an offer of a tenant\'s own issuer, it records the issuer and the configuration revision; one recorded before has neither (the deployment\'s)', (t) => {
+  const command = create();
+  const withIssuer: Command = command.type === 'CreateOffer' ? { ...command, data: { ...command.data, credentialIssuer: TENANT_ISSUER, configurationRevision: 3 } } : command;
+  t.deepEqual(scenario([], withIssuer), right([createdAt(TENANT_ISSUER)]));
+  t.like(stateOf([createdAt(TENANT_ISSUER)]), { credentialIssuer: TENANT_ISSUER, configurationRevision: 3 });
+  const old = stateOf([created()]);
+  t.false('credentialIssuer' in old || 'configurationRevision' in old);
+  t.true(madeAt(old, undefined));
+  t.false(madeAt(old, TENANT_ISSUER));
+});
+
+test('given an offer of one issuer, when its code is redeemed or its token used at another issuer (or the deployment\'s), then OfferNotFound and nothing; at its own, decided as always', (t) => {
+  const given = [createdAt(TENANT_ISSUER)];
+  for (const elsewhere of [OTHER_ISSUER, undefined]) {
+    t.deepEqual(atIssuer(elsewhere)(given, redeem(undefined)), left({ _tag: 'OfferNotFound', offerId: ID }));
+    t.deepEqual(atIssuer(elsewhere)([...given, redeemed()], issue()), left({ _tag: 'OfferNotFound', offerId: ID }));
+  }
+  t.deepEqual(atIssuer(TENANT_ISSUER)(given, redeem(undefined)), right([redeemed()]));
+  t.deepEqual(atIssuer(TENANT_ISSUER)([...given, redeemed()], issue()), right([{ type: 'CredentialIssued', data: { ...offer, issuedAt: T2 } }]));
+  // A deployment's offer is refused at a tenant's issuer.
+  t.deepEqual(atIssuer(TENANT_ISSUER)([created()], redeem(undefined)), left({ _tag: 'OfferNotFound', offerId: ID }));
+  // What is not a wallet's (failing, expiring, purging) is decided wherever it comes from.
+  t.deepEqual(atIssuer(OTHER_ISSUER)(given, fail), right([failed()]));
 });

@@ -15,6 +15,8 @@ import { rightOf } from './support/either.js';
 
 const PUBLIC_URL = 'https://issuer.example';
 const metadata = { actor: 'test' };
+/** The deployment's credential issuer, whose lists are at PUBLIC_URL. */
+const DEPLOYMENT = { identifier: PUBLIC_URL, tenantId: undefined };
 
 const withAllocator = async (listSize: number, body: (allocator: StatusAllocator, store: EventStore, runner: ProjectionRunner) => Promise<void>) => {
   const dir = await mkdtemp(join(tmpdir(), 'status-allocation-'));
@@ -22,7 +24,7 @@ const withAllocator = async (listSize: number, body: (allocator: StatusAllocator
   const runner = await openRunner(store, join(dir, 'readmodels.sqlite'));
   runner.start();
   try {
-    await body(createStatusAllocator({ store, db: runner.db, publicUrl: PUBLIC_URL, listSize }), store, runner);
+    await body(createStatusAllocator({ store, db: runner.db, listSize }), store, runner);
   } finally {
     await runner.close();
     await store.close();
@@ -33,7 +35,7 @@ const withAllocator = async (listSize: number, body: (allocator: StatusAllocator
 test('indices are random positions, not issuance order, and all different', async (t) => {
   await withAllocator(131072, async (allocator) => {
     const references = [];
-    for (let i = 0; i < 20; i++) references.push(rightOf(await allocator.referenceFor(`offer-${i}`, 'tenant', new Date(), metadata)));
+    for (let i = 0; i < 20; i++) references.push(rightOf(await allocator.referenceFor(`offer-${i}`, 'tenant', new Date(), metadata, DEPLOYMENT)));
     const indices = references.map((r) => r.idx);
     t.is(new Set(indices).size, 20);
     t.true(references.every((r) => r.listId === 1 && r.uri === `${PUBLIC_URL}/status-lists/1`));
@@ -46,7 +48,7 @@ test('indices are random positions, not issuance order, and all different', asyn
 test('no index is ever handed out twice: a small list fills, the next one starts, each entry within its list', async (t) => {
   await withAllocator(8, async (allocator) => {
     const references = [];
-    for (let i = 0; i < 30; i++) references.push(rightOf(await allocator.referenceFor(`offer-${i}`, 'tenant', new Date(), metadata)));
+    for (let i = 0; i < 30; i++) references.push(rightOf(await allocator.referenceFor(`offer-${i}`, 'tenant', new Date(), metadata, DEPLOYMENT)));
     t.is(new Set(references.map((r) => `${r.listId}.${r.idx}`)).size, 30);
     t.true(references.every((r) => r.idx >= 0 && r.idx < 8 && r.uri === `${PUBLIC_URL}/status-lists/${r.listId}`));
     const perList = new Map<number, number>();
@@ -60,9 +62,9 @@ test('no index is ever handed out twice: a small list fills, the next one starts
 
 test('an offer that already has its entry gets the same one again, also when two requests race', async (t) => {
   await withAllocator(131072, async (allocator, store) => {
-    const [a, b] = await Promise.all([1, 2].map(() => allocator.referenceFor('offer-x', 'tenant', new Date(), metadata)));
+    const [a, b] = await Promise.all([1, 2].map(() => allocator.referenceFor('offer-x', 'tenant', new Date(), metadata, DEPLOYMENT)));
     t.deepEqual(rightOf(a!), rightOf(b!));
-    t.deepEqual(rightOf(await allocator.referenceFor('offer-x', 'tenant', new Date(), metadata)), rightOf(a!));
+    t.deepEqual(rightOf(await allocator.referenceFor('offer-x', 'tenant', new Date(), metadata, DEPLOYMENT)), rightOf(a!));
     const loaded = rightOf(await loadStream(store, credentialStatus, credentialStatusStream('offer-x')));
     t.is(loaded.expectedRevision, 0);
   });
@@ -70,12 +72,38 @@ test('an offer that already has its entry gets the same one again, also when two
 
 test('the latest list in the read model is where a fresh allocator starts', async (t) => {
   await withAllocator(8, async (allocator, store, runner) => {
-    for (let i = 0; i < 12; i++) rightOf(await allocator.referenceFor(`offer-${i}`, 'tenant', new Date(), metadata));
+    for (let i = 0; i < 12; i++) rightOf(await allocator.referenceFor(`offer-${i}`, 'tenant', new Date(), metadata, DEPLOYMENT));
     const last = await store.readAll({ direction: 'backwards', maxCount: 1 });
     t.true(await runner.waitFor(last[0]!.position, 5000));
     const latest = latestStatusList(runner.db)!;
     t.true(latest.list_id >= 2);
-    const fresh = createStatusAllocator({ store, db: runner.db, publicUrl: PUBLIC_URL, listSize: 8 });
-    t.true(rightOf(await fresh.referenceFor('offer-late', 'tenant', new Date(), metadata)).listId >= latest.list_id);
+    const fresh = createStatusAllocator({ store, db: runner.db, listSize: 8 });
+    t.true(rightOf(await fresh.referenceFor('offer-late', 'tenant', new Date(), metadata, DEPLOYMENT)).listId >= latest.list_id);
+  });
+});
+
+test('each credential issuer has its own lists: a tenant\'s own issuer numbers them from 1 under its identifier, and none holds another issuer\'s entries', async (t) => {
+  await withAllocator(8, async (allocator, store, runner) => {
+    const tenant = { identifier: `${PUBLIC_URL}/issuers/tenant-a`, tenantId: 'tenant-a' };
+    const other = { identifier: `${PUBLIC_URL}/issuers/tenant-b`, tenantId: 'tenant-b' };
+    const deployment = [];
+    const own = [];
+    for (let i = 0; i < 10; i++) {
+      deployment.push(rightOf(await allocator.referenceFor(`deployment-${i}`, 'tenant', new Date(), metadata, DEPLOYMENT)));
+      own.push(rightOf(await allocator.referenceFor(`tenant-a-${i}`, 'tenant-a', new Date(), metadata, tenant)));
+    }
+    const first = rightOf(await allocator.referenceFor('tenant-b-0', 'tenant-b', new Date(), metadata, other));
+    t.true(deployment.every((r) => r.uri === `${PUBLIC_URL}/status-lists/${r.listId}` && r.issuerTenantId === undefined));
+    t.true(own.every((r) => r.uri === `${tenant.identifier}/status-lists/${r.listId}` && r.issuerTenantId === 'tenant-a'));
+    t.is(first.listId, 1, 'another issuer starts its own list 1');
+    t.is(first.uri, `${other.identifier}/status-lists/1`);
+    // The read model keeps each issuer's lists apart.
+    const last = await store.readAll({ direction: 'backwards', maxCount: 1 });
+    t.true(await runner.waitFor(last[0]!.position, 5000));
+    t.is(latestStatusList(runner.db, 'tenant-b')!.list_id, 1);
+    t.true(latestStatusList(runner.db, 'tenant-a')!.list_id >= 2);
+    t.true(latestStatusList(runner.db)!.list_id >= 2);
+    const entries = runner.db.all<{ issuer: string; offer_id: string }>('SELECT issuer, offer_id FROM status_list_entries', []);
+    t.true(entries.every((e) => (e.issuer === '' ? e.offer_id.startsWith('deployment-') : e.offer_id.startsWith(`${e.issuer}-`))));
   });
 });

@@ -52,7 +52,7 @@ const membership = { member_number: 'M-1', given_name: 'Ada', family_name: 'Love
 test('an offer of an unconfigured configuration, or with claims it does not accept, is refused and writes nothing', async (t) => {
   await withStoreDir('typed-errors-', async (_dir, store) => {
     const kek = randomBytes(32);
-    const deps: CreateOfferDeps = { store, dataKeys: dataKeys(store, fileKek(kek)), secrets: issuanceSecrets(kek), configurations, now: () => new Date(), offerTtlSeconds: 600 };
+    const deps: CreateOfferDeps = { store, dataKeys: dataKeys(store, fileKek(kek)), secrets: issuanceSecrets(kek), issuer: { identifier: 'https://issuer.example', recorded: undefined, configurations, revisionOf: () => undefined }, now: () => new Date(), offerTtlSeconds: 600 };
     const offer = (credential_configuration_id: string, claims: unknown) => createOffer(deps, 'tenant-1', { credential_configuration_id, claims }, { actor: 'test' });
 
     t.deepEqual(leftOf(await offer('no-such-configuration', membership)), { _tag: 'UnknownCredentialConfiguration', id: 'no-such-configuration' });

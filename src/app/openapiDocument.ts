@@ -14,6 +14,7 @@ import { issuanceArea } from '../issuance/openapi.js';
 import { listenersArea } from './openapi.js';
 import { resourcesArea } from '../resources/openapi.js';
 import { statusArea } from '../issuance/status/openapi.js';
+import { tenantIssuerArea } from '../issuance/openapiTenantIssuer.js';
 import { tenancyArea } from '../tenancy/openapi.js';
 import type { Area, PathItem, Schema, Server } from '../http/openapi/types.js';
 import { verificationArea } from '../verification/openapi.js';
@@ -67,7 +68,7 @@ const listenerPaths = (areas: readonly Area[], publicUrl: string): Record<string
 };
 
 export const openApiDocument = (config: DocumentConfig) => {
-  const areas: readonly Area[] = [listenersArea, tenancyArea, verificationArea(config), issuanceArea, authorizationCodeArea, statusArea, resourcesArea, consoleArea];
+  const areas: readonly Area[] = [listenersArea, tenancyArea, verificationArea(config), issuanceArea, authorizationCodeArea, statusArea, tenantIssuerArea, resourcesArea, consoleArea];
   return {
     openapi: '3.1.1',
     info: { title: 'EUDI wallet connector', version: SERVICE_VERSION, description: DESCRIPTION },

@@ -25,7 +25,7 @@ import type { ReadModels } from '../readside/readModels.js';
 import { projectionsCheck, quarantineCheck, readiness, storeCheck } from '../readiness.js';
 import { dataKeys } from '../crypto/dataKeys.js';
 import { openKeyStore } from './keyStore.js';
-import { features as allFeatures } from './features.js';
+import { features as allFeatures, type TenantIdentityPorts } from './features.js';
 import { bootstrapTenant } from '../tenancy/bootstrap.js';
 
 export interface Service<R extends ReadModels = ProjectionRunner> {
@@ -65,13 +65,6 @@ interface Role<R extends Closable> {
   /** Replace the service's tenant identity ports (`TenantIdentityPorts`). */
   readonly tenantIdentity?: TenantIdentityPorts;
 }
-
-/**
- * A test seam: tenant signing keys and verifier registrations given from outside, in place of the
- * service's own (tests that build tenants' identities themselves, through the same ports the
- * service reads). Never set by the service's entry points.
- */
-export type TenantIdentityPorts = Partial<Pick<ServiceContext, 'tenantKeys' | 'verifierRegistrations'>>;
 
 const listen = (server: Server, port: number, host: string): Promise<string> =>
   new Promise((resolve, reject) => {
@@ -146,11 +139,10 @@ const compose = async <R extends Closable>(config: Config, log: Logger, role: Ro
     context = {
       config, log, metrics, store, runner, keys, kek: keys.derivationRoot, dataKeys: dataKeys(store, keys.kek),
       // Until tenants can hold keys and registrations of their own (issue 38), none has any.
-      tenantKeys: { active: async () => undefined },
-      verifierRegistrations: { of: () => undefined },
-      ...role.tenantIdentity,
+      tenantKeys: role.tenantIdentity?.tenantKeys ?? { active: async () => undefined },
+      verifierRegistrations: role.tenantIdentity?.verifierRegistrations ?? { of: () => undefined },
     };
-    features = await allFeatures(context);
+    features = await allFeatures(context, role.tenantIdentity);
     const open = openManagementRouters({ metrics, readiness: ready, document: openApiDocument(config) });
     const managementRouters = features.flatMap((f) => f.managementRouters ?? []);
     const publicRouters = [healthRouter(ready), ...features.flatMap((f) => f.publicRouters ?? [])];

@@ -6,9 +6,8 @@ import type { Logger } from '../log.js';
 import type { WalletProviderTrust } from '../trust/walletProviderTrust.js';
 import type { ReadModels } from '../readside/readModels.js';
 import type { StatusAllocator } from './status/allocation.js';
-import type { CredentialConfiguration } from './configurations.js';
 import type { CredentialFormats } from './credentialSigner.js';
-import type { IssuerSigningKey } from './signingKey.js';
+import type { Issuer, Issuers } from './issuer.js';
 import type { IssuanceSecrets } from './secrets.js';
 import type { TenantConfigurations } from './tenantConfigurations.js';
 
@@ -19,10 +18,10 @@ export interface IssuanceContext {
   readonly runner: ReadModels;
   readonly dataKeys: DataKeys;
   readonly secrets: IssuanceSecrets;
-  readonly configurations: ReadonlyMap<string, CredentialConfiguration>;
   /** Each tenant's own credential configurations. */
   readonly tenantConfigurations: TenantConfigurations;
-  readonly signingKey: IssuerSigningKey;
+  /** The deployment's credential issuer and each tenant's own (./issuer.ts). */
+  readonly issuers: Issuers;
   /** One module per credential format: its signer and metadata (src/issuance/formats/registry.ts). */
   readonly formats: CredentialFormats;
   readonly statusAllocator: StatusAllocator;
@@ -31,7 +30,15 @@ export interface IssuanceContext {
   readonly now: () => Date;
 }
 
-/** The wallet-facing paths; the credential issuer identifier is PUBLIC_URL. */
+/** What a wallet-facing step serves: the credential issuer the request came to (resolved per request). */
+export interface AtIssuer {
+  readonly issuer: Issuer;
+}
+
+/**
+ * The wallet-facing paths, under the credential issuer identifier: PUBLIC_URL for the
+ * deployment's issuer, `{PUBLIC_URL}/issuers/{tenant_id}` for a tenant's own (TENANT_ISSUER_PREFIX).
+ */
 export const PATHS = {
   offer: '/oidc4vci/offers/:offer_id',
   token: '/oidc4vci/token',
@@ -43,6 +50,9 @@ export const PATHS = {
   par: '/oidc4vci/par',
   authorize: '/oidc4vci/authorize',
 } as const;
+
+/** Where a tenant's own issuer's endpoints are mounted: its identifier's path. */
+export const TENANT_ISSUER_PREFIX = '/issuers/:tenant_id';
 
 export const endpointUrl = (publicUrl: string, path: string): string => `${publicUrl}${path}`;
 

@@ -15,9 +15,11 @@ import { createStatusAllocator } from './status/allocation.js';
 import { credentialStatusRouter } from './status/credentialStatusRoutes.js';
 import { statusListRouter } from './status/publicationRoute.js';
 import { loadCredentialConfigurations } from './configurations.js';
-import { tenantConfigurations } from './tenantConfigurations.js';
 import { credentialFormats } from './formats/registry.js';
-import { PATHS, type IssuanceContext } from './context.js';
+import { PATHS, TENANT_ISSUER_PREFIX, type IssuanceContext } from './context.js';
+import { deploymentIssuer, issuers } from './issuer.js';
+import { atDeployment, atTenant } from './issuerRoutes.js';
+import { tenantConfigurations, type TenantConfigurations } from './tenantConfigurations.js';
 import { authorizationsRouter } from './authorizationAnswer/routes.js';
 import { authorizeEndpoint } from './authorization/route.js';
 import { credentialEndpoint } from './credential/route.js';
@@ -31,18 +33,34 @@ import { oauthErrors } from '../http/oauthError.js';
 import { issuanceSecrets } from './secrets.js';
 import { tokenEndpoint } from './token/route.js';
 
+/**
+ * The wallet-facing routes: the deployment's issuer at today's paths, and each tenant's own under
+ * its identifier's path (`/issuers/{tenant_id}`), its metadata also at the well-known URLs with the
+ * path inserted (OpenID4VCI 1.0 section 12.2.2, RFC 8414 section 3.1). The same steps serve both:
+ * each reads the issuer its route resolved (./issuerRoutes.ts).
+ */
 const walletRouter = (issuance: IssuanceContext): Router => {
   const metadata = metadataRoutes(issuance);
   const router = new Router();
-  router.get(PATHS.issuerMetadata, oauthErrors(issuance.log), metadata.issuer);
-  router.get(PATHS.authorizationServerMetadata, oauthErrors(issuance.log), metadata.authorizationServer);
-  router.get(PATHS.typeMetadata, oauthErrors(issuance.log), metadata.type);
-  router.get(PATHS.offer, oauthErrors(issuance.log), credentialOfferEndpoint(issuance));
-  router.post(PATHS.par, oauthErrors(issuance.log, 'invalid_request'), parEndpoint(issuance));
-  router.get(PATHS.authorize, oauthErrors(issuance.log, 'invalid_request'), authorizeEndpoint(issuance));
-  router.post(PATHS.token, oauthErrors(issuance.log, 'invalid_request'), tokenEndpoint(issuance));
-  router.post(PATHS.nonce, oauthErrors(issuance.log), nonceEndpoint(issuance.secrets, issuance.config.cNonceTtlSeconds));
-  router.post(PATHS.credential, oauthErrors(issuance.log, 'invalid_credential_request'), credentialEndpoint(issuance));
+  const { log } = issuance;
+  const deployment = atDeployment(issuance.issuers);
+  const tenant = atTenant(issuance.issuers);
+  const routes = (prefix: string, issuer: typeof deployment) => {
+    router.get(`${prefix}${PATHS.issuerMetadata}`, oauthErrors(log), issuer, metadata.issuer);
+    router.get(`${prefix}${PATHS.authorizationServerMetadata}`, oauthErrors(log), issuer, metadata.authorizationServer);
+    router.get(`${prefix}${PATHS.typeMetadata}`, oauthErrors(log), issuer, metadata.type);
+    router.get(`${prefix}${PATHS.offer}`, oauthErrors(log), issuer, credentialOfferEndpoint(issuance));
+    router.post(`${prefix}${PATHS.par}`, oauthErrors(log, 'invalid_request'), issuer, parEndpoint(issuance));
+    router.get(`${prefix}${PATHS.authorize}`, oauthErrors(log, 'invalid_request'), issuer, authorizeEndpoint(issuance));
+    router.post(`${prefix}${PATHS.token}`, oauthErrors(log, 'invalid_request'), issuer, tokenEndpoint(issuance));
+    router.post(`${prefix}${PATHS.nonce}`, oauthErrors(log), issuer, nonceEndpoint(issuance.secrets, issuance.config.cNonceTtlSeconds));
+    router.post(`${prefix}${PATHS.credential}`, oauthErrors(log, 'invalid_credential_request'), issuer, credentialEndpoint(issuance));
+  };
+  routes('', deployment);
+  routes(TENANT_ISSUER_PREFIX, tenant);
+  // The well-known segment inserted between host and the identifier's path.
+  router.get(`${PATHS.issuerMetadata}${TENANT_ISSUER_PREFIX}`, oauthErrors(log), tenant, metadata.issuer);
+  router.get(`${PATHS.authorizationServerMetadata}${TENANT_ISSUER_PREFIX}`, oauthErrors(log), tenant, metadata.authorizationServer);
   return router;
 };
 
@@ -61,10 +79,19 @@ const warnUnlessLeafNamesIssuer = (identity: SigningIdentity, issuer: string, lo
   );
 };
 
-/** Loads the credential configurations and the Issuer Signing Certificate; a bad one stops the start. */
-/** `trustLists`: the service's trusted lists (lotl mode), where wallet providers may be listed. */
-export const issuanceFeature = async (service: ServiceContext, trustLists: HeldLists | undefined): Promise<Feature> => {
+/**
+ * Loads the credential configurations and the Issuer Signing Certificate; a bad one stops the start.
+ * `trustLists`: the service's trusted lists (lotl mode), where wallet providers may be listed.
+ * `testConfigurations`: tenants' configurations a test builds (startService's seam), instead of the
+ * credential-configuration resources.
+ */
+export const issuanceFeature = async (
+  service: ServiceContext,
+  trustLists: HeldLists | undefined,
+  testConfigurations?: TenantConfigurations,
+): Promise<Feature> => {
   const { config } = service;
+  const ofTenants = testConfigurations ?? tenantConfigurations(service.runner.db);
   const configurations = await loadCredentialConfigurations(config.credentialConfigurationsFile);
   const identity = await service.keys.signingIdentity('issuer', {
     name: 'issuer',
@@ -88,12 +115,16 @@ export const issuanceFeature = async (service: ServiceContext, trustLists: HeldL
     runner: service.runner,
     dataKeys: service.dataKeys,
     secrets: issuanceSecrets(service.kek),
-    configurations: new Map(configurations.map((c) => [c.id, c])),
-    tenantConfigurations: tenantConfigurations(service.runner.db),
-    signingKey: identity,
+    tenantConfigurations: ofTenants,
+    issuers: issuers({
+      publicUrl: config.publicUrl,
+      deployment: deploymentIssuer(config.publicUrl, identity, new Map(configurations.map((c) => [c.id, c]))),
+      tenantKeys: service.tenantKeys,
+      tenantConfigurations: ofTenants,
+    }),
     formats: credentialFormats,
     walletProviders: walletProviderTrust(trustAnchorCertificates(config.walletProviderTrustAnchors), trustLists?.lists),
-    statusAllocator: createStatusAllocator({ store: service.store, db: service.runner.db, publicUrl: config.publicUrl, listSize: config.statusListSize }),
+    statusAllocator: createStatusAllocator({ store: service.store, db: service.runner.db, listSize: config.statusListSize }),
     now: () => new Date(),
   };
   if (config.statusListValiditySeconds <= config.statusListTtlSeconds) {
@@ -101,14 +132,10 @@ export const issuanceFeature = async (service: ServiceContext, trustLists: HeldL
       `${configVariableNames.statusListValiditySeconds} (${config.statusListValiditySeconds}) must exceed ${configVariableNames.statusListTtlSeconds} (${config.statusListTtlSeconds})`,
     );
   }
-  const statusLists = statusListRouter({
-    db: service.runner.db,
-    signingKey: identity,
-    publicUrl: config.publicUrl,
-    ttlSeconds: config.statusListTtlSeconds,
-    validitySeconds: config.statusListValiditySeconds,
-    now: issuance.now,
-  });
+  const statusLists = statusListRouter(
+    { db: service.runner.db, ttlSeconds: config.statusListTtlSeconds, validitySeconds: config.statusListValiditySeconds, now: issuance.now },
+    issuance.issuers,
+  );
   let expiry: Periodic | undefined;
   const leaf = identity.chain[0];
   return {

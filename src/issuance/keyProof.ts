@@ -1,9 +1,9 @@
 // The key proof of a credential request (OpenID4VCI appendix F.1, proof type `jwt`): signed by
 // the key the credential is to be bound to, which it carries as `jwk`; addressed to this issuer;
-// fresh; and holding a c_nonce from the nonce endpoint, spent here so it is used once.
+// fresh; and holding a c_nonce from this issuer's nonce endpoint, spent here so it is used once.
 import { decodeProtectedHeader, EmbeddedJWK, jwtVerify, type JWK } from 'jose';
 import type { Config } from '../config/config.js';
-import type { IssuanceContext } from './context.js';
+import type { AtIssuer, IssuanceContext } from './context.js';
 import { spendCNonce } from './nonce/cNonce.js';
 
 export type KeyProofResult =
@@ -15,7 +15,7 @@ const SKEW_SECONDS = 5;
 const invalidProof = (reason: string): KeyProofResult => ({ ok: false, error: 'invalid_proof', reason });
 
 export const verifyKeyProof = async (
-  issuance: Pick<IssuanceContext, 'store' | 'secrets'> & { readonly config: Pick<Config, 'publicUrl' | 'proofMaxAgeSeconds'> },
+  issuance: Pick<IssuanceContext, 'store' | 'secrets'> & AtIssuer & { readonly config: Pick<Config, 'proofMaxAgeSeconds'> },
   proof: string,
   now: Date,
 ): Promise<KeyProofResult> => {
@@ -31,7 +31,8 @@ export const verifyKeyProof = async (
   }
   const aud = payload['aud'];
   const audiences = Array.isArray(aud) ? aud : [aud];
-  if (!audiences.includes(issuance.config.publicUrl)) return invalidProof(`The key proof's aud must be the credential issuer ${issuance.config.publicUrl}.`);
+  const { identifier } = issuance.issuer;
+  if (!audiences.includes(identifier)) return invalidProof(`The key proof's aud must be the credential issuer ${identifier}.`);
   const iat = payload['iat'];
   const nowSeconds = now.getTime() / 1000;
   if (typeof iat !== 'number' || iat > nowSeconds + SKEW_SECONDS || iat < nowSeconds - issuance.config.proofMaxAgeSeconds) {
@@ -39,7 +40,7 @@ export const verifyKeyProof = async (
   }
   const nonce = payload['nonce'];
   if (typeof nonce !== 'string') return { ok: false, error: 'invalid_nonce', reason: 'The key proof must carry a c_nonce from the nonce endpoint.' };
-  const rejected = await spendCNonce(issuance.store, issuance.secrets, nonce, now);
+  const rejected = await spendCNonce(issuance.store, issuance.secrets, nonce, now, issuance.issuer.recorded);
   if (rejected !== undefined) {
     return { ok: false, error: 'invalid_nonce', reason: `The c_nonce is ${rejected === 'used' ? 'already used' : rejected}; get a fresh one from the nonce endpoint.` };
   }

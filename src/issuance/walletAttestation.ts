@@ -17,7 +17,7 @@ import { isRecord } from '../../streams/kernel.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { WalletProviderTrust } from '../trust/walletProviderTrust.js';
 import { parseX5c, validateChain, verificationKeyOf } from '../trust/x509Chain.js';
-import type { IssuanceContext } from './context.js';
+import type { AtIssuer, IssuanceContext } from './context.js';
 import type { Config } from '../config/config.js';
 import { spendOnce } from './singleUse.js';
 
@@ -148,7 +148,7 @@ export const authenticateWallet = async (store: EventStore, check: WalletAttesta
 };
 
 /** What checking a wallet request's attestation uses. */
-export type WalletRequestPorts = Pick<IssuanceContext, 'store' | 'walletProviders'> & { readonly config: Pick<Config, 'publicUrl' | 'proofMaxAgeSeconds'> };
+export type WalletRequestPorts = Pick<IssuanceContext, 'store' | 'walletProviders'> & AtIssuer & { readonly config: Pick<Config, 'proofMaxAgeSeconds'> };
 
 /** The attestation headers of a wallet request, as received. */
 export interface AttestationHeaders {
@@ -176,7 +176,7 @@ export const attestWallet = async (
     attestation: headers.attestation,
     pop: headers.attestationPop,
     clientId,
-    issuer: ports.config.publicUrl,
+    issuer: ports.issuer.identifier,
     walletProviders: ports.walletProviders,
     now,
     maxAgeSeconds: ports.config.proofMaxAgeSeconds,

@@ -31,12 +31,14 @@ import { issuanceSecrets } from '../../src/issuance/secrets.js';
 import { createStatusAllocator } from '../../src/issuance/status/allocation.js';
 import type { CredentialPorts } from '../../src/issuance/credential/issueCredential.js';
 import type { TokenPorts } from '../../src/issuance/token/redeemToken.js';
+import type { AnswerPorts } from '../../src/issuance/authorizationAnswer/answerAuthorization.js';
+import { deploymentIssuer, issuers as issuersOf, type Issuers } from '../../src/issuance/issuer.js';
 import { field, type TokenRequest } from '../../src/issuance/token/request.js';
 
 export const PUBLIC_URL = 'https://issuer.example';
 export const metadata = { actor: 'test' };
 
-export type StepPorts = CredentialPorts & TokenPorts & { readonly x5c: readonly string[]; readonly config: { readonly authorizationTtlSeconds: number } };
+export type StepPorts = CredentialPorts & TokenPorts & AnswerPorts & { readonly issuers: Issuers } & { readonly x5c: readonly string[]; readonly config: { readonly authorizationTtlSeconds: number } };
 
 export interface Offered {
   readonly offerId: string;
@@ -73,18 +75,23 @@ export const withSteps = async (body: (steps: Steps) => Promise<void>, options: 
   const issuer = await createTestIssuer();
   const secrets = issuanceSecrets(randomBytes(32));
   const provider = await createWalletProvider();
+  const deployment = deploymentIssuer(
+    PUBLIC_URL,
+    { signer: keySigner(issuer.leaf.keys.privateKey), x5c: issuer.x5c },
+    new Map(parseCredentialConfigurations(DEFAULT_CONFIGURATIONS, 'built-in').map((c) => [c.id, c])),
+  );
   const ports: StepPorts = {
     store,
     dataKeys: dataKeys(store, fileKek(randomBytes(32))),
     secrets,
-    configurations: new Map(parseCredentialConfigurations(DEFAULT_CONFIGURATIONS, 'built-in').map((c) => [c.id, c])),
-    signingKey: { signer: keySigner(issuer.leaf.keys.privateKey), x5c: issuer.x5c },
+    issuer: deployment,
+    issuers: issuersOf({ publicUrl: PUBLIC_URL, deployment, tenantKeys: { active: async () => undefined }, tenantConfigurations: { current: () => new Map(), atRevision: () => undefined } }),
     formats: credentialFormats,
-    statusAllocator: createStatusAllocator({ store, db: runner.db, publicUrl: PUBLIC_URL, listSize: 1024 }),
+    statusAllocator: createStatusAllocator({ store, db: runner.db, listSize: 1024 }),
     walletProviders: walletProviderTrust(trustAnchorCertificates([provider.anchor]), undefined),
     log: silentLogger,
     now: () => new Date(),
-    config: { publicUrl: PUBLIC_URL as Config['publicUrl'], proofMaxAgeSeconds: 120, credentialValidityDays: 365, walletAttestation: 'optional', txCodeMaxAttempts: options.txCodeMaxAttempts ?? 3, authorizationTtlSeconds: 300 },
+    config: { proofMaxAgeSeconds: 120, credentialValidityDays: 365, walletAttestation: 'optional', txCodeMaxAttempts: options.txCodeMaxAttempts ?? 3, authorizationTtlSeconds: 300 },
     x5c: issuer.x5c,
   };
   const steps: Steps = {

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { silentLogger, type Logger } from '../../src/log.js';
-import { startService, type Service, type TenantIdentityPorts } from '../../src/app/service.js';
+import { startService, type Service } from '../../src/app/service.js';
+import type { TenantIdentityPorts } from '../../src/app/features.js';
 import { testKekEnv } from './kek.js';
 import { documentedFetch } from './openapi.js';
 

@@ -5,14 +5,15 @@
 import type { Context } from 'koa';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { requestIdOf } from '../../log.js';
+import { issuerOf } from '../issuerRoutes.js';
 import { oauthErrorOf } from '../walletErrors.js';
 import { parseStartRequest } from './request.js';
 import { startAuthorization, type AuthorizePorts } from './startAuthorization.js';
 
-export const authorizeEndpoint = (ports: AuthorizePorts) => async (http: Context): Promise<void> => {
+export const authorizeEndpoint = (ports: Omit<AuthorizePorts, 'issuer'>) => async (http: Context): Promise<void> => {
   const request = parseStartRequest(http.query);
   if (isLeft(request)) throw oauthErrorOf(request.left);
-  const started = await startAuthorization(ports, request.right, { actor: 'wallet', requestId: requestIdOf(http) });
+  const started = await startAuthorization({ ...ports, issuer: issuerOf(http) }, request.right, { actor: 'wallet', requestId: requestIdOf(http) });
   if (isLeft(started)) throw oauthErrorOf(started.left);
   http.set('Cache-Control', 'no-store');
   http.redirect(started.right.redirectTo);

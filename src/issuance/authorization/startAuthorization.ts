@@ -6,16 +6,16 @@
 // section 10); naming another key than the pushed request did is refused.
 import { randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { offer, offerStream, type Command, type DomainError } from '../../../streams/offer.js';
+import { offerAtIssuer, offerStream, type Command, type DomainError } from '../../../streams/offer.js';
 import { logRef } from '../../../streams/kernel.js';
 import type { Config } from '../../config/config.js';
 import { handleCommand, type EventMetadata } from '../../eventstore/handle.js';
 import { newOfferSecret } from '../codes.js';
-import type { IssuanceContext } from '../context.js';
+import type { AtIssuer, IssuanceContext } from '../context.js';
 import type { AuthorizeParameterInvalid, StartRequest } from './request.js';
 
 /** What the authorization step uses of the issuance feature. */
-export type AuthorizePorts = Pick<IssuanceContext, 'store' | 'log' | 'now'> & { readonly config: Pick<Config, 'authorizationTtlSeconds'> };
+export type AuthorizePorts = Pick<IssuanceContext, 'store' | 'log' | 'now'> & AtIssuer & { readonly config: Pick<Config, 'authorizationTtlSeconds'> };
 
 export type AuthorizeError =
   | AuthorizeParameterInvalid
@@ -71,7 +71,7 @@ export const startAuthorization = async (ports: AuthorizePorts, request: StartRe
       at: now.toISOString(),
     },
   };
-  const result = await handleCommand(ports.store, offer, offerStream(offerId), start, { commandId: randomUUID(), metadata });
+  const result = await handleCommand(ports.store, offerAtIssuer(ports.issuer.recorded), offerStream(offerId), start, { commandId: randomUUID(), metadata });
   if (isLeft(result)) {
     switch (result.left.kind) {
       case 'domain':

@@ -9,13 +9,13 @@ import { randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { offer, offerStream, startedAuthorization, type Authorization, type Command, type DomainError, type EndedOffer, type OfferState, type OpenOffer } from '../../../streams/offer.js';
 import { logRef, sameHash } from '../../../streams/kernel.js';
-import type { Config } from '../../config/config.js';
 import { handleCommand, loadStream, type EventMetadata, type Loaded } from '../../eventstore/handle.js';
 import type { Json } from '../../eventstore/port.js';
 import type { FieldError } from '../../http/problem.js';
 import { validateClaims } from '../claims.js';
 import { newOfferSecret, parseOfferSecret } from '../codes.js';
 import type { IssuanceContext } from '../context.js';
+import type { Issuers } from '../issuer.js';
 import { purgeClaims } from '../offerEnd.js';
 import type { CompleteBody } from './request.js';
 
@@ -23,7 +23,7 @@ import type { CompleteBody } from './request.js';
 export const AUTHORIZATION_CODE_TTL_SECONDS = 120;
 
 /** What answering an authorization uses of the issuance feature. */
-export type AnswerPorts = Pick<IssuanceContext, 'store' | 'dataKeys' | 'configurations' | 'log' | 'now'> & { readonly config: Pick<Config, 'publicUrl'> };
+export type AnswerPorts = Pick<IssuanceContext, 'store' | 'dataKeys' | 'log' | 'now'> & { readonly issuers: Pick<Issuers, 'identifierOf' | 'configurationOf'> };
 
 export type AnswerError =
   | { readonly _tag: 'AuthorizationNotFound' }
@@ -113,7 +113,8 @@ export const answerAuthorization = async (
     redirect.searchParams.set('error', body.error);
     if (body.error_description !== undefined) redirect.searchParams.set('error_description', body.error_description);
   } else {
-    const configuration = ports.configurations.get(state.credentialConfigurationId);
+    // The configuration the offer is issued with (a tenant's own issuer: at the revision it recorded).
+    const configuration = ports.issuers.configurationOf(state);
     const errors = configuration ? validateClaims(configuration, body.claims, 'body.claims') : [];
     if (body.claims !== undefined && errors.length > 0) return left({ _tag: 'ClaimsInvalid', errors });
     const key = await ports.dataKeys.find(offerId);
@@ -135,7 +136,8 @@ export const answerAuthorization = async (
     redirect.searchParams.set('code', code.token);
   }
   if (request.state !== null) redirect.searchParams.set('state', request.state);
-  redirect.searchParams.set('iss', ports.config.publicUrl);
+  // RFC 9207: the issuer the wallet pushed its request to, the one the offer was made at.
+  redirect.searchParams.set('iss', ports.issuers.identifierOf(state));
   const result = await handleCommand(ports.store, offer, offerStream(offerId), command, { commandId: randomUUID(), metadata, loaded, retries: 1 });
   if (isLeft(result)) {
     switch (result.left.kind) {

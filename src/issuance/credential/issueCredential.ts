@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { JWK } from 'jose';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { authorisedBy, offer, offerStream, type Command, type DomainError, type OfferState, type OpenOffer } from '../../../streams/offer.js';
+import { authorisedBy, madeAt, offer, offerAtIssuer, offerStream, type Command, type DomainError, type OfferState, type OpenOffer } from '../../../streams/offer.js';
 import { logRef } from '../../../streams/kernel.js';
 import type { Config } from '../../config/config.js';
 import type { DataKey } from '../../crypto/dataKeys.js';
@@ -17,7 +17,7 @@ import { KeysUnavailable } from '../../crypto/keyStore.js';
 import { handleCommand, loadStream, type EventMetadata, type Loaded } from '../../eventstore/handle.js';
 import type { Json } from '../../eventstore/port.js';
 import { parseOfferSecret } from '../codes.js';
-import { endpointUrl, PATHS, type IssuanceContext } from '../context.js';
+import { endpointUrl, PATHS, type AtIssuer, type IssuanceContext } from '../context.js';
 import { formatOf, signCredential, type CredentialSigners } from '../credentialSigner.js';
 import { verifyDpopProof } from '../dpop.js';
 import { currentDpopNonce, isFreshDpopNonce } from '../dpopNonce.js';
@@ -26,10 +26,10 @@ import { purgeClaims } from '../offerEnd.js';
 import { askedConfiguration, asksForEncryption, CredentialRequest } from './request.js';
 
 /** What the credential step uses of the issuance feature. */
-export type CredentialPorts = Pick<IssuanceContext, 'store' | 'dataKeys' | 'secrets' | 'configurations' | 'signingKey' | 'statusAllocator' | 'log' | 'now'> & {
+export type CredentialPorts = Pick<IssuanceContext, 'store' | 'dataKeys' | 'secrets' | 'statusAllocator' | 'log' | 'now'> & AtIssuer & {
   /** The step only signs: each format's signer. */
   readonly formats: CredentialSigners;
-  readonly config: Pick<Config, 'publicUrl' | 'proofMaxAgeSeconds' | 'credentialValidityDays'>;
+  readonly config: Pick<Config, 'proofMaxAgeSeconds' | 'credentialValidityDays'>;
 };
 
 /** A credential request as the edge received it. */
@@ -123,7 +123,8 @@ const authorised = async (
   const parsed = parseOfferSecret(accessToken);
   if (!parsed) return left({ _tag: 'AccessTokenUnknown' });
   const loaded = await loadStream(ports.store, offer, offerStream(parsed.offerId));
-  if (isLeft(loaded)) return left({ _tag: 'AccessTokenUnknown' });
+  // A token of an offer made at another credential issuer opens nothing here.
+  if (isLeft(loaded) || !madeAt(loaded.right.state, ports.issuer.recorded)) return left({ _tag: 'AccessTokenUnknown' });
   const open = authorisedBy(loaded.right.state, parsed.offerId, parsed.hash, now.toISOString());
   if (isLeft(open)) return left(tokenRefusal(open.left));
   return right({ accessToken, hash: parsed.hash, loaded: loaded.right, state: open.right });
@@ -148,20 +149,21 @@ const signed = async (ports: CredentialPorts, state: OpenOffer, key: DataKey | u
     ports.log.error('credential could not be issued', { offerRef: logRef(offerId), reason: detail === undefined ? failure : `${failure}: ${detail}` });
     return left(failure);
   };
-  const configuration = ports.configurations.get(state.credentialConfigurationId);
+  // A tenant's own issuer issues the configuration at the revision the offer recorded.
+  const configuration = ports.issuer.configurationAt(state.credentialConfigurationId, state.configurationRevision);
   if (!configuration) return refused('credential configuration no longer configured');
   const sealed = state.claims;
   if (!key || sealed === null) return refused('claims unavailable');
   const claims = await stage(ports, offerId, 'claims unavailable', () => key.open(sealed, 'claims') as { [name: string]: Json });
   if (isLeft(claims)) return claims;
   const allocation = 'credential status could not be allocated';
-  const status = configuration.status_list === false ? right(undefined) : await stage(ports, offerId, allocation, () => ports.statusAllocator.referenceFor(offerId, state.tenantId, now, metadata));
+  const status = configuration.status_list === false ? right(undefined) : await stage(ports, offerId, allocation, () => ports.statusAllocator.referenceFor(offerId, state.tenantId, now, metadata, ports.issuer));
   if (isLeft(status)) return status;
   if (status.right !== undefined && isLeft(status.right)) return refused(allocation, status.right.left);
   const reference = status.right?.right;
   return stage(ports, offerId, 'credential signing failed', () =>
-    signCredential(ports.formats, formatOf(configuration), ports.signingKey, {
-      issuer: ports.config.publicUrl,
+    signCredential(ports.formats, formatOf(configuration), ports.issuer.signingKey, {
+      issuer: ports.issuer.identifier,
       configuration,
       claims: claims.right,
       holderJwk,
@@ -183,7 +185,7 @@ export const issueCredential = async (ports: CredentialPorts, input: CredentialR
   const dpop = await verifyDpopProof(ports.store, {
     proof: input.dpop,
     htm: 'POST',
-    htu: endpointUrl(ports.config.publicUrl, PATHS.credential),
+    htu: endpointUrl(ports.issuer.identifier, PATHS.credential),
     accessToken,
     now,
     maxAgeSeconds: ports.config.proofMaxAgeSeconds,
@@ -214,7 +216,7 @@ export const issueCredential = async (ports: CredentialPorts, input: CredentialR
   const issue: Command = { type: 'IssueCredential', data: { offerId, accessTokenHash: hash, at: ports.now().toISOString() } };
   // Decided on the stream as read above: if anything was appended since, the append loses the
   // race and the stream is read again (one retry).
-  const issued = await handleCommand(ports.store, offer, offerStream(offerId), issue, { commandId: randomUUID(), metadata: input.metadata, loaded, retries: 1 });
+  const issued = await handleCommand(ports.store, offerAtIssuer(ports.issuer.recorded), offerStream(offerId), issue, { commandId: randomUUID(), metadata: input.metadata, loaded, retries: 1 });
   if (isLeft(issued)) {
     switch (issued.left.kind) {
       case 'domain':

@@ -4,12 +4,13 @@ import type { Context } from 'koa';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { readJson } from '../../http/body.js';
 import { requestIdOf } from '../../log.js';
+import { issuerOf } from '../issuerRoutes.js';
 import { oauthErrorOf } from '../walletErrors.js';
 import { issueCredential, type CredentialPorts } from './issueCredential.js';
 import { CREDENTIAL_REQUEST_LIMIT } from './request.js';
 
-export const credentialEndpoint = (ports: CredentialPorts) => async (http: Context): Promise<void> => {
-  const issued = await issueCredential(ports, {
+export const credentialEndpoint = (ports: Omit<CredentialPorts, 'issuer'>) => async (http: Context): Promise<void> => {
+  const issued = await issueCredential({ ...ports, issuer: issuerOf(http) }, {
     authorization: http.get('Authorization'),
     accessTokenInQuery: http.query['access_token'] !== undefined,
     dpop: http.headers['dpop'],

@@ -1,7 +1,8 @@
 // The documents a wallet reads before it starts: Credential Issuer Metadata (OpenID4VCI section
 // 12.2, `display` and `claims` nested in `credential_metadata`), the issuer's own Authorization
 // Server Metadata (RFC 8414; the issuer is its own authorization server, so the issuer metadata
-// names none), and SD-JWT VC Type Metadata in the draft-13 array form; served by ./routes.ts.
+// names none), each for one credential issuer (its identifier: the deployment's PUBLIC_URL or a
+// tenant's own), and SD-JWT VC Type Metadata in the draft-13 array form; served by ./routes.ts.
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
 import type { CredentialConfiguration, SdJwtVcConfiguration } from '../configurations.js';
 import { describeCredential, formatOf, type CredentialFormats } from '../credentialSigner.js';
@@ -9,18 +10,18 @@ import { AUTHORIZATION_CODE_GRANT, endpointUrl, PATHS, PRE_AUTHORIZED_CODE_GRANT
 import { CODE_CHALLENGE_METHOD } from '../pkce.js';
 import { CLIENT_AUTH_METHOD } from '../walletAttestation.js';
 
-export const credentialIssuerMetadata = (publicUrl: string, configurations: Iterable<CredentialConfiguration>, formats: CredentialFormats) => ({
-  credential_issuer: publicUrl,
-  credential_endpoint: endpointUrl(publicUrl, PATHS.credential),
-  nonce_endpoint: endpointUrl(publicUrl, PATHS.nonce),
+export const credentialIssuerMetadata = (identifier: string, configurations: Iterable<CredentialConfiguration>, formats: CredentialFormats) => ({
+  credential_issuer: identifier,
+  credential_endpoint: endpointUrl(identifier, PATHS.credential),
+  nonce_endpoint: endpointUrl(identifier, PATHS.nonce),
   credential_configurations_supported: Object.fromEntries([...configurations].map((c) => [c.id, describeCredential(formats, formatOf(c), c)])),
 });
 
-export const authorizationServerMetadata = (publicUrl: string) => ({
-  issuer: publicUrl,
-  authorization_endpoint: endpointUrl(publicUrl, PATHS.authorize),
-  token_endpoint: endpointUrl(publicUrl, PATHS.token),
-  pushed_authorization_request_endpoint: endpointUrl(publicUrl, PATHS.par),
+export const authorizationServerMetadata = (identifier: string) => ({
+  issuer: identifier,
+  authorization_endpoint: endpointUrl(identifier, PATHS.authorize),
+  token_endpoint: endpointUrl(identifier, PATHS.token),
+  pushed_authorization_request_endpoint: endpointUrl(identifier, PATHS.par),
   require_pushed_authorization_requests: true,
   response_types_supported: ['code'],
   grant_types_supported: [AUTHORIZATION_CODE_GRANT, PRE_AUTHORIZED_CODE_GRANT],

@@ -1,6 +1,8 @@
 // Creating a credential offer, and reading its status, as use cases apart from their HTTP edge
 // (./routes.ts). The claims are checked against the configuration, sealed with a data key issued
-// for this offer, and recorded in OfferCreated together with the Issuance Event OFFER_CREATED.
+// for this offer, and recorded in OfferCreated together with the Issuance Event OFFER_CREATED. An
+// offer of a tenant's own credential issuer records that issuer and the configuration's revision,
+// which it is issued with whatever changes after.
 import { randomInt, randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { findOffer, type OfferRow } from '../../../projections/offers.js';
@@ -13,6 +15,7 @@ import type { FieldError } from '../../http/problem.js';
 import { validateClaims } from '../claims.js';
 import { txCodeHash } from '../codes.js';
 import { endpointUrl, PATHS, type IssuanceContext } from '../context.js';
+import type { Issuer } from '../issuer.js';
 import type { CreateOfferRequest } from './request.js';
 
 // No 0/O, 1/I/L: the user types the text code from another channel.
@@ -24,8 +27,8 @@ export const generateTxCode = (mode: 'numeric' | 'text', length: number): string
 };
 
 /** `openid-credential-offer://?credential_offer_uri=...`: what the integrator renders as a QR code. */
-export const credentialOfferUri = (publicUrl: string, offerId: string): string =>
-  `openid-credential-offer://?credential_offer_uri=${encodeURIComponent(endpointUrl(publicUrl, PATHS.offer.replace(':offer_id', offerId)))}`;
+export const credentialOfferUri = (credentialIssuer: string, offerId: string): string =>
+  `openid-credential-offer://?credential_offer_uri=${encodeURIComponent(endpointUrl(credentialIssuer, PATHS.offer.replace(':offer_id', offerId)))}`;
 
 
 export type OfferRefused =
@@ -39,11 +42,14 @@ export interface CreatedOffer {
   readonly credentialConfigurationId: string;
   /** The transaction code in clear, when one was asked for: only its MAC is recorded. */
   readonly txCode: string | undefined;
+  /** The credential issuer identifier the offer was made at. */
+  readonly credentialIssuer: string;
   readonly position: Position;
 }
 
-/** What creating an offer uses: the store, data keys, the MAC secrets, the configurations, the clock and the offer lifetime. */
-export type CreateOfferDeps = Pick<IssuanceContext, 'store' | 'dataKeys' | 'secrets' | 'configurations' | 'now'> & {
+/** What creating an offer uses: the store, data keys, the MAC secrets, the issuer the offer is made at (its configurations), the clock and the offer lifetime. */
+export type CreateOfferDeps = Pick<IssuanceContext, 'store' | 'dataKeys' | 'secrets' | 'now'> & {
+  readonly issuer: Pick<Issuer, 'identifier' | 'recorded' | 'configurations' | 'revisionOf'>;
   readonly offerTtlSeconds: number;
   /** The tenant's authentication page for authorization-code offers that name none. */
   readonly authenticationUrl?: string | undefined;
@@ -52,7 +58,7 @@ export type CreateOfferDeps = Pick<IssuanceContext, 'store' | 'dataKeys' | 'secr
 /**
  * Records a new offer for the tenant: its claims checked against the configuration and sealed
  * with a data key issued for it, a transaction code generated when asked for. Refused for a
- * configuration that is not configured or claims it does not accept.
+ * configuration the issuer does not have (never had, or deleted) or claims it does not accept.
  */
 export const createOffer = async (
   deps: CreateOfferDeps,
@@ -60,7 +66,9 @@ export const createOffer = async (
   request: CreateOfferRequest,
   metadata: EventMetadata,
 ): Promise<Either<OfferRefused, CreatedOffer>> => {
-  const configuration = deps.configurations.get(request.credential_configuration_id);
+  const { issuer } = deps;
+  const configuration = issuer.configurations.get(request.credential_configuration_id);
+  const revision = issuer.revisionOf(request.credential_configuration_id);
   if (!configuration) return left({ _tag: 'UnknownCredentialConfiguration', id: request.credential_configuration_id });
   const authorizationCode = request.grant === 'authorization_code';
   // With the authorization code flow the integrator may give the claims once the user has authenticated.
@@ -96,6 +104,8 @@ export const createOffer = async (
       expiresAt: new Date(now.getTime() + deps.offerTtlSeconds * 1000).toISOString(),
       at: now.toISOString(),
       ...(authorizationCode ? { authorizationCode: { authenticationUrl: authenticationUrl! } } : {}),
+      ...(issuer.recorded === undefined ? {} : { credentialIssuer: issuer.recorded }),
+      ...(revision === undefined ? {} : { configurationRevision: revision }),
     },
   };
   // A fresh id's stream: nothing to read, and the store refuses it at `no_stream` were it taken.
@@ -105,7 +115,7 @@ export const createOffer = async (
     loaded: { state: offer.initialState, expectedRevision: 'no_stream' },
   });
   if (isLeft(result)) throw new Error(`${streamRef(offerStream(offerId))} could not be recorded: ${result.left.error._tag}`);
-  return right({ offerId, credentialConfigurationId: configuration.id, txCode, position: result.right.position! });
+  return right({ offerId, credentialConfigurationId: configuration.id, txCode, credentialIssuer: issuer.identifier, position: result.right.position! });
 };
 
 

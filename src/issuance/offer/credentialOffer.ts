@@ -2,18 +2,17 @@
 // as a use case apart from its HTTP edge (./credentialOfferRoute.ts). Read from the offer stream
 // itself, not a projection: it is the write side that decides whether the offer is still open.
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { offer, offerStream } from '../../../streams/offer.js';
-import type { Config } from '../../config/config.js';
+import { madeAt, offer, offerStream } from '../../../streams/offer.js';
 import { loadStream } from '../../eventstore/handle.js';
 import { issuerState, preAuthorizedCode } from '../codes.js';
-import { AUTHORIZATION_CODE_GRANT, PRE_AUTHORIZED_CODE_GRANT, type IssuanceContext } from '../context.js';
+import { AUTHORIZATION_CODE_GRANT, PRE_AUTHORIZED_CODE_GRANT, type AtIssuer, type IssuanceContext } from '../context.js';
 
 const OFFER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** What the credential offer step uses of the issuance feature. */
-export type CredentialOfferPorts = Pick<IssuanceContext, 'store' | 'secrets' | 'now'> & { readonly config: Pick<Config, 'publicUrl'> };
+export type CredentialOfferPorts = Pick<IssuanceContext, 'store' | 'secrets' | 'now'> & AtIssuer;
 
-/** No open offer with this id: unknown, ended or expired alike. */
+/** No open offer with this id at this issuer: unknown, another issuer's, ended or expired alike. */
 export interface CredentialOfferNotFound {
   readonly _tag: 'CredentialOfferNotFound';
 }
@@ -31,10 +30,10 @@ export const credentialOffer = async (ports: CredentialOfferPorts, offerId: stri
   const loaded = await loadStream(ports.store, offer, offerStream(offerId));
   if (isLeft(loaded)) return gone;
   const state = loaded.right.state;
-  if (state.status !== 'OFFER_CREATED' || Date.parse(state.expiresAt) <= ports.now().getTime()) return gone;
+  if (state.status !== 'OFFER_CREATED' || !madeAt(state, ports.issuer.recorded) || Date.parse(state.expiresAt) <= ports.now().getTime()) return gone;
   const { txCode } = state;
   return right({
-    credential_issuer: ports.config.publicUrl,
+    credential_issuer: ports.issuer.identifier,
     credential_configuration_ids: [state.credentialConfigurationId],
     grants:
       state.grant.grant === 'authorization_code'

@@ -18,8 +18,8 @@ import { createOffer, credentialOfferUri, offerStatus } from './createOffer.js';
 import { CREATE_OFFER_LIMIT, CreateOfferBody } from './request.js';
 
 /** What the offer routes use of the issuance feature. */
-export type OfferPorts = Pick<IssuanceContext, 'store' | 'dataKeys' | 'secrets' | 'configurations' | 'runner' | 'log' | 'now'> & {
-  readonly config: Pick<Config, 'publicUrl' | 'offerTtlSeconds' | 'readYourWritesTimeoutMs'> & Parameters<typeof tenantAuthenticationUrl>[1];
+export type OfferPorts = Pick<IssuanceContext, 'store' | 'dataKeys' | 'secrets' | 'issuers' | 'runner' | 'log' | 'now'> & {
+  readonly config: Pick<Config, 'offerTtlSeconds' | 'readYourWritesTimeoutMs'> & Parameters<typeof tenantAuthenticationUrl>[1];
 };
 
 export const offersRouter = (ports: OfferPorts): Router => {
@@ -31,6 +31,8 @@ export const offersRouter = (ports: OfferPorts): Router => {
     const created = await createOffer(
       {
         ...ports,
+        // The tenant's own credential issuer once it has one, else the deployment's.
+        issuer: await ports.issuers.forOffers(principal.tenantId),
         offerTtlSeconds: ports.config.offerTtlSeconds,
         // Read only when the offer needs it: the pre-authorized flow stays one append.
         ...(body.grant === 'authorization_code' && body.authentication_url === undefined
@@ -49,7 +51,7 @@ export const offersRouter = (ports: OfferPorts): Router => {
     http.status = 201;
     http.body = {
       offer_id: offerId,
-      credential_offer_uri: credentialOfferUri(ports.config.publicUrl, offerId),
+      credential_offer_uri: credentialOfferUri(created.right.credentialIssuer, offerId),
       ...(txCode === undefined ? {} : { tx_code_value: txCode }),
     };
   });

@@ -7,7 +7,7 @@
 // hash is recorded.
 import { randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { offer, offerStream, type Command, type DomainError } from '../../../streams/offer.js';
+import { offerAtIssuer, offerStream, type Command, type DomainError } from '../../../streams/offer.js';
 import { logRef } from '../../../streams/kernel.js';
 import { handleCommand, type EventMetadata } from '../../eventstore/handle.js';
 import { newOfferSecret } from '../codes.js';
@@ -86,7 +86,7 @@ const refusal = (error: DomainError): ParError => {
 const pushedDpopKey = async (ports: ParPorts, input: ParInput, now: Date): Promise<Either<ParError, string | undefined>> => {
   const { dpopJkt } = input.request;
   if (input.dpop === undefined) return right(dpopJkt);
-  const proof = await verifyDpopProof(ports.store, { proof: input.dpop, htm: 'POST', htu: endpointUrl(ports.config.publicUrl, PATHS.par), now, maxAgeSeconds: ports.config.proofMaxAgeSeconds });
+  const proof = await verifyDpopProof(ports.store, { proof: input.dpop, htm: 'POST', htu: endpointUrl(ports.issuer.identifier, PATHS.par), now, maxAgeSeconds: ports.config.proofMaxAgeSeconds });
   if (!proof.ok) return left({ _tag: 'ParDpopProofInvalid', reason: proof.reason });
   if (dpopJkt !== undefined && dpopJkt !== proof.jkt) return left({ _tag: 'ParDpopProofInvalid', reason: "dpop_jkt is not the thumbprint of the DPoP proof's key." });
   return right(proof.jkt);
@@ -119,7 +119,7 @@ export const pushAuthorizationRequest = async (ports: ParPorts, input: ParInput)
       at: now.toISOString(),
     },
   };
-  const result = await handleCommand(ports.store, offer, offerStream(request.offerId), push, { commandId: randomUUID(), metadata: input.metadata, retries: 1 });
+  const result = await handleCommand(ports.store, offerAtIssuer(ports.issuer.recorded), offerStream(request.offerId), push, { commandId: randomUUID(), metadata: input.metadata, retries: 1 });
   if (isLeft(result)) {
     switch (result.left.kind) {
       case 'domain':

@@ -9,7 +9,7 @@ import type { FormFields } from '../../http/body.js';
 import { parseBoundedJson } from '../../http/boundedJson.js';
 import { offerOfIssuerState } from '../codes.js';
 import { scopeOf } from '../configurations.js';
-import type { IssuanceContext } from '../context.js';
+import type { AtIssuer, IssuanceContext } from '../context.js';
 import { isJwkThumbprint } from '../dpop.js';
 import { CODE_CHALLENGE_METHOD, isCodeChallenge } from '../pkce.js';
 import { redirectUriProblem } from '../redirectUri.js';
@@ -68,7 +68,7 @@ const credentialDetails = (text: string, configurations: ReadonlySet<string>): E
 };
 
 /** The request's parameters checked (OpenID4VCI section 5.1, RFC 9126 section 2.1, RFC 7636), in order: the first wrong one is the error. */
-export const parseAuthorizationRequest = (fields: FormFields, ports: Pick<IssuanceContext, 'configurations' | 'secrets'>): Either<ParRequestError, AuthorizationRequest> => {
+export const parseAuthorizationRequest = (fields: FormFields, ports: Pick<IssuanceContext, 'secrets'> & AtIssuer): Either<ParRequestError, AuthorizationRequest> => {
   if (fields['request_uri'] !== undefined) return invalid('request_uri must not be sent to the pushed authorization request endpoint.');
   if (fields['request'] !== undefined) return left({ _tag: 'RequestObjectUnsupported' });
   const responseType = once(fields, 'response_type');
@@ -99,13 +99,13 @@ export const parseAuthorizationRequest = (fields: FormFields, ports: Pick<Issuan
   if (isLeft(dpopJkt)) return dpopJkt;
   if (dpopJkt.right !== undefined && !isJwkThumbprint(dpopJkt.right)) return invalid('dpop_jkt must be the base64url SHA-256 JWK thumbprint of the DPoP key.');
 
-  const configurations = new Set(ports.configurations.keys());
+  const configurations = new Set(ports.issuer.configurations.keys());
   const scope = once(fields, 'scope');
   if (isLeft(scope)) return scope;
   const details = once(fields, 'authorization_details');
   if (isLeft(details)) return details;
   if (scope.right === undefined && details.right === undefined) return invalid('Send scope or authorization_details.');
-  const byScope = new Map([...ports.configurations.values()].map((c) => [scopeOf(c), c.id]));
+  const byScope = new Map([...ports.issuer.configurations.values()].map((c) => [scopeOf(c), c.id]));
   const scopes = (scope.right ?? '').split(' ').filter((s) => s !== '');
   const unknownScope = scopes.find((s) => !byScope.has(s));
   if (unknownScope !== undefined) return left({ _tag: 'ScopeUnknown', scope: unknownScope });

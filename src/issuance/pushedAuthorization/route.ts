@@ -6,14 +6,16 @@ import { isLeft } from 'fp-ts/lib/Either.js';
 import { readForm } from '../../http/body.js';
 import { requestIdOf } from '../../log.js';
 import { CLIENT_ATTESTATION_HEADER, CLIENT_ATTESTATION_POP_HEADER } from '../walletAttestation.js';
+import { issuerOf } from '../issuerRoutes.js';
 import { oauthErrorOf } from '../walletErrors.js';
 import { pushAuthorizationRequest, type ParPorts } from './pushAuthorizationRequest.js';
 import { PAR_REQUEST_LIMIT, parseAuthorizationRequest } from './request.js';
 
-export const parEndpoint = (ports: ParPorts & Parameters<typeof parseAuthorizationRequest>[1]) => async (http: Context): Promise<void> => {
-  const request = parseAuthorizationRequest(await readForm(http, { limitBytes: PAR_REQUEST_LIMIT }), ports);
+export const parEndpoint = (ports: Omit<ParPorts, 'issuer'>) => async (http: Context): Promise<void> => {
+  const atIssuer = { ...ports, issuer: issuerOf(http) };
+  const request = parseAuthorizationRequest(await readForm(http, { limitBytes: PAR_REQUEST_LIMIT }), atIssuer);
   if (isLeft(request)) throw oauthErrorOf(request.left);
-  const pushed = await pushAuthorizationRequest(ports, {
+  const pushed = await pushAuthorizationRequest(atIssuer, {
     request: request.right,
     attestation: http.headers[CLIENT_ATTESTATION_HEADER],
     attestationPop: http.headers[CLIENT_ATTESTATION_POP_HEADER],

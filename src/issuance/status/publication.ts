@@ -1,15 +1,17 @@
-// Publishing each of the issuer's Status List Tokens at its `uri`
-// (`{PUBLIC_URL}/status-lists/<list id>`), apart from the route serving it
+// Publishing each credential issuer's Status List Tokens at their `uri`
+// (`{credential issuer}/status-lists/<list id>`), apart from the route serving it
 // (./publicationRoute.ts). The token is built from the statusLists read model and
 // signed when first asked for; it is then served as is until the list's version moves (a status
 // changed: the next request signs the change, so it shows as soon as the read model has it) or it
-// is `ttl` old, so a served token never claims more freshness than it has. Conditional GET by ETag.
+// is `ttl` old, so a served token never claims more freshness than it has, or the issuer's key
+// changed (a tenant activated a new issuer key: the retired one signs nothing more). Each token is
+// signed with its issuer's key, `iss` its identifier. Conditional GET by ETag.
 // Two representations, chosen by `Accept`: the JWT (the default, also for no `Accept` or one naming
 // neither) and the CWT (`application/statuslist+cwt`); each signed, held and tagged on its own.
 import { createHash } from 'node:crypto';
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
 import { findStatusList, nonValidEntries } from '../../../projections/statusLists.js';
-import type { IssuerSigningKey } from '../signingKey.js';
+import type { Issuer } from '../issuer.js';
 import type { Sqlite } from '../../sqlite/connection.js';
 import { statusListPath } from './paths.js';
 import { buildStatusList, STATUS_LIST_CWT_MEDIA_TYPE, STATUS_LIST_MEDIA_TYPE } from '../../statusList/statusList.js';
@@ -18,10 +20,11 @@ import { signStatusListCwt, signStatusListToken } from './statusListToken.js';
 /** Every list is 2 bits a status: VALID, INVALID and SUSPENDED, with room for one more. */
 const ISSUED_BITS = 2;
 
+/** What a list is published under: its issuer's identifier, key, and (a tenant's own issuer) tenant. */
+export type ListIssuer = Pick<Issuer, 'identifier' | 'tenantId' | 'signingKey'>;
+
 export interface PublicationOptions {
   readonly db: Sqlite;
-  readonly signingKey: IssuerSigningKey;
-  readonly publicUrl: string;
   readonly ttlSeconds: number;
   readonly validitySeconds: number;
   readonly now: () => Date;
@@ -31,6 +34,8 @@ export type MediaType = typeof STATUS_LIST_MEDIA_TYPE | typeof STATUS_LIST_CWT_M
 
 export interface Signed {
   readonly version: number;
+  /** The leaf certificate of the key that signed it. */
+  readonly signedBy: string | undefined;
   readonly iat: number;
   readonly token: string | Uint8Array;
   readonly etag: string;
@@ -44,51 +49,53 @@ export interface StatusListNotFound {
 }
 
 export interface StatusListPublisher {
-  /** The list's token in `mediaType`, as held while fresh, else signed anew; `listId` as the path gives it. */
-  current(listId: string, mediaType: MediaType): Promise<Either<StatusListNotFound, Signed>>;
+  /** The issuer's list's token in `mediaType`, as held while fresh, else signed anew; `listId` as the path gives it. */
+  current(issuer: ListIssuer, listId: string, mediaType: MediaType): Promise<Either<StatusListNotFound, Signed>>;
 }
 
 export const statusListPublisher = (options: PublicationOptions): StatusListPublisher => {
-  // Keyed by list id and media type.
+  // Keyed by issuer, list id and media type.
   const signed = new Map<string, Signed>();
   // One signing per list and representation at a time, however many verifiers ask at once.
   const signing = new Map<string, Promise<Signed>>();
 
-  const sign = async (key: string, listId: number, mediaType: MediaType, size: number, version: number): Promise<Signed> => {
-    const list = buildStatusList(ISSUED_BITS, size, nonValidEntries(options.db, listId));
+  const sign = async (key: string, issuer: ListIssuer, listId: number, mediaType: MediaType, size: number, version: number): Promise<Signed> => {
+    const list = buildStatusList(ISSUED_BITS, size, nonValidEntries(options.db, listId, issuer.tenantId));
     const iat = Math.floor(options.now().getTime() / 1000);
     const content = {
-      issuer: options.publicUrl,
-      uri: `${options.publicUrl}${statusListPath(listId)}`,
+      issuer: issuer.identifier,
+      uri: `${issuer.identifier}${statusListPath(listId)}`,
       list,
       iat,
       exp: iat + options.validitySeconds,
       ttl: options.ttlSeconds,
     };
-    const token = mediaType === STATUS_LIST_CWT_MEDIA_TYPE ? await signStatusListCwt(options.signingKey, content) : await signStatusListToken(options.signingKey, content);
+    const { signingKey } = issuer;
+    const token = mediaType === STATUS_LIST_CWT_MEDIA_TYPE ? await signStatusListCwt(signingKey, content) : await signStatusListToken(signingKey, content);
     const etag = `"${createHash('sha256').update(token).digest('base64url')}"`;
-    const result = { version, iat, token, etag };
+    const result = { version, signedBy: signingKey.x5c[0], iat, token, etag };
     signed.set(key, result);
     return result;
   };
 
-  const current = (listId: number, mediaType: MediaType): Promise<Signed> | undefined => {
-    const row = findStatusList(options.db, listId);
+  const current = (issuer: ListIssuer, listId: number, mediaType: MediaType): Promise<Signed> | undefined => {
+    const row = findStatusList(options.db, listId, issuer.tenantId);
     if (!row) return undefined;
-    const key = `${listId} ${mediaType}`;
+    const key = `${issuer.tenantId ?? ''} ${listId} ${mediaType}`;
     const held = signed.get(key);
-    const fresh = held && held.version === row.version && options.now().getTime() < (held.iat + options.ttlSeconds) * 1000;
+    const fresh =
+      held && held.version === row.version && held.signedBy === issuer.signingKey.x5c[0] && options.now().getTime() < (held.iat + options.ttlSeconds) * 1000;
     if (fresh) return Promise.resolve(held);
     const pending = signing.get(key);
     if (pending) return pending;
-    const started = sign(key, listId, mediaType, row.size, row.version).finally(() => signing.delete(key));
+    const started = sign(key, issuer, listId, mediaType, row.size, row.version).finally(() => signing.delete(key));
     signing.set(key, started);
     return started;
   };
 
   return {
-    async current(listId, mediaType) {
-      const token = LIST_ID.test(listId) ? current(Number(listId), mediaType) : undefined;
+    async current(issuer, listId, mediaType) {
+      const token = LIST_ID.test(listId) ? current(issuer, Number(listId), mediaType) : undefined;
       return token === undefined ? left({ _tag: 'StatusListNotFound' }) : right(await token);
     },
   };

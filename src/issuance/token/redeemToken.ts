@@ -10,10 +10,11 @@
 //   revokes the token it was redeemed for.
 // The attestation is checked first, then the DPoP proof (a bad one changes nothing about the
 // offer), then the attestation's PoP is spent; the decision on the code is the offer decider's,
-// appended at the revision read.
+// appended at the revision read, as the issuer the request came to sees it: a code of an offer made
+// at another credential issuer is unknown here.
 import { randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { offer, offerStream, startedAuthorization, type Command, type DomainError, type OfferEvent } from '../../../streams/offer.js';
+import { offerAtIssuer, offerStream, startedAuthorization, type Command, type DomainError, type OfferEvent } from '../../../streams/offer.js';
 import { logRef } from '../../../streams/kernel.js';
 import type { Config } from '../../config/config.js';
 import { handleCommand, type EventMetadata } from '../../eventstore/handle.js';
@@ -27,7 +28,7 @@ import type { TokenRequest, TokenRequestError } from './request.js';
 
 /** What the token step uses of the issuance feature. */
 export type TokenPorts = WalletRequestPorts & Pick<IssuanceContext, 'store' | 'dataKeys' | 'secrets' | 'log' | 'now'> & {
-  readonly config: Pick<Config, 'publicUrl' | 'proofMaxAgeSeconds' | 'walletAttestation' | 'txCodeMaxAttempts'>;
+  readonly config: Pick<Config, 'proofMaxAgeSeconds' | 'walletAttestation' | 'txCodeMaxAttempts'>;
 };
 
 /** A token request as the edge received it. */
@@ -80,7 +81,7 @@ const dpopProof = async (ports: TokenPorts, input: TokenRequestInput, now: Date,
   const dpop = await verifyDpopProof(ports.store, {
     proof: input.dpop,
     htm: 'POST',
-    htu: endpointUrl(ports.config.publicUrl, PATHS.token),
+    htu: endpointUrl(ports.issuer.identifier, PATHS.token),
     now,
     maxAgeSeconds: ports.config.proofMaxAgeSeconds,
     ...(acceptsNonce === undefined ? {} : { acceptsNonce }),
@@ -194,7 +195,7 @@ const redeemPreAuthorizedCode = async (
       at: now.toISOString(),
     },
   };
-  const result = await handleCommand(ports.store, offer, offerStream(offerId), redeem, { commandId: randomUUID(), metadata: input.metadata });
+  const result = await handleCommand(ports.store, offerAtIssuer(ports.issuer.recorded), offerStream(offerId), redeem, { commandId: randomUUID(), metadata: input.metadata });
   if (isLeft(result)) {
     switch (result.left.kind) {
       case 'domain':
@@ -247,7 +248,7 @@ const redeemAuthorizationCode = async (
       at: now.toISOString(),
     },
   };
-  const result = await handleCommand(ports.store, offer, offerStream(parsed.offerId), redeem, { commandId: randomUUID(), metadata: input.metadata, retries: 1 });
+  const result = await handleCommand(ports.store, offerAtIssuer(ports.issuer.recorded), offerStream(parsed.offerId), redeem, { commandId: randomUUID(), metadata: input.metadata, retries: 1 });
   if (isLeft(result)) {
     switch (result.left.kind) {
       case 'domain':

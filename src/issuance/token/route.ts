@@ -6,14 +6,15 @@ import { isLeft } from 'fp-ts/lib/Either.js';
 import { readForm } from '../../http/body.js';
 import { requestIdOf } from '../../log.js';
 import { CLIENT_ATTESTATION_HEADER, CLIENT_ATTESTATION_POP_HEADER } from '../walletAttestation.js';
+import { issuerOf } from '../issuerRoutes.js';
 import { oauthErrorOf } from '../walletErrors.js';
 import { redeemToken, type TokenPorts } from './redeemToken.js';
 import { parseTokenRequest, TOKEN_REQUEST_LIMIT } from './request.js';
 
-export const tokenEndpoint = (ports: TokenPorts) => async (http: Context): Promise<void> => {
+export const tokenEndpoint = (ports: Omit<TokenPorts, 'issuer'>) => async (http: Context): Promise<void> => {
   const request = parseTokenRequest(await readForm(http, { limitBytes: TOKEN_REQUEST_LIMIT }));
   if (isLeft(request)) throw oauthErrorOf(request.left);
-  const token = await redeemToken(ports, {
+  const token = await redeemToken({ ...ports, issuer: issuerOf(http) }, {
     request: request.right,
     attestation: http.headers[CLIENT_ATTESTATION_HEADER],
     attestationPop: http.headers[CLIENT_ATTESTATION_POP_HEADER],

@@ -10,7 +10,8 @@ import { newWalletKey, thumbprint, type WalletKey } from '../../../wallet/keys.j
 import type { WalletProvider } from '../../../wallet/walletProvider.js';
 import { documentedFetch } from '../openapi.js';
 
-export const libraryWallet = async (provider: WalletProvider) => {
+/** `fetched`: told each URL the library fetches, so a test can say which ones it used. */
+export const libraryWallet = async (provider: WalletProvider, options: { readonly fetched?: (url: string) => void } = {}) => {
   const instanceKey = await newWalletKey();
   const dpopKey = await newWalletKey();
   const otherDpopKey = await newWalletKey();
@@ -44,7 +45,10 @@ export const libraryWallet = async (provider: WalletProvider) => {
     generateRandom,
     signJwt,
     // Every answer must be one the OpenAPI document describes.
-    fetch: documentedFetch('public') as never,
+    fetch: ((input: string | URL, init?: RequestInit) => {
+      options.fetched?.(String(input));
+      return documentedFetch('public')(String(input), init);
+    }) as never,
     clientAuthentication: clientAuthenticationClientAttestationJwt({ clientAttestationJwt, callbacks: { signJwt, generateRandom } }),
   };
   const client = new Openid4vciClient({ callbacks });
