@@ -11,7 +11,7 @@ import type { CommandError } from '../src/eventstore/handle.js';
 import { createOffer, type CreateOfferDeps } from '../src/issuance/offer/createOffer.js';
 import { DEFAULT_CONFIGURATIONS, parseCredentialConfigurations } from '../src/issuance/configurations.js';
 import { issuanceSecrets } from '../src/issuance/secrets.js';
-import { metaSchemaOf } from '../src/resources/drafts.js';
+import { metaSchemaOf } from '../src/resources/createDraft.js';
 import { readCredential } from '../src/resources/verifiableCredential.js';
 import { createApiKey, createTenant, deleteApiKey } from '../src/tenancy/commands.js';
 import { leftOf, rightOf } from './support/either.js';
