@@ -13,6 +13,10 @@ const FEATURES = '^src/(verification|issuance|resources|tenancy|callbacks|trust|
 const ASSEMBLY = '^src/app/';
 const ENTRY = '^src/(main[.]ts$|workers/)';
 const ABOVE_SHARED = [FEATURES, ASSEMBLY, ENTRY];
+// The resources feature's use cases (plain inputs, Either answers) and its route modules.
+const RESOURCES_USE_CASES =
+  '^src/resources/(create|createDraft|createFile|createPresentation|createSchema|update|updateDraft|exportDraft|importCredential|blobUploads|draftValues|didDocument|sendDidcommMessage|fileSupportRequest|readSupportRequests)[.]ts$';
+const RESOURCES_ROUTES = '^src/resources/(apiKeys|credentials|didcommMessages|drafts|feature|files|presentations|routes|schemas|supportRequests|tenantDid|uploads)[.]ts$';
 
 module.exports = {
   forbidden: [
@@ -105,6 +109,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/issuance/formats/([^/]+)/' },
       to: { path: '^src/issuance/formats/', pathNot: ['^src/issuance/formats/$1/'] },
+    },
+    {
+      name: 'resources-use-cases-without-http',
+      comment:
+        'A resource use case takes plain inputs and answers an Either: it imports neither koa nor @koa/router, nor a route module of the feature (which would bring them).',
+      severity: 'error',
+      from: { path: RESOURCES_USE_CASES },
+      to: { path: ['node_modules/((@types/)?koa|@koa/router|@types/koa__router)/', RESOURCES_ROUTES] },
     },
     {
       name: 'no-circular-modules',

@@ -71,7 +71,7 @@ export const registerApiKeys = (program: Command): void => {
       action((options: KeyOptions & { tenant: string }) =>
         withStore(async (store) => {
           const key = await createApiKey(store, { tenantId: options.tenant, scopes: options.scopes, expiration: options.expires ?? null }, metadata);
-          if (isLeft(key)) return refusedBy(key.left);
+          if (isLeft(key)) return refusedBy(key.left.error);
           printNewKey(options, key.right);
           return DONE;
         }),
@@ -89,8 +89,8 @@ export const registerApiKeys = (program: Command): void => {
         withStore(async (store) => {
           const revoked = await deleteApiKey(store, keyId, metadata);
           // The decider refuses a revoked key as the resource API does (409); for the operator it is done already.
-          const changed = !(isLeft(revoked) && revoked.left._tag === 'Conflict' && revoked.left.reason === 'deleted');
-          if (isLeft(revoked) && changed) return refusedBy(revoked.left);
+          const changed = !(isLeft(revoked) && revoked.left.kind === 'domain' && revoked.left.error._tag === 'Conflict' && revoked.left.error.reason === 'deleted');
+          if (isLeft(revoked) && changed) return refusedBy(revoked.left.error);
           printRecord(options, { api_key_id: keyId, revoked: true, changed }, [
             ['api_key_id', keyId],
             ['revoked', changed ? 'now' : 'already'],

@@ -68,7 +68,7 @@ export const registerDeliveries = (program: Command): void => {
           const results: { delivery_id: string; resent: boolean; refused?: string }[] = [];
           for (const id of ids) {
             const resent = await resendDelivery(store, keys, id, metadata);
-            results.push({ delivery_id: id, resent: !isLeft(resent), ...(isLeft(resent) ? { refused: resent.left._tag } : {}) });
+            results.push({ delivery_id: id, resent: !isLeft(resent), ...(isLeft(resent) ? { refused: resent.left.error._tag } : {}) });
           }
           keyStore.close();
           printListing(options, results, [

@@ -43,9 +43,9 @@ export const registerTenants = (program: Command): void => {
       action((options: KeyOptions & { name: string }) =>
         withStore(async (store) => {
           const created = await createTenant(store, { name: options.name }, metadata);
-          if (isLeft(created)) return refusedBy(created.left);
+          if (isLeft(created)) return refusedBy(created.left.error);
           const key = await createApiKey(store, { tenantId: created.right.tenantId, scopes: options.scopes, expiration: options.expires ?? null }, metadata);
-          if (isLeft(key)) return refusedBy(key.left);
+          if (isLeft(key)) return refusedBy(key.left.error);
           printNewKey(options, key.right, { name: options.name });
           return DONE;
         }),

@@ -1,7 +1,7 @@
 // Callback delivery end to end: flow events appended to the store become signed POSTs to a
 // receiver on loopback, retried, abandoned, and followed by the destruction of the flow's key.
 import test from 'ava';
-import { isLeft, isRight } from 'fp-ts/lib/Either.js';
+import { isRight } from 'fp-ts/lib/Either.js';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
 import { createTenant } from '../src/tenancy/commands.js';
@@ -81,7 +81,7 @@ test('a receiver that never recovers leads to an abandoned delivery, a destroyed
     const last = events.filter((e) => e.type === 'DeliveryAttemptFailed').at(-1);
     t.is(last?.type === 'DeliveryAttemptFailed' ? last.data.nextAttemptAt : 'missing', null);
     const resent = await resendDelivery(store, dataKeys, id, { actor: 'test' });
-    t.true(isLeft(resent) && resent.left._tag === 'DataGone');
+    t.like(resent, { _tag: 'Left', left: { kind: 'domain', error: { _tag: 'DataGone' } } });
     t.is(receiver.received.length, 3);
   });
 });
@@ -96,7 +96,7 @@ test('a tenant without a callback URL gets no attempt: undeliverable, and a re-s
     const id = deliveryIdOf(tenantId, created!.eventId, 'OFFER_CREATED');
     t.is((await eventuallyDelivery(store, id, ended)).status, 'undeliverable');
     t.is(receiver.received.length, 0);
-    t.true(isLeft(await resendDelivery(store, dataKeys, bootstrapDeliveryId('unknown', 'OFFER_CREATED'), { actor: 'test' })));
+    t.like(await resendDelivery(store, dataKeys, bootstrapDeliveryId('unknown', 'OFFER_CREATED'), { actor: 'test' }), { _tag: 'Left', left: { kind: 'domain', error: { _tag: 'DeliveryNotFound' } } });
 
     const configured = await configureTenantCallback(store, kek, { tenantId, url: receiver.url }, { actor: 'test' });
     if (!isRight(configured)) throw new Error('not configured');
@@ -108,7 +108,7 @@ test('a tenant without a callback URL gets no attempt: undeliverable, and a re-s
     t.is(receiver.received[0]!.headers['webhook-id'], id);
     t.true(hasValidSignature(secret, receiver.received[0]!));
     const delivered = await resendDelivery(store, dataKeys, id, { actor: 'test' });
-    t.true(isLeft(delivered) && delivered.left._tag === 'NotAbandoned', 'a delivered callback is not re-sent');
+    t.like(delivered, { _tag: 'Left', left: { kind: 'domain', error: { _tag: 'NotAbandoned', status: 'delivered' } } }, 'a delivered callback is not re-sent');
   });
 });
 

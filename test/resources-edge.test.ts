@@ -2,7 +2,7 @@
 import test from 'ava';
 import { createPublicKey } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
-import { tenantDid } from '../src/resources/tenantDid.js';
+import { tenantDid } from '../src/resources/didDocument.js';
 import { BOOTSTRAP_TENANT_ID } from '../src/tenancy/bootstrap.js';
 import { supportRequestStream } from '../streams/supportRequest.js';
 import { createApiKey, createTenant } from '../src/tenancy/commands.js';

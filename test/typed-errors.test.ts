@@ -2,7 +2,7 @@
 // problems: reading an uploaded credential, choosing a draft's schema, creating an offer. Each
 // refusal is a value naming what is wrong, and a refused offer writes nothing.
 import test from 'ava';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { isRight } from 'fp-ts/lib/Either.js';
 import { offerStream } from '../streams/offer.js';
 import { fileKek } from '../src/crypto/kek.js';
@@ -11,8 +11,9 @@ import type { CommandError } from '../src/eventstore/handle.js';
 import { createOffer, type CreateOfferDeps } from '../src/issuance/offer/createOffer.js';
 import { DEFAULT_CONFIGURATIONS, parseCredentialConfigurations } from '../src/issuance/configurations.js';
 import { issuanceSecrets } from '../src/issuance/secrets.js';
-import { metaSchemaOf } from '../src/resources/drafts.js';
+import { metaSchemaOf } from '../src/resources/createDraft.js';
 import { readCredential } from '../src/resources/verifiableCredential.js';
+import { createApiKey, createTenant, deleteApiKey } from '../src/tenancy/commands.js';
 import { leftOf, rightOf } from './support/either.js';
 import { withStoreDir } from './support/readmodels.js';
 
@@ -85,4 +86,19 @@ test('a switch over a command error that leaves a kind unmapped does not compile
     }
   };
   t.is(mapped({ kind: 'hook', error: { _tag: 'HookRefused' } }), 'HookRefused');
+});
+
+test('tenancy commands answer the command handler\'s tagged errors, each refusal of the decider as domain', async (t) => {
+  await withStoreDir('typed-errors-', async (_dir, store) => {
+    const metadata = { actor: 'test' };
+    const tenantId = rightOf(await createTenant(store, { name: 'a' }, metadata)).tenantId;
+    t.like(leftOf(await createTenant(store, { name: 'a again', tenantId }, metadata)), { kind: 'domain', error: { _tag: 'TenantExists', tenantId } });
+    const missing = randomUUID();
+    t.deepEqual(leftOf(await createApiKey(store, { tenantId: missing, scopes: ['resources'], expiration: null }, metadata)), { kind: 'domain', error: { _tag: 'TenantNotFound', tenantId: missing } });
+    const keyId = rightOf(await createApiKey(store, { tenantId, scopes: ['resources'], expiration: null }, metadata)).keyId;
+    t.like(leftOf(await createApiKey(store, { tenantId, keyId, scopes: ['resources'], expiration: null }, metadata)), { kind: 'domain', error: { _tag: 'ResourceExists' } });
+    rightOf(await deleteApiKey(store, keyId, metadata));
+    t.like(leftOf(await deleteApiKey(store, keyId, metadata)), { kind: 'domain', error: { _tag: 'Conflict', reason: 'deleted' } });
+    t.like(leftOf(await deleteApiKey(store, randomUUID(), metadata)), { kind: 'domain', error: { _tag: 'ApiKeyNotFound' } });
+  });
 });

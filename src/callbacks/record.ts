@@ -14,7 +14,6 @@ import { delivery, deliveryIdOf, deliveryStream, type CallbackRequest, type Comm
 import {
   formatPosition,
   START,
-  type AppendError,
   type EventStore,
   type Position,
   type RecordedEvent,
@@ -22,7 +21,7 @@ import {
 } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
 import { streamRef } from '../../streams/kernel.js';
-import { handleCommand } from '../eventstore/handle.js';
+import { handleCommand, type CommandError } from '../eventstore/handle.js';
 import { Resubscribing } from '../eventstore/resubscribe.js';
 import { callbackOf, callbackSourceCategories } from './callbackOf.js';
 
@@ -33,10 +32,13 @@ export interface Claim {
   readonly expiresAt: Date;
 }
 
+/** Why nothing was recorded, as the command handler tags it. */
+export type RecordError = CommandError<DomainError>;
+
 /**
  * Records the delivery a source event asks for, claimed at once by `claim` when given (one append:
- * the instance that records it attempts it first). Left(WrongExpectedRevision) means it was
- * already recorded.
+ * the instance that records it attempts it first). A `store` WrongExpectedRevision (or a `domain`
+ * DeliveryExists) means it was already recorded.
  */
 export const recordDelivery = async (
   store: EventStore,
@@ -44,7 +46,7 @@ export const recordDelivery = async (
   callback: CallbackRequest,
   now: Date,
   claim: Claim | undefined,
-): Promise<Either<AppendError | DomainError, { readonly delivery: Delivery; readonly revision: number }>> => {
+): Promise<Either<RecordError, { readonly delivery: Delivery; readonly revision: number }>> => {
   const deliveryId = deliveryIdOf(callback.tenantId, callback.eventId, callback.status);
   const command: Command = {
     type: 'RecordDelivery',
@@ -63,13 +65,7 @@ export const recordDelivery = async (
     metadata: { actor: 'callbacks' },
     loaded: { state: delivery.initialState, expectedRevision: 'no_stream' },
   });
-  if (isLeft(handled)) {
-    switch (handled.left.kind) {
-      case 'domain':
-      case 'store':
-        return left(handled.left.error);
-    }
-  }
+  if (isLeft(handled)) return left(handled.left);
   if (handled.right.state.status === 'none') throw new Error('a recorded delivery folds to a delivery');
   return right({ delivery: handled.right.state, revision: handled.right.revision });
 };

@@ -5,10 +5,11 @@ import { randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { delivery, deliveryStream, type Command, type DomainError } from '../../streams/delivery.js';
 import type { DataKeys } from '../crypto/dataKeys.js';
-import { handleCommand, loadStream, type EventMetadata } from '../eventstore/handle.js';
-import type { AppendError, EventStore } from '../eventstore/port.js';
+import { handleCommand, loadStream, type CommandError, type EventMetadata } from '../eventstore/handle.js';
+import type { EventStore } from '../eventstore/port.js';
 
-export type ResendError = AppendError | DomainError;
+/** Why nothing was re-sent, as the command handler tags it: the decider refused, or the store. */
+export type ResendError = CommandError<DomainError>;
 
 export const resendDelivery = async (
   store: EventStore,
@@ -19,17 +20,11 @@ export const resendDelivery = async (
   // Whether the data still exists is I/O; it is checked before the decision, which re-checks the
   // recorded destruction at the revision it appends at.
   const loaded = await loadStream(store, delivery, deliveryStream(deliveryId));
-  if (isLeft(loaded)) return loaded;
+  if (isLeft(loaded)) return left({ kind: 'store', error: loaded.left });
   const sealed = loaded.right.state.status === 'none' ? undefined : loaded.right.state.callback.sealed;
   const dataExists = !sealed || (await dataKeys.find(sealed.ownerId)) !== undefined;
   const command: Command = { type: 'RequestResend', data: { deliveryId, dataExists, at: new Date().toISOString() } };
   const result = await handleCommand(store, delivery, deliveryStream(deliveryId), command, { commandId: randomUUID(), metadata, loaded: loaded.right });
-  if (isLeft(result)) {
-    switch (result.left.kind) {
-      case 'domain':
-      case 'store':
-        return left(result.left.error);
-    }
-  }
+  if (isLeft(result)) return left(result.left);
   return right({ deliveryId });
 };

@@ -17,7 +17,7 @@ import { OfferStatus } from '../../streams/offer.js';
 import type { PresentedCertificate, ServiceContext } from '../featureContract.js';
 import { conflict, HttpError, invalidValues, notFound } from '../http/problem.js';
 import { requestIdOf } from '../log.js';
-import { resendDelivery } from '../callbacks/resend.js';
+import { resendDelivery, type ResendError } from '../callbacks/resend.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import type { TrustListStore } from '../trust/trustListStore.js';
 import type { LiveStreams } from './live.js';
@@ -65,6 +65,33 @@ export interface ConsoleDeps {
 /** A certificate expiring within this many days is a warning on the dashboard. */
 export const EXPIRY_WARNING_DAYS = 30;
 
+const noDelivery = (): HttpError => new HttpError(notFound('No delivery of this tenant has this id.'));
+
+/** What a refused re-send answers: a switch over each kind and each refusal, without `default:`. */
+const resendProblem = (failed: ResendError): HttpError => {
+  switch (failed.kind) {
+    case 'store':
+      return failed.error._tag === 'WrongExpectedRevision'
+        ? new HttpError(conflict('The delivery changed while the re-send was decided; reload and try again.'))
+        : noDelivery();
+    case 'domain': {
+      const error = failed.error;
+      switch (error._tag) {
+        case 'NotAbandoned':
+          return new HttpError(conflict(`Only an abandoned or undeliverable delivery can be re-sent; this one is ${error.status}.`));
+        case 'DataGone':
+          return new HttpError(conflict('The sealed data of this delivery is destroyed: it cannot be re-sent.'));
+        // The decider refuses a re-send with none of these but the first; each means no delivery to re-send.
+        case 'DeliveryNotFound':
+        case 'DeliveryExists':
+        case 'NotClaimable':
+        case 'ClaimLost':
+          return noDelivery();
+      }
+    }
+  }
+};
+
 export const consoleRouter = ({ context, live, trustLists, certificates }: ConsoleDeps): Router => {
   const { runner, store, dataKeys } = context;
   const router = new Router({ prefix: CONSOLE_API });
@@ -101,19 +128,7 @@ export const consoleRouter = ({ context, live, trustLists, certificates }: Conso
     const found = await findDelivery(runner.db, deliveryId);
     if (!found || found.tenant_id !== principal.tenantId) throw new HttpError(notFound('No delivery of this tenant has this id.'));
     const resent = await resendDelivery(store, dataKeys, deliveryId, { actor: `apikey:${principal.keyId}`, requestId: requestIdOf(ctx) });
-    if (isLeft(resent)) {
-      const error = resent.left;
-      switch (error._tag) {
-        case 'NotAbandoned':
-          throw new HttpError(conflict(`Only an abandoned or undeliverable delivery can be re-sent; this one is ${error.status}.`));
-        case 'DataGone':
-          throw new HttpError(conflict('The sealed data of this delivery is destroyed: it cannot be re-sent.'));
-        case 'WrongExpectedRevision':
-          throw new HttpError(conflict('The delivery changed while the re-send was decided; reload and try again.'));
-        default:
-          throw new HttpError(notFound('No delivery of this tenant has this id.'));
-      }
-    }
+    if (isLeft(resent)) throw resendProblem(resent.left);
     ctx.status = 202;
     ctx.body = { delivery_id: deliveryId, state: 'pending' };
   });

@@ -42,7 +42,7 @@ export const apiKeyRoutes = (router: Router, deps: ResourcesContext): void => {
         { tenantId: principal.tenantId, scopes: principal.scopes, expiration: null, ...body },
         metadataOf(ctx),
       );
-      if (isLeft(created)) throw new Error(`api key not created: ${created.left._tag}`);
+      if (isLeft(created)) throw new Error(`api key not created: ${created.left.error._tag}`);
       await deps.runner.waitFor(created.right.position, deps.config.readYourWritesTimeoutMs);
       const { resource, secret } = created.right;
       return {

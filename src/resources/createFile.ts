@@ -9,7 +9,7 @@ import type { EventMetadata } from '../eventstore/handle.js';
 import type { EventStore } from '../eventstore/port.js';
 import { claimFileContent, releaseFileContentAt } from './fileContent.js';
 import type { BlobNotFound, SameContent } from './problems.js';
-import type { Uploads } from './uploads.js';
+import type { BlobUploads } from './blobUploads.js';
 
 const Filename = t.refinement(t.string, (s) => s.length >= 1 && s.length <= 255 && !/[/\\\u0000-\u001f]/.test(s), 'a file name (1-255 characters, no / or \\)');
 const MediaType = t.refinement(t.string, (s) => /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i.test(s), 'a media type');
@@ -39,7 +39,7 @@ export interface NewFile {
  * with the same content, the spec's 409).
  */
 export const createFile = async (
-  deps: { readonly store: EventStore; readonly uploads: Pick<Uploads, 'find'>; readonly now: () => Date },
+  deps: { readonly store: EventStore; readonly uploads: Pick<BlobUploads, 'find'>; readonly now: () => Date },
   request: CreateFileRequest,
   metadata: EventMetadata,
 ): Promise<Either<CreateFileError, NewFile>> => {

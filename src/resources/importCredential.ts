@@ -14,7 +14,7 @@ import type { EventMetadata } from '../eventstore/handle.js';
 import type { Sqlite } from '../sqlite/connection.js';
 import { openBlob, type BlobContentDeps } from './blobContent.js';
 import type { BlobNotFound, DraftNotFound } from './problems.js';
-import type { Uploads } from './uploads.js';
+import type { BlobUploads } from './blobUploads.js';
 import { firstProof, flavorOf, readCredential, typesOf, type NotACredential, type VerifiableCredential } from './verifiableCredential.js';
 
 /** `POST /credentials`: the request's body. */
@@ -46,7 +46,7 @@ export interface ImportRequest {
 /** What an import reads: the read models, the tenant's uploads and the blobs' bytes. */
 export interface ImportDeps {
   readonly db: Sqlite;
-  readonly uploads: Pick<Uploads, 'find'>;
+  readonly uploads: Pick<BlobUploads, 'find'>;
   readonly content: BlobContentDeps;
   readonly now: () => Date;
 }

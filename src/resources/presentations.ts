@@ -23,7 +23,7 @@ import type { VersionedKind } from './kind.js';
 import { problemOf } from './problems.js';
 import { createResource, readableAddressOf, versionedRoutes } from './routes.js';
 import { DATA_ID_SORT } from './search.js';
-import { tenantDid } from './tenantDid.js';
+import { tenantDid } from './didDocument.js';
 
 export const presentationsKind: VersionedKind<PresentationResourceEvent, KindCommand<CreatePresentation, never>> = {
   path: 'presentations',

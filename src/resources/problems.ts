@@ -2,7 +2,12 @@
 // management API answers (the resource API specification, "Errors"). A switch without `default:`,
 // so a new refusal left unmapped does not compile.
 import { MAX_REVISION } from '../../streams/resource.js';
-import { conflict, HttpError, invalidRequest, invalidValues, notFound, preconditionFailed, problem, unprocessable, type FieldError } from '../http/problem.js';
+import { conflict, contentTooLarge, forbidden, HttpError, invalidRequest, invalidValues, notFound, preconditionFailed, problem, unprocessable, unsupportedMediaType, type FieldError } from '../http/problem.js';
+import type { UploadRefused } from './blobUploads.js';
+import type { TenantNotFound } from './didDocument.js';
+import type { SendRefused } from './sendDidcommMessage.js';
+import type { SupportRequestRefused } from './readSupportRequests.js';
+import { refusalMessage } from '../didcomm/recipient.js';
 import type { IdempotencyError } from './idempotency.js';
 import type { SchemaExists } from './createSchema.js';
 import type { UpdateError } from './update.js';
@@ -28,7 +33,7 @@ export type SchemaRefused = { readonly _tag: 'SchemaChoice' } | { readonly _tag:
 export const SAME_CONTENT = 'A live file with the same content (digest_multibase) exists.';
 
 /** Every refusal of the resources feature's use cases. */
-export type ResourcesError = UpdateError | IdempotencyError | SchemaExists | BlobNotFound | DraftNotFound | SameContent | NotACredential | SchemaRefused | CredentialsRefused;
+export type ResourcesError = UpdateError | IdempotencyError | SchemaExists | BlobNotFound | DraftNotFound | SameContent | NotACredential | SchemaRefused | CredentialsRefused | UploadRefused | TenantNotFound | SendRefused | SupportRequestRefused;
 
 /** A 400 whose detail is its one field's message. */
 const fieldProblem = (location: string, message: string): HttpError => new HttpError(invalidRequest(message, [{ location, message, value: undefined }]));
@@ -80,6 +85,29 @@ export const problemOf = (error: ResourcesError): HttpError => {
       return new HttpError(problem(404, '/problems/not-found', 'Not found', 'A referenced credential does not exist in this tenant.', error.refused));
     case 'CredentialContentGone':
       return new HttpError(problem(410, '/problems/content-gone', 'Content gone', "A referenced credential's content was erased.", error.refused));
+    case 'RecipientRefused':
+      return new HttpError(invalidValues([{ location: 'body.data.to', message: refusalMessage(error.refused), value: undefined }]));
+    case 'ReferencesMissing':
+      return new HttpError(problem(404, '/problems/not-found', 'Not found', 'A referenced resource does not exist in this tenant.', error.missing));
+    case 'SupportRequestNotFound':
+      return new HttpError(notFound('No support request of this tenant has this id.'));
+    case 'NoExport':
+      return new HttpError(notFound('This support request has no export: only a DATA_DUMP request has one, once the operator made it.'));
+    case 'ExportGone':
+      return new HttpError(problem(410, '/problems/export-gone', 'Export gone', 'The export archive was deleted at the end of its retention time; file a new DATA_DUMP request.'));
+    case 'TenantNotFound':
+      return new HttpError(notFound());
+    case 'UploadUrlInvalid':
+      return new HttpError(forbidden('The upload URL is expired or not valid.'));
+    case 'UploadNotRequested':
+      return new HttpError(notFound());
+    case 'UploadedAlready':
+      return new HttpError(conflict('This blob has been uploaded already.'));
+    case 'ContentEncodingUnsupported':
+      return new HttpError(unsupportedMediaType('Content-Encoding is not supported.'));
+    case 'BlobTooLarge':
+      // The rest of the body is not read: the connection cannot carry another request.
+      return new HttpError(contentTooLarge(error.maxBytes), { Connection: 'close' });
     case 'IdempotencyKeyInProgress':
       return new HttpError(conflict('A request with this Idempotency-Key is still being processed; retry later.'));
   }

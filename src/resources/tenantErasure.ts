@@ -44,8 +44,8 @@ export const revokeTenantApiKeys = async (deps: ErasureDeps, tenantId: string): 
     const result = await deleteApiKey(deps.store, key.api_key_id, deps.metadata);
     if (result._tag === 'Left') {
       // Revoked since the read model saw it: done already.
-      if (result.left._tag === 'Conflict') continue;
-      throw new Error(`api key not revoked: ${result.left._tag}`);
+      if (result.left.kind === 'domain' && result.left.error._tag === 'Conflict') continue;
+      throw new Error(`api key not revoked: ${result.left.error._tag}`);
     }
     revoked++;
   }

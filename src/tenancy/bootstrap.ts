@@ -7,13 +7,20 @@ import { countTenants } from '../../projections/tenants.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
 import type { ReadModels } from '../readside/readModels.js';
-import { createApiKey, createTenant, type TenancyError } from './commands.js';
+import { createApiKey, createTenant, type NewApiKeyError, type TenantCommandError } from './commands.js';
 
 export const BOOTSTRAP_TENANT_ID = '00000000-0000-4000-8000-000000000001';
 export const BOOTSTRAP_KEY_ID = '00000000-0000-4000-8000-000000000002';
 
-const alreadyDone = (error: TenancyError): boolean =>
-  error._tag === 'WrongExpectedRevision' || error._tag === 'TenantExists' || error._tag === 'ResourceExists';
+/** Another instance created it first: its append won on `no_stream`, or the decider found it there. */
+const alreadyDone = (error: TenantCommandError | NewApiKeyError): boolean => {
+  switch (error.kind) {
+    case 'store':
+      return error.error._tag === 'WrongExpectedRevision';
+    case 'domain':
+      return error.error._tag === 'TenantExists' || error.error._tag === 'ResourceExists';
+  }
+};
 
 export const bootstrapTenant = async (
   store: EventStore,
@@ -26,14 +33,14 @@ export const bootstrapTenant = async (
   if (countTenants(runner.db) > 0) return;
   const metadata = { actor: 'bootstrap' };
   const tenant = await createTenant(store, { name: 'default', tenantId: BOOTSTRAP_TENANT_ID }, metadata);
-  if (isLeft(tenant) && !alreadyDone(tenant.left)) throw new Error(`bootstrap tenant: ${tenant.left._tag}`);
+  if (isLeft(tenant) && !alreadyDone(tenant.left)) throw new Error(`bootstrap tenant: ${tenant.left.error._tag}`);
   const key = await createApiKey(
     store,
     { tenantId: BOOTSTRAP_TENANT_ID, keyId: BOOTSTRAP_KEY_ID, secret, scopes: allScopes, expiration: null },
     metadata,
   );
   if (isLeft(key)) {
-    if (!alreadyDone(key.left)) throw new Error(`bootstrap API key: ${key.left._tag}`);
+    if (!alreadyDone(key.left)) throw new Error(`bootstrap API key: ${key.left.error._tag}`);
     return;
   }
   await runner.waitFor(key.right.position, readYourWritesMs);

@@ -5,14 +5,18 @@ import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { apiKey, apiKeyStream, type Command as ApiKeyCommand, type DomainError as ApiKeyError, type Scope } from '../../streams/apiKey.js';
 import type { Envelope } from '../../streams/resource.js';
 import { tenant, tenantStream, type Command as TenantCommand, type DomainError as TenantError } from '../../streams/tenant.js';
-import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
-import type { AppendError, EventStore, Position } from '../eventstore/port.js';
+import { handleCommand, type CommandError, type EventMetadata } from '../eventstore/handle.js';
+import type { EventStore, Position } from '../eventstore/port.js';
 import { generateSecret, hashSecret } from './secrets.js';
 
-export type TenancyError =
-  | AppendError
-  | TenantError
-  | ApiKeyError;
+/**
+ * Why a tenancy command wrote nothing, as the command handler tags it: the decider refused
+ * (`domain`) or the store did (`store`: a lost race, a deleted stream). An API key's creation is
+ * also refused when its tenant does not exist (the tenant's TenantNotFound, as `domain`).
+ */
+export type TenantCommandError = CommandError<TenantError>;
+export type ApiKeyCommandError = CommandError<ApiKeyError>;
+export type NewApiKeyError = CommandError<ApiKeyError | Extract<TenantError, { readonly _tag: 'TenantNotFound' }>>;
 
 export interface NewApiKey {
   readonly tenantId: string;
@@ -42,17 +46,11 @@ export const createTenant = async (
   store: EventStore,
   request: { readonly name: string; readonly tenantId?: string },
   metadata: EventMetadata,
-): Promise<Either<TenancyError, { tenantId: string; position: Position }>> => {
+): Promise<Either<TenantCommandError, { tenantId: string; position: Position }>> => {
   const tenantId = request.tenantId ?? randomUUID();
   const command: TenantCommand = { type: 'CreateTenant', data: { tenantId, name: request.name, at: new Date().toISOString() } };
   const result = await handleCommand(store, tenant, tenantStream(tenantId), command, { commandId: randomUUID(), metadata });
-  if (isLeft(result)) {
-    switch (result.left.kind) {
-      case 'domain':
-      case 'store':
-        return left(result.left.error);
-    }
-  }
+  if (isLeft(result)) return left(result.left);
   return right({ tenantId, position: result.right.position! });
 };
 
@@ -60,9 +58,9 @@ export const createApiKey = async (
   store: EventStore,
   request: ApiKeyRequest,
   metadata: EventMetadata,
-): Promise<Either<TenancyError, NewApiKey>> => {
+): Promise<Either<NewApiKeyError, NewApiKey>> => {
   const owner = await store.readStream(tenantStream(request.tenantId), { maxCount: 1 });
-  if (owner._tag !== 'Found') return left({ _tag: 'TenantNotFound', tenantId: request.tenantId });
+  if (owner._tag !== 'Found') return left({ kind: 'domain', error: { _tag: 'TenantNotFound', tenantId: request.tenantId } });
   const keyId = request.keyId ?? randomUUID();
   const secret = request.secret ?? generateSecret();
   const command: ApiKeyCommand = {
@@ -80,13 +78,7 @@ export const createApiKey = async (
     },
   };
   const result = await handleCommand(store, apiKey, apiKeyStream(keyId), command, { commandId: randomUUID(), metadata });
-  if (isLeft(result)) {
-    switch (result.left.kind) {
-      case 'domain':
-      case 'store':
-        return left(result.left.error);
-    }
-  }
+  if (isLeft(result)) return left(result.left);
   const { scopes, expiration } = request;
   const resource = result.right.state.status === 'none' ? undefined : result.right.state.resource;
   if (!resource) throw new Error('an API key without its envelope after its creation');
@@ -97,15 +89,9 @@ export const deleteApiKey = async (
   store: EventStore,
   keyId: string,
   metadata: EventMetadata,
-): Promise<Either<TenancyError, { position: Position }>> => {
+): Promise<Either<ApiKeyCommandError, { position: Position }>> => {
   const command: ApiKeyCommand = { type: 'DeleteApiKey', data: { keyId, at: new Date().toISOString() } };
   const result = await handleCommand(store, apiKey, apiKeyStream(keyId), command, { commandId: randomUUID(), metadata });
-  if (isLeft(result)) {
-    switch (result.left.kind) {
-      case 'domain':
-      case 'store':
-        return left(result.left.error);
-    }
-  }
+  if (isLeft(result)) return left(result.left);
   return right({ position: result.right.position! });
 };

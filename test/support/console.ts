@@ -16,11 +16,11 @@ export const keyWith = async (s: TestService, scopes: readonly Scope[], tenantNa
   let tenantId = BOOTSTRAP_TENANT_ID;
   if (tenantName !== undefined) {
     const tenant = await createTenant(s.service.store, { name: tenantName }, { actor: 'test' });
-    if (isLeft(tenant)) throw new Error(`tenant: ${tenant.left._tag}`);
+    if (isLeft(tenant)) throw new Error(`tenant: ${tenant.left.error._tag}`);
     tenantId = tenant.right.tenantId;
   }
   const key = await createApiKey(s.service.store, { tenantId, scopes: [...scopes], expiration: null }, { actor: 'test' });
-  if (isLeft(key)) throw new Error(`key: ${key.left._tag}`);
+  if (isLeft(key)) throw new Error(`key: ${key.left.error._tag}`);
   await s.service.runner.waitFor(key.right.position, 5000);
   return { tenantId, secret: key.right.secret };
 };
