@@ -2,7 +2,8 @@
 // kind's first event, appended on the new id's stream, where the store lets one creation win.
 import { isLeft } from 'fp-ts/lib/Either.js';
 import type { Event } from '../../streams/event.js';
-import type { AnyKindCommand, Envelope } from '../../streams/resource.js';
+import type { AnyKindCommand, Envelope, ResourceError } from '../../streams/resource.js';
+import type { KindRefusal } from './problems.js';
 import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
 import type { EventStore, Position } from '../eventstore/port.js';
 import type { VersionedKind } from './kind.js';
@@ -18,9 +19,9 @@ export interface Recorded {
  * store refused the event (it was certainly not written), before that: a kind gives up there what
  * it wrote before (a file's content claim).
  */
-export const recordCreation = async <E extends Event, C extends AnyKindCommand>(
+export const recordCreation = async <E extends Event, C extends AnyKindCommand, D extends KindRefusal = ResourceError>(
   store: EventStore,
-  kind: VersionedKind<E, C>,
+  kind: VersionedKind<E, C, D>,
   id: string,
   create: Extract<C, { readonly type: string; readonly data: { readonly at: string } }>,
   metadata: EventMetadata,

@@ -2,6 +2,7 @@
 // (resourceOperations.ts), and the public routes for uploads, published schemas and DID documents.
 import { arrayOf, json, jsonBody, managementAnswers, mergePaths, noAuthentication, object, operation, pathParameter, queryParameter, ref, resourceAnswers, string, uuid } from '../http/openapi/components.js';
 import { resourceSchemas, searchBody } from './openapiSchemas.js';
+import { signingKeyPaths, signingKeySchemas } from './openapiSigningKeys.js';
 import type { Area, Operation, Paths, Schema } from '../http/openapi/types.js';
 import {
   answerHeaders,
@@ -353,7 +354,7 @@ export const resourcesArea: Area = {
     { name: 'resources: did', description: 'The tenant\'s did:web document.' },
     { name: 'public resources', description: 'Uploads, published schemas and DID documents on the public listener; errors are problem details.' },
   ],
-  schemas: { ...resourceSchemas, ...searchSchemas },
-  management: mergePaths(...KINDS.map(versionedPaths), apiKeyPaths(), filePaths(), credentialPaths(), schemaPaths(), draftPaths(), didcommPaths(), presentationPaths(), tenantPaths()),
+  schemas: { ...resourceSchemas, ...signingKeySchemas, ...searchSchemas },
+  management: mergePaths(...KINDS.map(versionedPaths), apiKeyPaths(), filePaths(), credentialPaths(), schemaPaths(), draftPaths(), didcommPaths(), presentationPaths(), tenantPaths(), signingKeyPaths()),
   public: publicPaths,
 };

@@ -7,6 +7,7 @@ import { credentialsKind } from './credentials.js';
 import { FILE_SEARCH } from './files.js';
 import { presentationsKind } from './presentations.js';
 import { schemasKind } from './schemas.js';
+import { signingKeysKind } from './signingKeys.js';
 import { ENVELOPE_ONLY, SEARCH_LIMIT, type DataSearch } from './search.js';
 import { apiKey, arrayOf, json, jsonBody, object, operation, queryParameter, ref, resourceAnswers, string, uuid, type ProblemStatus } from '../http/openapi/components.js';
 import type { Content, Operation, Parameter, Paths, Reference, Response } from '../http/openapi/types.js';
@@ -31,6 +32,7 @@ export const KINDS: readonly KindDocument[] = [
   { path: 'drafts', schema: 'Draft', plural: 'Drafts', one: 'a draft', scope: 'resources', search: ENVELOPE_ONLY },
   { path: 'didcomm-messages', schema: 'DidcommMessage', plural: 'DidcommMessages', one: 'a DIDComm message', scope: 'resources', search: ENVELOPE_ONLY },
   { path: presentationsKind.path, schema: 'Presentation', plural: 'Presentations', one: 'a presentation', scope: presentationsKind.scope, search: presentationsKind.search },
+  { path: signingKeysKind.path, schema: 'SigningKey', plural: 'SigningKeys', one: 'a signing key', scope: signingKeysKind.scope, search: signingKeysKind.search },
 ];
 
 export const tagOf = (path: string): string => `resources: ${path}`;

@@ -6,6 +6,7 @@ import { conflict, HttpError, invalidRequest, invalidValues, notFound, precondit
 import type { IdempotencyError } from './idempotency.js';
 import type { SchemaExists } from './createSchema.js';
 import type { UpdateError } from './update.js';
+import type { CertificateRule, DomainError as SigningKeyError } from '../../streams/signingKey.js';
 import type { NotACredential } from './verifiableCredential.js';
 
 /** The blob a file or credential is made from is not an uploaded, unused blob of the tenant: 404. */
@@ -25,10 +26,21 @@ export type CredentialsRefused = { readonly _tag: 'CredentialsMissing' | 'Creden
 /** Why a draft may not be created with the schema it names: 400. */
 export type SchemaRefused = { readonly _tag: 'SchemaChoice' } | { readonly _tag: 'UnpublishedMetaSchema' };
 
+/** Each rule an uploaded certificate chain must meet (PUT /signing-keys/{id}/certificate), as the 400 names it. */
+const CERTIFICATE_RULES: { readonly [R in CertificateRule]: string } = {
+  leaf_key: 'leaf_key: the leaf certificate does not hold this signing key',
+  not_yet_valid: 'not_yet_valid: the leaf certificate is not valid yet (notBefore is in the future)',
+  expired: 'expired: the leaf certificate has expired (notAfter is past)',
+  issuer_name: "issuer_name: the leaf certificate names the tenant's credential issuer in no subjectAltName (a URI equal to it, or a dNSName equal to its host)",
+};
+
 export const SAME_CONTENT = 'A live file with the same content (digest_multibase) exists.';
 
+/** What a kind's decider may refuse: the refusals every kind shares, and the kinds' own. */
+export type KindRefusal = SigningKeyError;
+
 /** Every refusal of the resources feature's use cases. */
-export type ResourcesError = UpdateError | IdempotencyError | SchemaExists | BlobNotFound | DraftNotFound | SameContent | NotACredential | SchemaRefused | CredentialsRefused;
+export type ResourcesError = UpdateError<KindRefusal> | IdempotencyError | SchemaExists | BlobNotFound | DraftNotFound | SameContent | NotACredential | SchemaRefused | CredentialsRefused;
 
 /** A 400 whose detail is its one field's message. */
 const fieldProblem = (location: string, message: string): HttpError => new HttpError(invalidRequest(message, [{ location, message, value: undefined }]));
@@ -80,6 +92,10 @@ export const problemOf = (error: ResourcesError): HttpError => {
       return new HttpError(problem(404, '/problems/not-found', 'Not found', 'A referenced credential does not exist in this tenant.', error.refused));
     case 'CredentialContentGone':
       return new HttpError(problem(410, '/problems/content-gone', 'Content gone', "A referenced credential's content was erased.", error.refused));
+    case 'CertificateRefused':
+      return fieldProblem('body.chain', CERTIFICATE_RULES[error.rule]);
+    case 'SigningKeyState':
+      return new HttpError(conflict(`The key is ${error.state}: ${error.operation === 'activate' ? (error.state === 'pending' ? 'it has no certificate yet' : error.state === 'active' ? 'it is the active key already' : 'a retired key never becomes active again') : 'a retired key takes no certificate'}.`));
     case 'IdempotencyKeyInProgress':
       return new HttpError(conflict('A request with this Idempotency-Key is still being processed; retry later.'));
   }
