@@ -75,7 +75,11 @@ export const SigningKeyCreated = eventCodec(
     createdAt: t.string,
   }),
 );
-export const SigningKeyCertified = eventCodec('SigningKeyCertified', t.type({ keyId: t.string, certificate: Certificate, certifiedAt: t.string }));
+/** `state`: the key's once certified: `ready`, or `active` for an active key's renewed certificate. */
+export const SigningKeyCertified = eventCodec(
+  'SigningKeyCertified',
+  t.type({ keyId: t.string, certificate: Certificate, state: t.keyof({ ready: null, active: null }), certifiedAt: t.string }),
+);
 export const SigningKeyActivated = eventCodec('SigningKeyActivated', t.type({ keyId: t.string, activatedAt: t.string }));
 /** `replacedBy`: the key of the same role activated in its place. */
 export const SigningKeyRetired = eventCodec('SigningKeyRetired', t.type({ keyId: t.string, replacedBy: t.string, retiredAt: t.string }));
@@ -123,7 +127,7 @@ export const signingKeyResourceChange = (event: SigningKeyEvent): ResourceChange
       };
     }
     case 'SigningKeyCertified':
-      return { op: 'data', at: event.data.certifiedAt, data: certificateData(event.data.certificate) };
+      return { op: 'data', at: event.data.certifiedAt, data: { state: event.data.state, ...certificateData(event.data.certificate) } };
     case 'SigningKeyActivated':
       return { op: 'data', at: event.data.activatedAt, data: { state: 'active', activated_at: event.data.activatedAt } };
     case 'SigningKeyRetired':
@@ -204,7 +208,8 @@ export const signingKey: ResourceDecider<SigningKeyEvent, Command, DomainError> 
             if (current === 'retired') return left({ _tag: 'SigningKeyState', state: current, operation: 'certify' });
             const rule = brokenRule(command.data, data['role'] as SigningKeyRole, data['public_jwk'] as PublicJwk, at);
             if (rule) return left({ _tag: 'CertificateRefused', rule });
-            return right([{ type: 'SigningKeyCertified', data: { keyId, certificate: command.data.certificate, certifiedAt: at } }]);
+            const state = current === 'active' ? 'active' : 'ready';
+            return right([{ type: 'SigningKeyCertified', data: { keyId, certificate: command.data.certificate, state, certifiedAt: at } }]);
           }
           case 'ActivateSigningKey':
             if (current !== 'ready') return left({ _tag: 'SigningKeyState', state: current, operation: 'activate' });
