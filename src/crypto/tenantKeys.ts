@@ -16,6 +16,9 @@ export interface TenantKeyName {
   readonly role: SigningKeyRole;
 }
 
+/** Where a key is: what destroying it needs (the envelope's `key_store` and `token_label` say it). */
+export type KeyLocation = { readonly store: 'file' } | { readonly store: 'pkcs11'; readonly label: string };
+
 /** A tenant key the store has just made: its signer, and what its first event records. */
 export interface TenantKey {
   readonly signer: EcSigner;
@@ -30,7 +33,7 @@ export interface TenantKeyStore {
   /** The signer of a key the store made; undefined once it is destroyed. */
   open(keyId: string, material: KeyMaterial, publicJwk: PublicJwk, dataKeys: DataKeys): Promise<EcSigner | undefined>;
   /** Destroys the key for good (its data key, or its token objects); again is a no-op. */
-  destroy(keyId: string, material: KeyMaterial, dataKeys: DataKeys): Promise<void>;
+  destroy(keyId: string, where: KeyLocation, dataKeys: DataKeys): Promise<void>;
 }
 
 /** The P-256 public JWK with its literal members, as the events record it. */

@@ -27,9 +27,9 @@ export const tokenTenantKeys = (token: Token): TenantKeyStore => ({
     const found = await token.withSession(async (session) => findKey(token, session, material.label, 'private') !== undefined);
     return found ? tokenSigner(token, material.label, publicJwk) : undefined;
   },
-  async destroy(keyId, material, dataKeys) {
-    if (material.store === 'file') return sealedTenantKeys.destroy(keyId, material, dataKeys);
-    const { label } = material;
+  async destroy(keyId, where, dataKeys) {
+    if (where.store === 'file') return sealedTenantKeys.destroy(keyId, where, dataKeys);
+    const { label } = where;
     await token.withSession(async (session) => {
       for (const objectClass of ['private', 'public'] as const) {
         const handle = findKey(token, session, label, objectClass);
