@@ -8,6 +8,7 @@
 //   pending|ready|active --AttachCertificate--> ready (active stays active: a renewed certificate)
 //   ready --ActivateSigningKey--> active
 //   active --RetireSigningKey--> retired        (another key of its role was activated)
+//   any --DestroySigningKey--> destroyed         (the tenant's data erased: its material is destroyed next)
 //
 // The certificate rules are decided on facts the route read from the chain (which key the leaf
 // holds, its validity, whether it names the tenant's credential issuer), so the rules stay pure.
@@ -39,7 +40,7 @@ export const SIGNING_KEY_KIND = { name: 'signing-key', version: 1 } as const;
 export const SigningKeyRole = t.keyof({ access: null, issuer: null }, 'SigningKeyRole');
 export type SigningKeyRole = t.TypeOf<typeof SigningKeyRole>;
 
-export type SigningKeyState = 'pending' | 'ready' | 'active' | 'retired';
+export type SigningKeyState = 'pending' | 'ready' | 'active' | 'retired' | 'destroyed';
 
 /** The private scalar of a P-256 key (JWK `d`), what the file store seals. */
 export const SIGNING_KEY_PRIVATE = sealedPurpose('signing-key-private', t.type({ d: t.string }));
@@ -87,8 +88,11 @@ export const SigningKeyRetired = eventCodec('SigningKeyRetired', t.type({ keyId:
 /** The resource API's shared changes: SigningKeyAnnotationsUpdated, ...LabelsUpdated, ...Deleted, ...Restored, each `{keyId, ...}`. */
 const shared = sharedEvents('SigningKey', 'keyId');
 
+/** The tenant's data is erased: the key's material is destroyed (after this event), and it never signs again. */
+export const SigningKeyDestroyed = eventCodec('SigningKeyDestroyed', t.type({ keyId: t.string, destroyedAt: t.string }));
+
 /** Every event a signing-key stream can hold. */
-export const SigningKeyEvent = t.union([SigningKeyCreated, SigningKeyCertified, SigningKeyActivated, SigningKeyRetired, ...shared.codecs]);
+export const SigningKeyEvent = t.union([SigningKeyCreated, SigningKeyCertified, SigningKeyActivated, SigningKeyRetired, SigningKeyDestroyed, ...shared.codecs]);
 export type SigningKeyEvent = t.TypeOf<typeof SigningKeyEvent>;
 
 const certificateData = (certificate: Certificate | null) => ({
@@ -132,6 +136,8 @@ export const signingKeyResourceChange = (event: SigningKeyEvent): ResourceChange
       return { op: 'data', at: event.data.activatedAt, data: { state: 'active', activated_at: event.data.activatedAt } };
     case 'SigningKeyRetired':
       return { op: 'data', at: event.data.retiredAt, data: { state: 'retired', retired_at: event.data.retiredAt, replaced_by: event.data.replacedBy } };
+    case 'SigningKeyDestroyed':
+      return { op: 'data', at: event.data.destroyedAt, data: { state: 'destroyed' } };
   }
 };
 
@@ -156,7 +162,10 @@ export type ActivateSigningKey = { readonly type: 'ActivateSigningKey'; readonly
 /** The service retires the active key a newly activated one replaces. */
 export type RetireSigningKey = { readonly type: 'RetireSigningKey'; readonly data: Target & { readonly replacedBy: string } };
 
-export type Command = KindCommand<CreateSigningKey, never> | AttachCertificate | ActivateSigningKey | RetireSigningKey;
+/** The tenant's erasure (src/resources/tenantErasure.ts): for the key's own tenant, in any state, without If-Match. */
+export type DestroySigningKey = { readonly type: 'DestroySigningKey'; readonly data: { readonly tenantId: string; readonly id: string; readonly at: string } };
+
+export type Command = KindCommand<CreateSigningKey, never> | AttachCertificate | ActivateSigningKey | RetireSigningKey | DestroySigningKey;
 
 /** The rule an uploaded certificate breaks (400, named). */
 export type CertificateRule = 'leaf_key' | 'not_yet_valid' | 'expired' | 'issuer_name';
@@ -195,6 +204,12 @@ export const signingKey: ResourceDecider<SigningKeyEvent, Command, DomainError> 
   ...signingKeyResource,
   decide: (command, state) => {
     switch (command.type) {
+      case 'DestroySigningKey': {
+        const current = envelopeOf(state);
+        if (!current || current.tenantId !== command.data.tenantId) return left({ _tag: 'NotFound' });
+        if (stateOf(current.data) === 'destroyed') return right([]);
+        return right([{ type: 'SigningKeyDestroyed', data: { keyId: command.data.id, destroyedAt: command.data.at } }]);
+      }
       case 'AttachCertificate':
       case 'ActivateSigningKey':
       case 'RetireSigningKey': {
@@ -205,7 +220,7 @@ export const signingKey: ResourceDecider<SigningKeyEvent, Command, DomainError> 
         const current = stateOf(data);
         switch (command.type) {
           case 'AttachCertificate': {
-            if (current === 'retired') return left({ _tag: 'SigningKeyState', state: current, operation: 'certify' });
+            if (current === 'retired' || current === 'destroyed') return left({ _tag: 'SigningKeyState', state: current, operation: 'certify' });
             const rule = brokenRule(command.data, data['role'] as SigningKeyRole, data['public_jwk'] as PublicJwk, at);
             if (rule) return left({ _tag: 'CertificateRefused', rule });
             const state = current === 'active' ? 'active' : 'ready';

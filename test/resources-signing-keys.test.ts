@@ -12,6 +12,7 @@ import { decodeRecorded } from '../streams/event.js';
 import { SIGNING_KEY_PRIVATE, signingKeyOwner, signingKeyStream, signingKey } from '../streams/signingKey.js';
 import { certifyPublicKey, certificatesFromPem, certificatesToPem, createCertificateAuthority, DAY_MS, EC_P256, hostSubjectAltName, subjectAltNamesOf, type CertifiedKey } from '../src/crypto/certificates.js';
 import { x509 } from '../src/crypto/x509.js';
+import { destroyTenantSigningKeys } from '../src/resources/tenantErasure.js';
 import { createApiKey, createTenant } from '../src/tenancy/commands.js';
 import { tenantCredentialIssuer } from '../src/tenantIdentity/ports.js';
 import { withTestService, type TestService } from './support/service.js';
@@ -321,5 +322,36 @@ test('file store: the private key is sealed in its event, never clear on disk (i
       const bytes = await readFile(path);
       for (const encoding of encodings) t.false(bytes.includes(encoding), `${path} holds the private key`);
     }
+  });
+});
+
+test('a tenant\'s erasure destroys its signing keys: recorded destroyed (the port answers none at once), the data key gone, another tenant\'s key untouched', async (t) => {
+  await withTestService(async (s) => {
+    const tenantId = await tenantOf(s);
+    const created = await makeKey(s, { role: 'issuer', development_chain: true });
+    await activate(s, created);
+    const { tenantKeys, dataKeys, keys } = s.service.context;
+    t.truthy(await tenantKeys.active(tenantId, 'issuer'), 'kept in memory before the erasure');
+    const other = await createTenant(s.service.store, { name: 'other' }, { actor: 'test' });
+    if (isLeft(other)) throw new Error('tenant');
+    const otherKey = await createApiKey(s.service.store, { tenantId: other.right.tenantId, scopes: ['admin'], expiration: null }, { actor: 'test' });
+    if (isLeft(otherKey)) throw new Error('key');
+    await s.service.runner.waitFor(otherKey.right.position, 5000);
+    const theirs = await makeKey(s, { role: 'issuer', development_chain: true }, otherKey.right.secret);
+
+    const destroyed = await destroyTenantSigningKeys(
+      { db: s.service.runner.db, store: s.service.store, metadata: { actor: 'test' }, tenantKeys: keys.tenantKeys, dataKeys, now: () => new Date() },
+      tenantId,
+    );
+    t.is(destroyed, 1);
+    t.is(await dataKeys.find(signingKeyOwner(created.id)), undefined, 'the data key sealing it is gone');
+    const stream = await s.service.store.readStream(signingKeyStream(created.id));
+    const last = stream._tag === 'Found' ? stream.events[stream.events.length - 1] : undefined;
+    if (!last) throw new Error('no events');
+    t.true(await s.service.runner.waitFor(last.position, 30_000));
+    const read = await s.management(`/signing-keys/${created.id}`);
+    t.like(await read.json(), { data: { state: 'destroyed' } });
+    t.is(await tenantKeys.active(tenantId, 'issuer'), undefined, 'never signs again');
+    t.truthy(await dataKeys.find(signingKeyOwner(theirs.id)), 'the other tenant\'s key is untouched');
   });
 });

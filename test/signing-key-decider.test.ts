@@ -111,3 +111,19 @@ test('given a retired key, a certificate is refused (SigningKeyState); an active
   t.deepEqual(scenario(active, attach(active)), right([renewed]));
   t.like(envelope([...active, renewed]), { data: { state: 'active' } });
 });
+
+test('given a key in any state, when destroyed with its tenant\'s data, then SigningKeyDestroyed (also deleted, without If-Match); again records nothing; then it is never activated or certified', (t) => {
+  const ready: SigningKeyEvent = { type: 'SigningKeyCreated', data: { ...facts('issuer'), certificate, createdAt: AT } };
+  const destroyed: SigningKeyEvent = { type: 'SigningKeyDestroyed', data: { keyId, destroyedAt: LATER } };
+  const destroy = { type: 'DestroySigningKey', data: { tenantId: TENANT, id: keyId, at: LATER } } as const;
+  const deleted: SigningKeyEvent = { type: 'SigningKeyDeleted', data: { keyId, deletedAt: LATER } };
+  for (const given of [[created()], [ready, activated], [ready, activated, retired], [ready, deleted]]) {
+    t.deepEqual(scenario(given, destroy), right([destroyed]));
+  }
+  const gone = [ready, activated, destroyed];
+  t.like(envelope(gone), { data: { state: 'destroyed' } });
+  t.deepEqual(scenario(gone, destroy), right([]));
+  t.deepEqual(scenario(gone, activate(gone)), left({ _tag: 'SigningKeyState', state: 'destroyed', operation: 'activate' }));
+  t.deepEqual(scenario(gone, attach(gone)), left({ _tag: 'SigningKeyState', state: 'destroyed', operation: 'certify' }));
+  t.deepEqual(scenario([ready], { type: 'DestroySigningKey', data: { ...destroy.data, tenantId: 'other' } }), left({ _tag: 'NotFound' }));
+});

@@ -7,8 +7,8 @@ import { bodyProblems, changeProblems, conditionalWrite, create, created, create
 
 const ROLE = { enum: ['access', 'issuer'], description: '`access`: signs request objects (the verifier); `issuer`: signs credentials and status lists.' };
 const STATE = {
-  enum: ['pending', 'ready', 'active', 'retired'],
-  description: '`pending`: no certificate yet; `ready`: certified, not active; `active`: the tenant\'s key of its role; `retired`: replaced by another, never signs again.',
+  enum: ['pending', 'ready', 'active', 'retired', 'destroyed'],
+  description: '`pending`: no certificate yet; `ready`: certified, not active; `active`: the tenant\'s key of its role; `retired`: replaced by another, never signs again; `destroyed`: its material destroyed with the tenant\'s data.',
 };
 
 export const signingKeySchemas: Readonly<Record<string, Schema>> = {

@@ -6,7 +6,7 @@ import { conflict, HttpError, invalidRequest, invalidValues, notFound, precondit
 import type { IdempotencyError } from './idempotency.js';
 import type { SchemaExists } from './createSchema.js';
 import type { UpdateError } from './update.js';
-import type { CertificateRule, DomainError as SigningKeyError } from '../../streams/signingKey.js';
+import type { CertificateRule, DomainError as SigningKeyError, SigningKeyState } from '../../streams/signingKey.js';
 import type { NotACredential } from './verifiableCredential.js';
 
 /** The blob a file or credential is made from is not an uploaded, unused blob of the tenant: 404. */
@@ -32,6 +32,17 @@ const CERTIFICATE_RULES: { readonly [R in CertificateRule]: string } = {
   not_yet_valid: 'not_yet_valid: the leaf certificate is not valid yet (notBefore is in the future)',
   expired: 'expired: the leaf certificate has expired (notAfter is past)',
   issuer_name: "issuer_name: the leaf certificate names the tenant's credential issuer in no subjectAltName (a URI equal to it, or a dNSName equal to its host)",
+};
+
+/** Why a key in a state refuses an operation (409). */
+const SIGNING_KEY_STATE_CONFLICTS: { readonly [O in 'certify' | 'activate']: Partial<Record<SigningKeyState, string>> } = {
+  activate: {
+    pending: 'it has no certificate yet',
+    active: 'it is the active key already',
+    retired: 'a retired key never becomes active again',
+    destroyed: "its material was destroyed with the tenant's data",
+  },
+  certify: { retired: 'a retired key takes no certificate', destroyed: "its material was destroyed with the tenant's data" },
 };
 
 export const SAME_CONTENT = 'A live file with the same content (digest_multibase) exists.';
@@ -95,7 +106,7 @@ export const problemOf = (error: ResourcesError): HttpError => {
     case 'CertificateRefused':
       return fieldProblem('body.chain', CERTIFICATE_RULES[error.rule]);
     case 'SigningKeyState':
-      return new HttpError(conflict(`The key is ${error.state}: ${error.operation === 'activate' ? (error.state === 'pending' ? 'it has no certificate yet' : error.state === 'active' ? 'it is the active key already' : 'a retired key never becomes active again') : 'a retired key takes no certificate'}.`));
+      return new HttpError(conflict(`The key is ${error.state}: ${SIGNING_KEY_STATE_CONFLICTS[error.operation][error.state] ?? 'the change is not allowed'}.`));
     case 'IdempotencyKeyInProgress':
       return new HttpError(conflict('A request with this Idempotency-Key is still being processed; retry later.'));
   }

@@ -15,13 +15,16 @@
 // (types, dates, digests), and what they sealed opens no more. The support requests' messages
 // are kept (their own keys): the record that the tenant asked, and what was done, stays with the
 // operator.
+import { randomUUID } from 'node:crypto';
+import { isLeft } from 'fp-ts/lib/Either.js';
 import { listApiKeys } from '../../projections/apiKeys.js';
 import { listTenantOffers } from '../../projections/offers.js';
 import { listTenantPresentationSessions } from '../../projections/presentations.js';
 import { findTenantResources } from '../../projections/resources.js';
 import { listSupportRequests } from '../../projections/supportRequests.js';
 import { didcommKeyOwner, DIDCOMM_KIND } from '../../streams/didcommMessage.js';
-import { SIGNING_KEY_KIND } from '../../streams/signingKey.js';
+import { SIGNING_KEY_KIND, signingKey, signingKeyStream } from '../../streams/signingKey.js';
+import { handleCommand } from '../eventstore/handle.js';
 import type { TenantKeyStore } from '../crypto/tenantKeys.js';
 import { DRAFT_KIND, draftKeyOwner } from '../../streams/draft.js';
 import { supportExportKeyOwner, type ErasureSummary } from '../../streams/supportRequest.js';
@@ -77,10 +80,16 @@ export const destroyTenantDataKeys = async (deps: ErasureDeps, tenantId: string)
   return owners.length;
 };
 
-/** Destroys the material of every signing key of the tenant (its data key, or its token objects); how many keys. */
-export const destroyTenantSigningKeys = async (deps: Pick<ErasureDeps, 'db' | 'tenantKeys' | 'dataKeys'>, tenantId: string): Promise<number> => {
+/**
+ * Destroys every signing key of the tenant: records it destroyed (so no process signs with it
+ * again), then destroys its material (its data key, or its token objects); how many keys.
+ */
+export const destroyTenantSigningKeys = async (deps: Pick<ErasureDeps, 'db' | 'store' | 'metadata' | 'tenantKeys' | 'dataKeys' | 'now'>, tenantId: string): Promise<number> => {
   const keys = findTenantResources(deps.db, tenantId).filter((resource) => resource.kind.name === SIGNING_KEY_KIND.name);
   for (const key of keys) {
+    const destroy = { type: 'DestroySigningKey', data: { tenantId, id: key.id, at: deps.now().toISOString() } } as const;
+    const recorded = await handleCommand(deps.store, signingKey, signingKeyStream(key.id), destroy, { commandId: randomUUID(), metadata: deps.metadata });
+    if (isLeft(recorded)) throw new Error(`signing key ${key.id} not recorded destroyed: ${recorded.left.error._tag}`);
     const label = key.data['token_label'];
     await deps.tenantKeys.destroy(key.id, key.data['key_store'] === 'pkcs11' && typeof label === 'string' ? { store: 'pkcs11', label } : { store: 'file' }, deps.dataKeys);
   }
