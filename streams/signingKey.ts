@@ -151,6 +151,8 @@ export interface CertificateFacts {
   readonly certificate: Certificate;
   /** The leaf's P-256 public key (x, y), or undefined when it holds no P-256 key. */
   readonly leafKey: { readonly x: string; readonly y: string } | undefined;
+  /** Whether each certificate of the chain is signed by the key of the one after it. */
+  readonly chainLinked: boolean;
   /** Whether a subjectAltName of the leaf names the tenant's credential issuer (certificates.ts `namesIssuer`). */
   readonly namesCredentialIssuer: boolean;
 }
@@ -168,7 +170,7 @@ export type DestroySigningKey = { readonly type: 'DestroySigningKey'; readonly d
 export type Command = KindCommand<CreateSigningKey, never> | AttachCertificate | ActivateSigningKey | RetireSigningKey | DestroySigningKey;
 
 /** The rule an uploaded certificate breaks (400, named). */
-export type CertificateRule = 'leaf_key' | 'not_yet_valid' | 'expired' | 'issuer_name';
+export type CertificateRule = 'leaf_key' | 'chain' | 'not_yet_valid' | 'expired' | 'issuer_name';
 
 export type DomainError =
   | ResourceError
@@ -189,6 +191,7 @@ const stateOf = (data: { readonly [member: string]: unknown }): SigningKeyState 
 /** The first rule the chain breaks for this key, or undefined. */
 const brokenRule = (facts: CertificateFacts, role: SigningKeyRole, publicJwk: { readonly x: string; readonly y: string }, at: string): CertificateRule | undefined => {
   if (!facts.leafKey || facts.leafKey.x !== publicJwk.x || facts.leafKey.y !== publicJwk.y) return 'leaf_key';
+  if (!facts.chainLinked) return 'chain';
   if (Date.parse(at) < Date.parse(facts.certificate.notBefore)) return 'not_yet_valid';
   if (Date.parse(at) >= Date.parse(facts.certificate.notAfter)) return 'expired';
   if (role === 'issuer' && !facts.namesCredentialIssuer) return 'issuer_name';

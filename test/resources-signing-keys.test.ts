@@ -143,6 +143,7 @@ test('a certificate from the tenant\'s CA: ready, its chain and validity shown; 
       ['no issuer name', await chainFor(ca, publicKey, { names: [{ type: 'dns', value: 'elsewhere.example' }] }), /issuer_name/],
       ['another tenant\'s issuer', await chainFor(ca, publicKey, { names: [{ type: 'url', value: tenantCredentialIssuer('https://elsewhere.example', tenantId) }] }), /issuer_name/],
       ['not PEM', 'hello', /PEM/],
+      ['a chain out of order', await chainFor(ca, publicKey, { names: issuerNames(s, tenantId) }).then((pem) => certificatesToPem([certificatesFromPem(pem)[0]!, certificatesFromPem(pem)[0]!])), /chain/],
     ];
     for (const [why, chain, rule] of refusals) {
       const response = await putCertificate(s, created, chain);

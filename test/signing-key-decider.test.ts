@@ -33,7 +33,7 @@ sharedOperationTests({
 const scenario = givenWhen(signingKey);
 const envelope = (given: readonly SigningKeyEvent[]) => signingKey.envelopeOf(stateAfter(signingKey)(given));
 
-const good: CertificateFacts = { certificate, leafKey: { x: publicJwk.x, y: publicJwk.y }, namesCredentialIssuer: true };
+const good: CertificateFacts = { certificate, leafKey: { x: publicJwk.x, y: publicJwk.y }, chainLinked: true, namesCredentialIssuer: true };
 const attach = (given: readonly SigningKeyEvent[], with_: Partial<CertificateFacts> = {}) =>
   ({ type: 'AttachCertificate', data: { ...targetOn(given), ...good, ...with_ } }) as const;
 const activate = (given: readonly SigningKeyEvent[]) => ({ type: 'ActivateSigningKey', data: targetOn(given) }) as const;
@@ -62,6 +62,7 @@ test('given a pending key, when the certificate breaks a rule, then CertificateR
   const given = [created()];
   t.deepEqual(scenario(given, attach(given, { leafKey: { x: 'another', y: publicJwk.y } })), left({ _tag: 'CertificateRefused', rule: 'leaf_key' }));
   t.deepEqual(scenario(given, attach(given, { leafKey: undefined })), left({ _tag: 'CertificateRefused', rule: 'leaf_key' }));
+  t.deepEqual(scenario(given, attach(given, { chainLinked: false })), left({ _tag: 'CertificateRefused', rule: 'chain' }));
   t.deepEqual(scenario(given, attach(given, { certificate: { ...certificate, notBefore: '2026-05-03T00:00:00.000Z' } })), left({ _tag: 'CertificateRefused', rule: 'not_yet_valid' }));
   t.deepEqual(scenario(given, attach(given, { certificate: { ...certificate, notAfter: LATER } })), left({ _tag: 'CertificateRefused', rule: 'expired' }));
   t.deepEqual(scenario(given, attach(given, { namesCredentialIssuer: false })), left({ _tag: 'CertificateRefused', rule: 'issuer_name' }));

@@ -62,7 +62,7 @@ export const signingKeyPaths = (): Paths => {
       put: resourceOperation({
         operationId: 'certifySigningKey',
         summary: 'Give the key its certificate chain',
-        description: 'Refused with 400 naming the rule (`leaf_key`, `not_yet_valid`, `expired`, `issuer_name`) unless the leaf holds the key, is valid now and, for `issuer`, names the tenant\'s credential issuer. A pending key becomes `ready`; an active one keeps signing, with the new chain.',
+        description: 'Refused with 400 naming the rule (`leaf_key`, `chain`, `not_yet_valid`, `expired`, `issuer_name`) unless the leaf holds the key, each certificate is signed by the next, the leaf is valid now and, for `issuer`, names the tenant\'s credential issuer. A pending key becomes `ready`; an active one keeps signing, with the new chain.',
         tags,
         scope: keys.scope,
         parameters: conditionalWrite,

@@ -29,6 +29,7 @@ export type SchemaRefused = { readonly _tag: 'SchemaChoice' } | { readonly _tag:
 /** Each rule an uploaded certificate chain must meet (PUT /signing-keys/{id}/certificate), as the 400 names it. */
 const CERTIFICATE_RULES: { readonly [R in CertificateRule]: string } = {
   leaf_key: 'leaf_key: the leaf certificate does not hold this signing key',
+  chain: 'chain: each certificate must be signed by the next one (leaf first)',
   not_yet_valid: 'not_yet_valid: the leaf certificate is not valid yet (notBefore is in the future)',
   expired: 'expired: the leaf certificate has expired (notAfter is past)',
   issuer_name: "issuer_name: the leaf certificate names the tenant's credential issuer in no subjectAltName (a URI equal to it, or a dNSName equal to its host)",

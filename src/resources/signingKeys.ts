@@ -82,9 +82,11 @@ const factsOf = async (chain: readonly x509.X509Certificate[], issuer: string): 
   } catch {
     leafKey = undefined;
   }
+  const links = await Promise.all(chain.slice(1).map((next, i) => chain[i]!.verify({ publicKey: next.publicKey, signatureOnly: true }).catch(() => false)));
   return {
     certificate: { chain: certificatesToPem(chain), notBefore: leaf.notBefore.toISOString(), notAfter: leaf.notAfter.toISOString() },
     leafKey,
+    chainLinked: links.every(Boolean),
     namesCredentialIssuer: namesIssuer(leaf, issuer),
   };
 };
