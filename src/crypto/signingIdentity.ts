@@ -1,6 +1,7 @@
 // The connector's two signing identities (the Relying Party's access certificate and the Issuer
 // Signing Certificate): a chain and the signer of its leaf's key, loaded from files or, in
-// development, generated once in DATA_DIR; development chains for the ops tool.
+// development, generated once in DATA_DIR; development chains for the ops tool; and the deployment's
+// development CA, which certifies tenants' own keys that ask for a development chain.
 import { webcrypto } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
