@@ -176,7 +176,7 @@ export type DomainError =
   | ResourceError
   | { readonly _tag: 'CertificateRefused'; readonly rule: CertificateRule }
   /** The key's state does not allow the change (409). */
-  | { readonly _tag: 'SigningKeyState'; readonly state: SigningKeyState; readonly operation: 'certify' | 'activate' };
+  | { readonly _tag: 'SigningKeyState'; readonly state: SigningKeyState; readonly operation: 'certify' | 'activate' | 'delete' };
 
 const signingKeyResource = resourceKind<SigningKeyEvent, CreateSigningKey>({
   category,
@@ -199,7 +199,8 @@ const brokenRule = (facts: CertificateFacts, role: SigningKeyRole, publicJwk: { 
 };
 
 /**
- * The signing-key kind's rules: created once, the changes every kind shares, and its own: a
+ * The signing-key kind's rules: created once, the changes every kind shares (but the active key
+ * is not deleted), and its own: a
  * certificate for the key (not once retired), activation of a key with a certificate, retirement
  * of an active key. Retiring a key that is not active records nothing (a repeated activation's step).
  */
@@ -207,6 +208,12 @@ export const signingKey: ResourceDecider<SigningKeyEvent, Command, DomainError> 
   ...signingKeyResource,
   decide: (command, state) => {
     switch (command.type) {
+      case 'Delete': {
+        // The active key is not deleted: the tenant would sign with nothing of its own. Activate another first.
+        const admitted = admitsChange(envelopeOf(state), command.data, false);
+        if (isLeft(admitted) || stateOf(admitted.right.data) !== 'active') return signingKeyResource.decide(command, state);
+        return left({ _tag: 'SigningKeyState', state: 'active', operation: 'delete' });
+      }
       case 'DestroySigningKey': {
         const current = envelopeOf(state);
         if (!current || current.tenantId !== command.data.tenantId) return left({ _tag: 'NotFound' });

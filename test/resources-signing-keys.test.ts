@@ -212,6 +212,11 @@ test('activation: the key becomes the tenant\'s active key of its role, the one 
     t.deepEqual(history.items.map((e) => e.data['state']), ['ready', 'active', 'retired']);
     t.like(await (await s.management(`/signing-keys/${access.id}`)).json(), { data: { state: 'active' } }, 'the other role\'s key is not touched');
 
+    const activeSecond = (await (await s.management(`/signing-keys/${second.id}`)).json()) as Envelope;
+    const deleteActive = await s.management(`/signing-keys/${second.id}`, { method: 'DELETE', headers: { 'If-Match': activeSecond.etag } });
+    t.is(deleteActive.status, 409);
+    t.regex(((await deleteActive.json()) as { detail: string }).detail, /active key is not deleted/);
+
     const again = await activate(s, retired);
     t.is(again.status, 409);
     t.regex(((await again.json()) as { detail: string }).detail, /retired/);

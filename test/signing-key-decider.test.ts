@@ -104,6 +104,15 @@ test('given an active key, when retired, then SigningKeyRetired naming its repla
   t.deepEqual(scenario([ready], retire([ready])), right([]));
 });
 
+test('given the active key, when deleted, then SigningKeyState (activate another first); a stale If-Match is still PreconditionFailed; a retired key is deleted', (t) => {
+  const ready: SigningKeyEvent = { type: 'SigningKeyCreated', data: { ...facts('issuer'), certificate, createdAt: AT } };
+  const active = [ready, activated];
+  t.deepEqual(scenario(active, { type: 'Delete', data: targetOn(active) }), left({ _tag: 'SigningKeyState', state: 'active', operation: 'delete' }));
+  t.deepEqual(scenario(active, { type: 'Delete', data: targetOn(active, { revision: 1 }) }), left({ _tag: 'PreconditionFailed' }));
+  const gone = [...active, retired];
+  t.deepEqual(scenario(gone, { type: 'Delete', data: targetOn(gone) }), right([{ type: 'SigningKeyDeleted', data: { keyId, deletedAt: LATER } }]));
+});
+
 test('given a retired key, a certificate is refused (SigningKeyState); an active key takes a renewed one and stays active', (t) => {
   const ready: SigningKeyEvent = { type: 'SigningKeyCreated', data: { ...facts('issuer'), certificate, createdAt: AT } };
   const gone = [ready, activated, retired];

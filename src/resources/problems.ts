@@ -36,7 +36,7 @@ const CERTIFICATE_RULES: { readonly [R in CertificateRule]: string } = {
 };
 
 /** Why a key in a state refuses an operation (409). */
-const SIGNING_KEY_STATE_CONFLICTS: { readonly [O in 'certify' | 'activate']: Partial<Record<SigningKeyState, string>> } = {
+const SIGNING_KEY_STATE_CONFLICTS: { readonly [O in 'certify' | 'activate' | 'delete']: Partial<Record<SigningKeyState, string>> } = {
   activate: {
     pending: 'it has no certificate yet',
     active: 'it is the active key already',
@@ -44,6 +44,7 @@ const SIGNING_KEY_STATE_CONFLICTS: { readonly [O in 'certify' | 'activate']: Par
     destroyed: "its material was destroyed with the tenant's data",
   },
   certify: { retired: 'a retired key takes no certificate', destroyed: "its material was destroyed with the tenant's data" },
+  delete: { active: 'the active key is not deleted; activate another key of its role first' },
 };
 
 export const SAME_CONTENT = 'A live file with the same content (digest_multibase) exists.';
