@@ -10,6 +10,7 @@ import { allProjections } from '../projections/index.js';
 import type { Projection } from '../projections/projection.js';
 import { findSupportRequest, listSupportRequests, supportRequestsProjection, type SupportRequestRow } from '../projections/supportRequests.js';
 import { openKeyStore } from '../src/app/keyStore.js';
+import type { KeyStore } from '../src/crypto/keyStore.js';
 import { blobDirectory, sealedBlobStore } from '../src/blobStore.js';
 import type { Config } from '../src/config/config.js';
 import { dataKeys, type DataKeys } from '../src/crypto/dataKeys.js';
@@ -27,11 +28,11 @@ interface NoteOption extends JsonOption {
   readonly note?: string;
 }
 
-/** Runs `body` with the service's data keys (the KEK from its key store). */
-const withDataKeys = async <T>(store: EventStore, config: Config, body: (keys: DataKeys) => Promise<T>): Promise<T> => {
+/** Runs `body` with the service's data keys (the KEK from its key store) and the key store. */
+const withDataKeys = async <T>(store: EventStore, config: Config, body: (keys: DataKeys, keyStore: KeyStore) => Promise<T>): Promise<T> => {
   const keyStore = await openKeyStore(config, log);
   try {
-    return await body(dataKeys(store, keyStore.kek));
+    return await body(dataKeys(store, keyStore.kek), keyStore);
   } finally {
     keyStore.close();
   }
@@ -77,13 +78,14 @@ const work = (run: Work, noteRequired: boolean, projections: readonly Projection
   action((requestId: string, options: NoteOption) => {
     if (noteRequired && (options.note === undefined || options.note.trim() === '')) return Promise.resolve(refuse('error: --note TEXT is required: say what was done, or why not'));
     return withStore((store, config) =>
-      withDataKeys(store, config, async (keys) => {
+      withDataKeys(store, config, async (keys, keyStore) => {
         const blobDir = blobDirectory(config);
         const done = await withFreshReadModels(store, projections, async (db) =>
           run(
             {
               store,
               dataKeys: keys,
+              tenantKeys: keyStore.tenantKeys,
               db,
               blobs: await sealedBlobStore(blobDir),
               archives: exportArchives(exportDirectory(blobDir)),

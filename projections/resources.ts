@@ -10,6 +10,7 @@ import { decodeRecorded, inCategory } from '../streams/event.js';
 import { file, fileResourceChange } from '../streams/file.js';
 import { SCHEMA_KIND, schema, schemaResourceChange } from '../streams/schema.js';
 import { CREDENTIAL_CONFIGURATION_KIND, credentialConfiguration, credentialConfigurationResourceChange } from '../streams/credentialConfiguration.js';
+import { SIGNING_KEY_KIND, signingKey, signingKeyResourceChange, type SigningKeyRole } from '../streams/signingKey.js';
 import { etagOf, type Envelope, type ResourceChange, type ResourceData, type StringMap } from '../streams/resource.js';
 import type { RecordedEvent } from '../streams/kernel.js';
 import { presentationResourceChange, verifiablePresentation } from '../streams/verifiablePresentation.js';
@@ -25,6 +26,7 @@ const sources: readonly { readonly category: string; readonly changeOf: (recorde
   { category: didcommMessage.category, changeOf: (recorded) => didcommResourceChange(decodeRecorded(didcommMessage.codec, recorded)) },
   { category: verifiablePresentation.category, changeOf: (recorded) => presentationResourceChange(decodeRecorded(verifiablePresentation.codec, recorded)) },
   { category: credentialConfiguration.category, changeOf: (recorded) => credentialConfigurationResourceChange(decodeRecorded(credentialConfiguration.codec, recorded)) },
+  { category: signingKey.category, changeOf: (recorded) => signingKeyResourceChange(decodeRecorded(signingKey.codec, recorded)) },
 ];
 
 const COLUMNS = `
@@ -234,3 +236,30 @@ export const liveCredentialConfigurationRevisions = (db: SqlReader, tenantId: st
     tenantId,
     CREDENTIAL_CONFIGURATION_KIND.name,
   ]);
+/** The tenant's resources of one kind, latest revision, oldest first. */
+export const findTenantResourcesOfKind = (db: SqlReader, tenantId: string, kind: string): Envelope[] =>
+  db.all<ResourceRow>('SELECT * FROM resources WHERE tenant_id = ? AND kind = ? ORDER BY created_at, id', [tenantId, kind]).map(envelopeOfRow);
+
+/**
+ * The tenant's active, live signing key of `role`. Activation retires the key it replaces in a
+ * second step; should that step not have happened yet, the key activated last is the active one.
+ */
+export const findActiveSigningKey = (db: SqlReader, tenantId: string, role: SigningKeyRole): Envelope | undefined => {
+  const row = db.get<ResourceRow>(
+    `SELECT * FROM resources WHERE tenant_id = ? AND kind = ? AND deleted_at IS NULL
+       AND json_extract(data, '$.state') = 'active' AND json_extract(data, '$.role') = ?
+     ORDER BY json_extract(data, '$.activated_at') DESC, id LIMIT 1`,
+    [tenantId, SIGNING_KEY_KIND.name, role],
+  );
+  return row && envelopeOfRow(row);
+};
+
+/** The tenant's active, live signing keys of `role` other than `keyId`: those its activation retires. */
+export const findOtherActiveSigningKeys = (db: SqlReader, tenantId: string, role: SigningKeyRole, keyId: string): string[] =>
+  db
+    .all<{ id: string }>(
+      `SELECT id FROM resources WHERE tenant_id = ? AND kind = ? AND id <> ? AND deleted_at IS NULL
+         AND json_extract(data, '$.state') = 'active' AND json_extract(data, '$.role') = ? ORDER BY id`,
+      [tenantId, SIGNING_KEY_KIND.name, keyId, role],
+    )
+    .map((row) => row.id);

@@ -27,6 +27,7 @@ import { dataKeys } from '../crypto/dataKeys.js';
 import { openKeyStore } from './keyStore.js';
 import { features as allFeatures, type TenantIdentityPorts } from './features.js';
 import { bootstrapTenant } from '../tenancy/bootstrap.js';
+import { tenantSigningKeys } from '../tenantIdentity/signingKeys.js';
 
 export interface Service<R extends ReadModels = ProjectionRunner> {
   readonly store: EventStore;
@@ -136,10 +137,11 @@ const compose = async <R extends Closable>(config: Config, log: Logger, role: Ro
       log.info('answering probes, catching up with the event store', urls);
     }
     await role.prepare(runner, store);
+    const serviceDataKeys = dataKeys(store, keys.kek);
     context = {
-      config, log, metrics, store, runner, keys, kek: keys.derivationRoot, dataKeys: dataKeys(store, keys.kek),
-      // Until tenants can hold keys and registrations of their own (issue 38), none has any.
-      tenantKeys: role.tenantIdentity?.tenantKeys ?? { active: async () => undefined },
+      config, log, metrics, store, runner, keys, kek: keys.derivationRoot, dataKeys: serviceDataKeys,
+      tenantKeys: role.tenantIdentity?.tenantKeys ?? tenantSigningKeys({ store, runner, keys, dataKeys: serviceDataKeys }),
+      // Until tenants can hold registrations of their own (issue 38), none has any.
       verifierRegistrations: role.tenantIdentity?.verifierRegistrations ?? { of: () => undefined },
     };
     features = await allFeatures(context, role.tenantIdentity);

@@ -267,6 +267,8 @@ const variables = {
   blobMaxBytes: withDefault('BLOB_MAX_BYTES', integerFromString(1, 1_073_741_824), '10485760'),
   /** The blob store's directory; unset means DATA_DIR/blobs. Instances of one deployment share it. */
   blobDir: optional('BLOB_DIR', NonEmptyText),
+  /** `POST /signing-keys` may ask for `development_chain` (a tenant key certified at once by DATA_DIR's development CA); false: 403. */
+  allowDevelopmentChains: withDefault('ALLOW_DEVELOPMENT_CHAINS', BooleanFromString, 'true'),
   /** How long a deleted credential or file may be restored; then its content key is destroyed and its blob removed. */
   restoreWindowSeconds: withDefault('RESTORE_WINDOW_SECONDS', integerFromString(0, 31_622_400), '604800'),
   /** How often the blob sweeper runs (removes shredded, expired and unreferenced blob files). */

@@ -80,7 +80,8 @@ export const DAY_MS = 24 * 60 * 60 * 1000;
 
 const COUNTRY = /^[A-Z]{2}$/;
 
-const distinguishedName = (options: CertificateOptions): string => {
+/** `C=<country>, CN=<commonName>` (or the CN alone), escaped. */
+export const distinguishedName = (options: Pick<CertificateOptions, 'commonName' | 'country'>): string => {
   const cn = `CN=${options.commonName.replace(/([,+"\\<>;=])/g, '\\$1')}`;
   if (options.country === undefined) return cn;
   if (!COUNTRY.test(options.country)) throw new Error(`country ${JSON.stringify(options.country)} is not an ISO 3166-1 alpha-2 code (two capital letters)`);

@@ -1,6 +1,7 @@
 // The connector's two signing identities (the Relying Party's access certificate and the Issuer
 // Signing Certificate): a chain and the signer of its leaf's key, loaded from files or, in
-// development, generated once in DATA_DIR; development chains for the ops tool.
+// development, generated once in DATA_DIR; development chains for the ops tool; and the deployment's
+// development CA, which certifies tenants' own keys that ask for a development chain.
 import { webcrypto } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -146,11 +147,18 @@ const setAsideDevelopmentIdentity = async (dir: string, kept: SigningIdentity): 
   return target;
 };
 
-const generateDevelopmentIdentity = async (dir: string, source: SigningIdentitySource): Promise<void> => {
-  await mkdir(source.dataDir, { recursive: true, mode: 0o700 });
-  const staging = await mkdtemp(join(source.dataDir, `.${source.name}-identity-`));
+const generateDevelopmentIdentity = (dir: string, source: SigningIdentitySource): Promise<void> =>
+  writeOnce(source.dataDir, dir, `.${source.name}-identity-`, (staging) => writeDevelopmentChain(staging, source));
+
+/**
+ * Fills `dir` (in `dataDir`) by `write` under a temporary name and renames it into place, so of two
+ * processes doing it at once both end up with the same one.
+ */
+const writeOnce = async (dataDir: string, dir: string, prefix: string, write: (staging: string) => Promise<void>): Promise<void> => {
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const staging = await mkdtemp(join(dataDir, prefix));
   try {
-    await writeDevelopmentChain(staging, source);
+    await write(staging);
     await rename(staging, dir);
   } catch (err) {
     await rm(staging, { recursive: true, force: true });
@@ -203,6 +211,45 @@ const developmentCa = async (commonName: string, subjectAltNames: readonly Subje
   const ca = await createCertificateAuthority({ commonName: `${commonName} CA`, country, notBefore, notAfter: new Date(notBefore.getTime() + 3650 * DAY_MS), pathLength: 0 });
   return { ca, leafOptions: { commonName, country, notBefore, subjectAltNames } satisfies CertificateOptions };
 };
+
+const DEVELOPMENT_CA_DIR = 'development-ca';
+
+/**
+ * The deployment's development CA, which certifies tenants' keys at once when they ask for a
+ * development chain (ALLOW_DEVELOPMENT_CHAINS): made once into `DATA_DIR/development-ca/` (`ca.pem`,
+ * `ca-key.pem`, mode 0600) and reused on every start, so verifiers can trust its certificate.
+ */
+export const loadDevelopmentCa = async (dataDir: string, commonName: string): Promise<CertifiedKey> => {
+  const dir = join(dataDir, DEVELOPMENT_CA_DIR);
+  const read = async (): Promise<CertifiedKey> => {
+    const [certificatePem, keyPem] = await Promise.all([readFile(join(dir, DEV_CA), 'utf8'), readFile(join(dir, DEV_CA_KEY), 'utf8')]);
+    const [certificate] = certificatesFromPem(certificatePem);
+    if (!certificate) throw new Error(`${dir}: no CA certificate`);
+    return { certificate, keys: { privateKey: await privateKeyFromPem(keyPem), publicKey: await certificate.publicKey.export(EC_P256, ['verify']) } };
+  };
+  try {
+    return await read();
+  } catch (err) {
+    if (!isErrno(err, 'ENOENT')) throw err;
+  }
+  await writeOnce(dataDir, dir, '.development-ca-', async (staging) => {
+    const { ca } = await developmentCa(commonName, [], DEFAULT_CERTIFICATE_COUNTRY);
+    await writeFile(join(staging, DEV_CA_KEY), await privateKeyToPem(ca.keys.privateKey), { flag: 'wx', mode: 0o600 });
+    await writeFile(join(staging, DEV_CA), certificatesToPem([ca.certificate]), { flag: 'wx', mode: 0o600 });
+  });
+  return read();
+};
+
+/** A development leaf (valid one year) for `publicKey`, certified by `ca`: leaf first, then the CA. */
+export const certifyWithDevelopmentCa = async (
+  ca: CertifiedKey,
+  commonName: string,
+  subjectAltNames: readonly SubjectAltName[],
+  publicKey: CryptoKey,
+): Promise<x509.X509Certificate[]> => [
+  await certifyPublicKey(ca, { commonName, country: DEFAULT_CERTIFICATE_COUNTRY, notBefore: new Date(Date.now() - 60_000), subjectAltNames }, publicKey),
+  ca.certificate,
+];
 
 /**
  * Writes `certificate.pem` (the leaf), `key.pem` (its PKCS#8 key), `ca.pem` and, with

@@ -3,7 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import type { Event } from '../../streams/event.js';
-import type { AnyKindCommand, Envelope, ResourceState } from '../../streams/resource.js';
+import type { AnyKindCommand, Envelope, ResourceError, ResourceState } from '../../streams/resource.js';
+import type { KindRefusal } from './problems.js';
 import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
 import type { EventStore, Position } from '../eventstore/port.js';
 import type { VersionedKind } from './kind.js';
@@ -14,9 +15,9 @@ export interface Recorded {
 }
 
 /** The first event of resource `id`, appended only where its stream does not exist yet. */
-const appendFirst = <E extends Event, C extends AnyKindCommand>(
+const appendFirst = <E extends Event, C extends AnyKindCommand, D extends KindRefusal>(
   store: EventStore,
-  kind: VersionedKind<E, C>,
+  kind: VersionedKind<E, C, D>,
   id: string,
   create: Extract<C, { readonly type: string; readonly data: { readonly at: string } }>,
   metadata: EventMetadata,
@@ -29,7 +30,7 @@ const appendFirst = <E extends Event, C extends AnyKindCommand>(
     loaded: { state: kind.decider.initialState, expectedRevision: 'no_stream' },
   });
 
-const recorded = <E extends Event, C extends AnyKindCommand>(kind: VersionedKind<E, C>, state: ResourceState, position: Position | undefined): Recorded => {
+const recorded = <E extends Event, C extends AnyKindCommand, D extends KindRefusal>(kind: VersionedKind<E, C, D>, state: ResourceState, position: Position | undefined): Recorded => {
   const envelope = kind.decider.envelopeOf(state);
   if (!envelope || !position) throw new Error(`${kind.name} has no envelope after its first event`);
   return { envelope, position };
@@ -41,9 +42,9 @@ const recorded = <E extends Event, C extends AnyKindCommand>(kind: VersionedKind
  * store refused the event (it was certainly not written), before that: a kind gives up there what
  * it wrote before (a file's content claim).
  */
-export const recordCreation = async <E extends Event, C extends AnyKindCommand>(
+export const recordCreation = async <E extends Event, C extends AnyKindCommand, D extends KindRefusal = ResourceError>(
   store: EventStore,
-  kind: VersionedKind<E, C>,
+  kind: VersionedKind<E, C, D>,
   id: string,
   create: Extract<C, { readonly type: string; readonly data: { readonly at: string } }>,
   metadata: EventMetadata,

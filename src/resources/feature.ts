@@ -12,6 +12,7 @@ import { requireKnownApiLine } from './oasVersion.js';
 import { presentationRoutes } from './presentations.js';
 import { rateLimit } from './rateLimit.js';
 import { schemaRoutes } from './schemas.js';
+import { signingKeyRoutes } from './signingKeys.js';
 import { supportRequestRoutes } from './supportRequests.js';
 import { tenantDidRoutes } from './tenantDid.js';
 import { uploads } from './uploads.js';
@@ -24,8 +25,11 @@ import { sealClearBlobs } from './clearBlobSealing.js';
 import { exportArchives, exportDirectory } from './exportArchives.js';
 import { expireExports } from './supportWork.js';
 
-/** The ports the feature uses: `kek` is the derivation root of upload secrets and the tenants' DID keys. */
-export type ResourcesPorts = Pick<ServiceContext, 'config' | 'log' | 'metrics' | 'store' | 'runner' | 'dataKeys' | 'kek'>;
+/**
+ * The ports the feature uses: `kek` is the derivation root of upload secrets and the tenants' DID
+ * keys; `keys` makes tenants' signing keys.
+ */
+export type ResourcesPorts = Pick<ServiceContext, 'config' | 'log' | 'metrics' | 'store' | 'runner' | 'dataKeys' | 'kek' | 'keys'>;
 
 export const resourcesFeature = async (service: ResourcesPorts): Promise<Feature> => {
   const now = (): Date => new Date();
@@ -49,6 +53,7 @@ export const resourcesFeature = async (service: ResourcesPorts): Promise<Feature
   supportRequestRoutes(router, deps, archives);
   didcommRoutes(router, deps);
   credentialConfigurationRoutes(router, deps);
+  signingKeyRoutes(router, deps, service.keys);
   const didDocuments = tenantDidRoutes(router, deps, service.kek);
   let replyExpiry: Periodic | undefined;
   let sweeper: Periodic | undefined;

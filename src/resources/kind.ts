@@ -3,12 +3,13 @@
 import type { Either } from 'fp-ts/lib/Either.js';
 import type { Scope } from '../../streams/apiKey.js';
 import type { Event } from '../../streams/event.js';
-import type { AnyKindCommand, Envelope, ResourceDecider } from '../../streams/resource.js';
+import type { AnyKindCommand, Envelope, ResourceDecider, ResourceError } from '../../streams/resource.js';
 import type { EventMetadata } from '../eventstore/handle.js';
 import type { ApiLine } from './oasVersion.js';
 import type { DataSearch } from './search.js';
 
-export interface VersionedKind<E extends Event, C extends AnyKindCommand> {
+/** `D`: what the kind's decider refuses, the shared refusals and the kind's own (a signing key's certificate rules). */
+export interface VersionedKind<E extends Event, C extends AnyKindCommand, D extends { readonly _tag: string } = ResourceError> {
   /** The path segment: `/api-keys/...`. */
   readonly path: string;
   /** `kind.name` in the envelope. */
@@ -16,7 +17,7 @@ export interface VersionedKind<E extends Event, C extends AnyKindCommand> {
   /** Scope a key needs for every route of the kind. */
   readonly scope: Scope;
   /** The kind's rules and the events its stream records (streams/<kind>.ts). */
-  readonly decider: ResourceDecider<E, C>;
+  readonly decider: ResourceDecider<E, C, D>;
   readonly streamOf: (id: string) => string;
   /** The envelope as a request of this API line sees it (opening sealed data, the line's shape); default as stored. */
   readonly render?: (envelope: Envelope, line: ApiLine) => Promise<Envelope>;

@@ -3,6 +3,7 @@
 import { arrayOf, json, jsonBody, managementAnswers, mergePaths, noAuthentication, object, operation, pathParameter, queryParameter, ref, resourceAnswers, string, uuid } from '../http/openapi/components.js';
 import { resourceSchemas, searchBody } from './openapiSchemas.js';
 import { credentialConfigurationPaths, credentialConfigurationSchemas } from './openapiCredentialConfigurations.js';
+import { signingKeyPaths, signingKeySchemas } from './openapiSigningKeys.js';
 import type { Area, Operation, Paths, Schema } from '../http/openapi/types.js';
 import {
   answerHeaders,
@@ -354,7 +355,7 @@ export const resourcesArea: Area = {
     { name: 'resources: did', description: 'The tenant\'s did:web document.' },
     { name: 'public resources', description: 'Uploads, published schemas and DID documents on the public listener; errors are problem details.' },
   ],
-  schemas: { ...resourceSchemas, ...credentialConfigurationSchemas, ...searchSchemas },
-  management: mergePaths(...KINDS.map(versionedPaths), apiKeyPaths(), filePaths(), credentialPaths(), schemaPaths(), draftPaths(), didcommPaths(), presentationPaths(), tenantPaths(), credentialConfigurationPaths()),
+  schemas: { ...resourceSchemas, ...credentialConfigurationSchemas, ...signingKeySchemas, ...searchSchemas },
+  management: mergePaths(...KINDS.map(versionedPaths), apiKeyPaths(), filePaths(), credentialPaths(), schemaPaths(), draftPaths(), didcommPaths(), presentationPaths(), tenantPaths(), credentialConfigurationPaths(), signingKeyPaths()),
   public: publicPaths,
 };

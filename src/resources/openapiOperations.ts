@@ -8,6 +8,7 @@ import { credentialConfigurationsKind } from './credentialConfigurations.js';
 import { FILE_SEARCH } from './files.js';
 import { presentationsKind } from './presentations.js';
 import { schemasKind } from './schemas.js';
+import { signingKeysKind } from './signingKeys.js';
 import { ENVELOPE_ONLY, SEARCH_LIMIT, type DataSearch } from './search.js';
 import { apiKey, arrayOf, json, jsonBody, object, operation, queryParameter, ref, resourceAnswers, string, uuid, type ProblemStatus } from '../http/openapi/components.js';
 import type { Content, Operation, Parameter, Paths, Reference, Response } from '../http/openapi/types.js';
@@ -40,6 +41,7 @@ export const KINDS: readonly KindDocument[] = [
     scope: credentialConfigurationsKind.scope,
     search: credentialConfigurationsKind.search,
   },
+  { path: signingKeysKind.path, schema: 'SigningKey', plural: 'SigningKeys', one: 'a signing key', scope: signingKeysKind.scope, search: signingKeysKind.search },
 ];
 
 export const tagOf = (path: string): string => `resources: ${path}`;

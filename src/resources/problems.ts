@@ -11,6 +11,7 @@ import { refusalMessage } from '../didcomm/recipient.js';
 import type { IdempotencyError } from './idempotency.js';
 import type { SchemaExists } from './createSchema.js';
 import type { UpdateError } from './update.js';
+import type { CertificateRule, DomainError as SigningKeyError, SigningKeyState } from '../../streams/signingKey.js';
 import type { NotACredential } from './verifiableCredential.js';
 
 /** The blob a file or credential is made from is not an uploaded, unused blob of the tenant: 404. */
@@ -30,10 +31,34 @@ export type CredentialsRefused = { readonly _tag: 'CredentialsMissing' | 'Creden
 /** Why a draft may not be created with the schema it names: 400. */
 export type SchemaRefused = { readonly _tag: 'SchemaChoice' } | { readonly _tag: 'UnpublishedMetaSchema' };
 
+/** Each rule an uploaded certificate chain must meet (PUT /signing-keys/{id}/certificate), as the 400 names it. */
+const CERTIFICATE_RULES: { readonly [R in CertificateRule]: string } = {
+  leaf_key: 'leaf_key: the leaf certificate does not hold this signing key',
+  chain: 'chain: each certificate must be signed by the next one (leaf first)',
+  not_yet_valid: 'not_yet_valid: the leaf certificate is not valid yet (notBefore is in the future)',
+  expired: 'expired: the leaf certificate has expired (notAfter is past)',
+  issuer_name: "issuer_name: the leaf certificate names the tenant's credential issuer in no subjectAltName (a URI equal to it, or a dNSName equal to its host)",
+};
+
+/** Why a key in a state refuses an operation (409). */
+const SIGNING_KEY_STATE_CONFLICTS: { readonly [O in 'certify' | 'activate' | 'delete']: Partial<Record<SigningKeyState, string>> } = {
+  activate: {
+    pending: 'it has no certificate yet',
+    active: 'it is the active key already',
+    retired: 'a retired key never becomes active again',
+    destroyed: "its material was destroyed with the tenant's data",
+  },
+  certify: { retired: 'a retired key takes no certificate', destroyed: "its material was destroyed with the tenant's data" },
+  delete: { active: 'the active key is not deleted; activate another key of its role first' },
+};
+
 export const SAME_CONTENT = 'A live file with the same content (digest_multibase) exists.';
 
+/** What a kind's decider may refuse: the refusals every kind shares, and the kinds' own. */
+export type KindRefusal = SigningKeyError;
+
 /** Every refusal of the resources feature's use cases. */
-export type ResourcesError = UpdateError | IdempotencyError | SchemaExists | BlobNotFound | DraftNotFound | SameContent | NotACredential | SchemaRefused | CredentialsRefused | UploadRefused | TenantNotFound | SendRefused | SupportRequestRefused;
+export type ResourcesError = UpdateError<KindRefusal> | IdempotencyError | SchemaExists | BlobNotFound | DraftNotFound | SameContent | NotACredential | SchemaRefused | CredentialsRefused | UploadRefused | TenantNotFound | SendRefused | SupportRequestRefused;
 
 /** A 400 whose detail is its one field's message. */
 const fieldProblem = (location: string, message: string): HttpError => new HttpError(invalidRequest(message, [{ location, message, value: undefined }]));
@@ -108,6 +133,10 @@ export const problemOf = (error: ResourcesError): HttpError => {
     case 'BlobTooLarge':
       // The rest of the body is not read: the connection cannot carry another request.
       return new HttpError(contentTooLarge(error.maxBytes), { Connection: 'close' });
+    case 'CertificateRefused':
+      return fieldProblem('body.chain', CERTIFICATE_RULES[error.rule]);
+    case 'SigningKeyState':
+      return new HttpError(conflict(`The key is ${error.state}: ${SIGNING_KEY_STATE_CONFLICTS[error.operation][error.state] ?? 'the change is not allowed'}.`));
     case 'IdempotencyKeyInProgress':
       return new HttpError(conflict('A request with this Idempotency-Key is still being processed; retry later.'));
   }

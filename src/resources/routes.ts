@@ -6,7 +6,7 @@ import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { findHistory, findLatest, findRevision, resourcesProjection, type ResourceAddress } from '../../projections/resources.js';
 import { decodeRecorded, type Event } from '../../streams/event.js';
-import { MAX_REVISION, StringMap, type AnyChange, type AnyKindCommand, type Envelope } from '../../streams/resource.js';
+import { MAX_REVISION, StringMap, type AnyChange, type AnyKindCommand, type Envelope, type ResourceError } from '../../streams/resource.js';
 import type { EventMetadata } from '../eventstore/handle.js';
 import type { EventStore, Json } from '../eventstore/port.js';
 import { readJson } from '../http/body.js';
@@ -24,7 +24,7 @@ import { apiLineOf } from './oasVersion.js';
 import type { VersionedKind } from './kind.js';
 import { searcher } from './search.js';
 import { recordCreation, type Recorded } from './create.js';
-import { problemOf } from './problems.js';
+import { problemOf, type KindRefusal } from './problems.js';
 import { updateResource } from './update.js';
 
 /** The addressed resource of the caller's tenant; a malformed id is 400. */
@@ -35,7 +35,7 @@ export const addressOf = (ctx: Context, kind: { readonly name: string }): Resour
 };
 
 /** The tenant whose resource the stream holds, from its first event; undefined if that cannot be read. */
-const ownerOf = async <E extends Event, C extends AnyKindCommand>(store: EventStore, kind: VersionedKind<E, C>, stream: string): Promise<string | undefined> => {
+const ownerOf = async <E extends Event, C extends AnyKindCommand, D extends KindRefusal = ResourceError>(store: EventStore, kind: VersionedKind<E, C, D>, stream: string): Promise<string | undefined> => {
   const read = await store.readStream(stream, { maxCount: 1 });
   const first = read._tag === 'Found' ? read.events[0] : undefined;
   try {
@@ -51,10 +51,10 @@ const ownerOf = async <E extends Event, C extends AnyKindCommand>(store: EventSt
  * 503 instead of that view, another tenant the 404 of any id not its own. The owner comes from
  * the store, since the read model may never have recorded the resource.
  */
-export const readableAddressOf = async <E extends Event, C extends AnyKindCommand>(
+export const readableAddressOf = async <E extends Event, C extends AnyKindCommand, D extends KindRefusal = ResourceError>(
   ctx: Context,
   deps: Pick<ResourcesContext, 'runner' | 'store'>,
-  kind: VersionedKind<E, C>,
+  kind: VersionedKind<E, C, D>,
 ): Promise<ResourceAddress> => {
   const address = addressOf(ctx, kind);
   const stream = kind.streamOf(address.id);
@@ -92,7 +92,7 @@ const conditionalRead = async (ctx: Context, etag: string, body: () => Promise<u
 };
 
 /** The envelope as the kind shows it to this request. */
-export const rendered = async <E extends Event, C extends AnyKindCommand>(kind: VersionedKind<E, C>, ctx: Context, envelope: Envelope): Promise<Envelope> =>
+export const rendered = async <E extends Event, C extends AnyKindCommand, D extends KindRefusal = ResourceError>(kind: VersionedKind<E, C, D>, ctx: Context, envelope: Envelope): Promise<Envelope> =>
   kind.render ? kind.render(envelope, apiLineOf(ctx)) : envelope;
 
 const AnnotationsBody = t.type({ annotations: StringMap });
@@ -106,8 +106,8 @@ export const metadataOf = (ctx: Context): EventMetadata => ({ actor: `apikey:${p
  * operation when the write runs (a draft merges with its current data there).
  */
 export const updateRoute =
-  <E extends Event, C extends AnyKindCommand, R extends Json>(
-    kind: VersionedKind<E, C>,
+  <E extends Event, C extends AnyKindCommand, R extends Json, D extends KindRefusal = ResourceError>(
+    kind: VersionedKind<E, C, D>,
     deps: ResourcesContext,
     read: (ctx: Context) => Promise<R>,
     toChange: (request: R, ctx: Context) => Promise<AnyChange> = async (request) => request as unknown as AnyChange,
@@ -134,9 +134,9 @@ export const updateRoute =
  * Records the first event of a new resource (src/resources/create.ts) and answers it: 201, as the
  * kind shows it, ETag, Location.
  */
-export const createResource = async <E extends Event, C extends AnyKindCommand>(
+export const createResource = async <E extends Event, C extends AnyKindCommand, D extends KindRefusal = ResourceError>(
   deps: ResourcesContext,
-  kind: VersionedKind<E, C>,
+  kind: VersionedKind<E, C, D>,
   ctx: Context,
   id: string,
   create: Extract<C, { readonly type: string; readonly data: { readonly at: string } }>,
@@ -147,13 +147,13 @@ export const createResource = async <E extends Event, C extends AnyKindCommand>(
 };
 
 /** A new resource's answer once its first event is recorded: 201, as the kind shows it, ETag, Location. */
-export const answerCreated = async <E extends Event, C extends AnyKindCommand>(deps: ResourcesContext, kind: VersionedKind<E, C>, ctx: Context, created: Recorded): Promise<Reply> => {
+export const answerCreated = async <E extends Event, C extends AnyKindCommand, D extends KindRefusal>(deps: ResourcesContext, kind: VersionedKind<E, C, D>, ctx: Context, created: Recorded): Promise<Reply> => {
   await deps.runner.waitFor(created.position, deps.config.readYourWritesTimeoutMs);
   return resourceReply(await rendered(kind, ctx, created.envelope), 201, { Location: `/${kind.path}/${created.envelope.id}` });
 };
 
 /** Mounts the shared routes of `kind` on `router` (which the kind's own routes share). */
-export const versionedRoutes = <E extends Event, C extends AnyKindCommand>(router: Router, kind: VersionedKind<E, C>, deps: ResourcesContext): void => {
+export const versionedRoutes = <E extends Event, C extends AnyKindCommand, D extends KindRefusal = ResourceError>(router: Router, kind: VersionedKind<E, C, D>, deps: ResourcesContext): void => {
   const base = `/${kind.path}`;
   const scope = requireScope(kind.scope);
   const db = () => deps.runner.db;

@@ -13,11 +13,13 @@ import type { AppendError } from '../eventstore/port.js';
 import type { Sqlite } from '../sqlite/connection.js';
 import type { BlobContentDeps } from './blobContent.js';
 import type { ExportArchives } from './exportArchives.js';
-import { eraseTenantData } from './tenantErasure.js';
+import { eraseTenantData, type ErasureDeps } from './tenantErasure.js';
 import { buildTenantExport } from './tenantExport.js';
 
 /** The store, the data keys and the sealed blobs (BlobContentDeps), and what the work needs beside. */
 export interface SupportWorkDeps extends BlobContentDeps {
+  /** The key store's tenant keys: an erasure destroys them. */
+  readonly tenantKeys: ErasureDeps['tenantKeys'];
   /** Read models caught up with the store: every projection. */
   readonly db: Sqlite;
   readonly archives: ExportArchives;

@@ -5,7 +5,9 @@
 //   2. destroyTenantDataKeys: the data keys of everything personal the tenant's resources and
 //      flows sealed (drafts' values, DIDComm recipients, credential offers' claims, presentation
 //      sessions' disclosed claims, export archives, which are also deleted);
-//   3. destroyTenantBlobContent: the content of its credentials, files and presentations, and its
+//   3. destroyTenantSigningKeys: the tenant's own signing keys (signing-key resources): a
+//      file-store key's data key, a token key's objects in the token;
+//   4. destroyTenantBlobContent: the content of its credentials, files and presentations, and its
 //      unused uploads: every blob of the tenant discarded, its data key destroyed and its sealed
 //      file removed (eraseTenantBlobs, src/resources/blobSweeper.ts). Each upload is a blob of its
 //      own with its own key, so content another tenant uploaded too is another blob, not touched.
@@ -13,12 +15,17 @@
 // (types, dates, digests), and what they sealed opens no more. The support requests' messages
 // are kept (their own keys): the record that the tenant asked, and what was done, stays with the
 // operator.
+import { randomUUID } from 'node:crypto';
+import { isLeft } from 'fp-ts/lib/Either.js';
 import { listApiKeys } from '../../projections/apiKeys.js';
 import { listTenantOffers } from '../../projections/offers.js';
 import { listTenantPresentationSessions } from '../../projections/presentations.js';
 import { findTenantResources } from '../../projections/resources.js';
 import { listSupportRequests } from '../../projections/supportRequests.js';
 import { didcommKeyOwner, DIDCOMM_KIND } from '../../streams/didcommMessage.js';
+import { SIGNING_KEY_KIND, signingKey, signingKeyStream } from '../../streams/signingKey.js';
+import { handleCommand } from '../eventstore/handle.js';
+import type { TenantKeyStore } from '../crypto/tenantKeys.js';
 import { DRAFT_KIND, draftKeyOwner } from '../../streams/draft.js';
 import { supportExportKeyOwner, type ErasureSummary } from '../../streams/supportRequest.js';
 import type { EventMetadata } from '../eventstore/handle.js';
@@ -29,6 +36,8 @@ import { eraseTenantBlobs } from './blobSweeper.js';
 import type { ExportArchives } from './exportArchives.js';
 
 export interface ErasureDeps extends BlobContentDeps {
+  /** The key store's tenant keys: destroys them. */
+  readonly tenantKeys: Pick<TenantKeyStore, 'destroy'>;
   /** Read models caught up with the store. */
   readonly db: Sqlite;
   readonly archives: Pick<ExportArchives, 'remove'>;
@@ -71,13 +80,30 @@ export const destroyTenantDataKeys = async (deps: ErasureDeps, tenantId: string)
   return owners.length;
 };
 
+/**
+ * Destroys every signing key of the tenant: records it destroyed (so no process signs with it
+ * again), then destroys its material (its data key, or its token objects); how many keys.
+ */
+export const destroyTenantSigningKeys = async (deps: Pick<ErasureDeps, 'db' | 'store' | 'metadata' | 'tenantKeys' | 'dataKeys' | 'now'>, tenantId: string): Promise<number> => {
+  const keys = findTenantResources(deps.db, tenantId).filter((resource) => resource.kind.name === SIGNING_KEY_KIND.name);
+  for (const key of keys) {
+    const destroy = { type: 'DestroySigningKey', data: { tenantId, id: key.id, at: deps.now().toISOString() } } as const;
+    const recorded = await handleCommand(deps.store, signingKey, signingKeyStream(key.id), destroy, { commandId: randomUUID(), metadata: deps.metadata });
+    if (isLeft(recorded)) throw new Error(`signing key ${key.id} not recorded destroyed: ${recorded.left.error._tag}`);
+    const label = key.data['token_label'];
+    await deps.tenantKeys.destroy(key.id, key.data['key_store'] === 'pkcs11' && typeof label === 'string' ? { store: 'pkcs11', label } : { store: 'file' }, deps.dataKeys);
+  }
+  return keys.length;
+};
+
 /** Erases the content of the tenant's credentials, files and presentations, and its uploads; how many blob files were removed. */
 export const destroyTenantBlobContent = (deps: ErasureDeps, tenantId: string): Promise<number> => eraseTenantBlobs(deps, tenantId);
 
 /** Every step, keys first so that nothing more is done with them while the rest is erased. */
 export const eraseTenantData = async (deps: ErasureDeps, tenantId: string): Promise<ErasureSummary> => {
   const apiKeys = await revokeTenantApiKeys(deps, tenantId);
-  const dataKeys = await destroyTenantDataKeys(deps, tenantId);
+  // A signing key's material counts with the data keys: a file-store key is one.
+  const dataKeys = (await destroyTenantDataKeys(deps, tenantId)) + (await destroyTenantSigningKeys(deps, tenantId));
   const blobs = await destroyTenantBlobContent(deps, tenantId);
   return { resources: findTenantResources(deps.db, tenantId).length, dataKeys, blobs, apiKeys };
 };

@@ -11,21 +11,22 @@ import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
 import type { EventStore, Position } from '../eventstore/port.js';
 import type { LifecycleSequel, VersionedKind } from './kind.js';
 
-export type UpdateError =
-  | Exclude<ResourceError, { readonly _tag: 'ResourceExists' }>
+export type UpdateError<D extends { readonly _tag: string } = ResourceError> =
+  | Exclude<ResourceError | D, { readonly _tag: 'ResourceExists' }>
   /** The kind's own 409 (`lifecycle`), with its detail. */
   | { readonly _tag: 'KindConflict'; readonly detail: string };
 
 // An update never creates, so the decider's ResourceExists cannot answer one; NotFound if it did.
-const asUpdateError = (error: ResourceError): UpdateError => (error._tag === 'ResourceExists' ? { _tag: 'NotFound' } : error);
+const asUpdateError = <D extends { readonly _tag: string }>(error: D): UpdateError<D> =>
+  error._tag === 'ResourceExists' ? { _tag: 'NotFound' } : (error as Exclude<ResourceError | D, { readonly _tag: 'ResourceExists' }>);
 
-export const updateResource = async <E extends Event, C extends AnyKindCommand>(
+export const updateResource = async <E extends Event, C extends AnyKindCommand, D extends { readonly _tag: string } = ResourceError>(
   store: EventStore,
-  kind: VersionedKind<E, C>,
+  kind: VersionedKind<E, C, D>,
   target: Target,
   change: AnyChange,
   metadata: EventMetadata,
-): Promise<Either<UpdateError, { readonly envelope: Envelope; readonly position: Position }>> => {
+): Promise<Either<UpdateError<D>, { readonly envelope: Envelope; readonly position: Position }>> => {
   const { decider } = kind;
   const streamId = kind.streamOf(target.id);
   // The route's change on the resource it addresses; the kind's decider refuses an operation it does not have.
@@ -34,7 +35,7 @@ export const updateResource = async <E extends Event, C extends AnyKindCommand>(
   let sequel: LifecycleSequel | undefined;
   // The kind's writes on other streams follow the decision (404, 412 and the state conflicts come
   // first) and precede the append, on the envelope before the change.
-  const beforeAppend = async (_events: readonly E[], state: ResourceState): Promise<Either<UpdateError, void>> => {
+  const beforeAppend = async (_events: readonly E[], state: ResourceState): Promise<Either<UpdateError<D>, void>> => {
     const current = decider.envelopeOf(state);
     if (!current || !kind.lifecycle || op === undefined) return right(undefined);
     const before = await kind.lifecycle(op, current, target.at, metadata);

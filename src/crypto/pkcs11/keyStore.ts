@@ -9,6 +9,7 @@ import type { KeyStore, SigningRole } from '../keyStore.js';
 import { derivationRoot, tokenKek } from './kek.js';
 import { ecPublicJwk, keyProblem, tokenSigner } from './keys.js';
 import type { JWK } from 'jose';
+import { tokenTenantKeys } from './tenantKeys.js';
 import { openToken, TokenProblem, type Token, type TokenOptions } from './token.js';
 
 /** What the token store needs, and the variable each setting comes from (for messages). */
@@ -84,6 +85,7 @@ export const openPkcs11KeyStore = async (settings: Pkcs11Settings, log: Logger):
         return identity;
       },
       kek: tokenKek(token, kekLabel),
+      tenantKeys: tokenTenantKeys(token),
       derivationRoot: root,
       readinessCheck: {
         name: 'keys',
