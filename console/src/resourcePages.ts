@@ -113,7 +113,7 @@ export const comparison = (a: Envelope, b: Envelope): HTMLElement => {
 
 export const resourcePage = async (ctx: PageContext, kind: string, id: string): Promise<void> => {
   const base = `/${kind}/${encodeURIComponent(id)}`;
-  heading(ctx, 'Resource', h('p', {}, h('code', {}, `${kind}/${id}`), ' · ', link('Auditor view', `#/audit/${encodeURIComponent(`${kind === 'didcomm-messages' ? 'didcomm' : kind.replace(/s$/, '')}-${id}`)}`), ' · ', link('Back to Resources', '#/resources')));
+  heading(ctx, 'Resource', h('p', {}, h('code', {}, `${kind}/${id}`), ' · ', link('Auditor view', `#/audit/${encodeURIComponent(`${kind === 'didcomm-messages' ? 'didcomm' : kind.replace(/s$/, '').replace(/-/g, '')}-${id}`)}`), ' · ', link('Back to Resources', '#/resources')));
   const errors = h('div');
   ctx.main.append(errors);
   let history: readonly Envelope[];
