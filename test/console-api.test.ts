@@ -246,7 +246,7 @@ test('the Identity page\'s keys: each with its state, its certificate\'s subject
   t.like(s, { role: 'access', state: 'active', certificate: { subject: leaf.subject, issuer: ca.certificate.subject, expires_soon: true } });
   t.regex(leaf.subject, /short-lived access/);
   t.is(s.certificate?.not_after, leaf.notAfter.toISOString());
-  t.is<string | null>(s.etag, activated.headers.get('etag'), 'the etag an activation needs');
+  t.is<string | null, string | null>(s.etag, activated.headers.get('etag'), 'the etag an activation needs');
   t.false(JSON.stringify(items).includes('sealedKey'), 'never the key\'s material');
 
   // The dashboard warns of the tenant's active key's certificate beside the deployment's.
