@@ -465,7 +465,7 @@ test(titled('Identity: a pending key\'s CSR copied and certified, a development-
   const page = await browser.newPage();
   await signIn(page, tenant.secret);
   await go(page, 'Identity');
-  const issuerKeys = page.getByRole('region', { name: /^Issuer keys/ });
+  const issuerKeys = page.getByRole('region', { name: 'Issuer keys' });
   const rowOf = (id: string) => issuerKeys.getByRole('row').filter({ hasText: id });
   await rowOf(pending.id).waitFor();
   t.regex((await rowOf(pending.id).textContent()) ?? '', /pending.*none yet: certify the CSR/);
@@ -506,6 +506,7 @@ test(titled('Identity: a pending key\'s CSR copied and certified, a development-
   t.regex((await page.getByRole('alert').textContent()) ?? '', /Precondition Failed/i);
   await page.getByText('Nothing was changed').waitFor();
   t.is(((await (await asTenant(`/signing-keys/${developed.id}`)).json()) as Key).data['state'], 'active', 'the active key is still the development-chain one');
+  await page.getByRole('alert').scrollIntoViewIfNeeded();
   await shoot(page, 'identity-conflict');
 
   // Refreshed, the activation goes through and retires the key it replaces.
@@ -517,6 +518,7 @@ test(titled('Identity: a pending key\'s CSR copied and certified, a development-
   t.is(await rowOf(developed.id).getByRole('button').count(), 0, 'a retired key has no Activate');
   t.regex((await page.getByRole('status').filter({ hasText: pending.id }).textContent()) ?? '', /Warning: the certificate of the active issuer key/);
   await noSeriousViolations(t, page, 'the Identity page after a rotation');
+  await page.getByRole('heading', { level: 3, name: 'Issuer keys' }).evaluate((heading) => heading.scrollIntoView({ block: 'start' }));
   await shoot(page, 'identity');
 
   // The dashboard warns of the tenant's active key's certificate.

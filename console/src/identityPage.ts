@@ -35,9 +35,9 @@ interface Envelope {
   readonly data: Record<string, unknown>;
 }
 
-const ROLES: readonly (readonly [string, string])[] = [
-  ['access', 'Access keys (sign the verifier\'s request objects)'],
-  ['issuer', 'Issuer keys (sign issued credentials and status lists)'],
+const ROLES: readonly (readonly [string, string, string])[] = [
+  ['access', 'Access keys', 'They sign the request objects of the tenant\'s presentation requests.'],
+  ['issuer', 'Issuer keys', 'They sign the credentials and status lists the tenant issues.'],
 ];
 
 /** Where a resource's history is: the Resources page of its kind. */
@@ -96,9 +96,9 @@ export const identityPage = async (ctx: PageContext): Promise<void> => {
     }
   };
 
-  const roleSection = (role: string, title: string, all: readonly SigningKey[]): HTMLElement => {
+  const roleSection = ([role, title, purpose]: readonly [string, string, string], all: readonly SigningKey[]): HTMLElement => {
     const mine = all.filter((k) => k.role === role);
-    return h('section', {}, h('h3', {}, title),
+    return h('section', {}, h('h3', {}, title), h('p', {}, purpose),
       ...mine.filter(warns).map((k) => h('p', { class: 'warning', role: 'status' }, `Warning: the certificate of the ${k.state ?? ''} ${role} key ${k.id} expires on ${k.certificate?.not_after ?? ''}.`)),
       table(title, ['Key', 'State', 'Certificate subject', 'Certificate issuer', 'Valid from', 'Valid until', 'Action'], mine.map((k) => [
         h('span', {}, h('code', {}, k.id), ' ', historyLink('signing-keys', k.id)),
@@ -115,7 +115,7 @@ export const identityPage = async (ctx: PageContext): Promise<void> => {
   const showKeys = async (): Promise<void> => {
     try {
       const { items } = await get<{ items: SigningKey[] }>('/console/api/signing-keys');
-      keys.replaceChildren(...ROLES.map(([role, title]) => roleSection(role, title, items)));
+      keys.replaceChildren(...ROLES.map((role) => roleSection(role, items)));
     } catch (error) {
       showError(keys, error);
     }
