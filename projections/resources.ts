@@ -12,6 +12,8 @@ import { SCHEMA_KIND, schema, schemaResourceChange } from '../streams/schema.js'
 import { etagOf, type Envelope, type ResourceChange, type ResourceData, type StringMap } from '../streams/resource.js';
 import type { RecordedEvent } from '../streams/kernel.js';
 import { presentationResourceChange, verifiablePresentation } from '../streams/verifiablePresentation.js';
+import { settingsResourceChange, tenantSettings } from '../streams/tenantSettings.js';
+import { tenantVerifier, verifierResourceChange } from '../streams/tenantVerifier.js';
 import { change, type Projection, type SqlChange, type SqlReader, type SqlValue } from './projection.js';
 
 /** The stream categories holding resources, and how their events change the envelope. */
@@ -23,6 +25,8 @@ const sources: readonly { readonly category: string; readonly changeOf: (recorde
   { category: draft.category, changeOf: (recorded) => draftResourceChange(decodeRecorded(draft.codec, recorded)) },
   { category: didcommMessage.category, changeOf: (recorded) => didcommResourceChange(decodeRecorded(didcommMessage.codec, recorded)) },
   { category: verifiablePresentation.category, changeOf: (recorded) => presentationResourceChange(decodeRecorded(verifiablePresentation.codec, recorded)) },
+  { category: tenantSettings.category, changeOf: (recorded) => settingsResourceChange(decodeRecorded(tenantSettings.codec, recorded)) },
+  { category: tenantVerifier.category, changeOf: (recorded) => verifierResourceChange(decodeRecorded(tenantVerifier.codec, recorded)) },
 ];
 
 const COLUMNS = `

@@ -27,6 +27,8 @@ import { dataKeys } from '../crypto/dataKeys.js';
 import { openKeyStore } from './keyStore.js';
 import { features as allFeatures } from './features.js';
 import { bootstrapTenant } from '../tenancy/bootstrap.js';
+import { verifierRegistrationsOf } from '../tenantIdentity/verifierRegistrations.js';
+import { tenantSettingsOf } from '../tenantIdentity/settings.js';
 
 export interface Service<R extends ReadModels = ProjectionRunner> {
   readonly store: EventStore;
@@ -138,7 +140,8 @@ const compose = async <R extends Closable>(config: Config, log: Logger, role: Ro
       config, log, metrics, store, runner, keys, kek: keys.derivationRoot, dataKeys: dataKeys(store, keys.kek),
       // Until tenants can hold keys and registrations of their own (issue 38), none has any.
       tenantKeys: { active: async () => undefined },
-      verifierRegistrations: { of: () => undefined },
+      verifierRegistrations: verifierRegistrationsOf(() => runner.db),
+      tenantSettings: tenantSettingsOf(() => runner.db, config),
     };
     features = await allFeatures(context);
     const open = openManagementRouters({ metrics, readiness: ready, document: openApiDocument(config) });

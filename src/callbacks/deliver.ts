@@ -23,6 +23,7 @@ import type { Claim } from './record.js';
 import { nextAttemptAt } from './schedule.js';
 import { webhookHeaders } from './signature.js';
 import { openSecret } from './tenantCallback.js';
+import type { TenantSettings } from '../tenantIdentity/settings.js';
 
 /** How long a claim outlives its attempt's timeout before another instance may take over. */
 export const CLAIM_GRACE_MS = 10_000;
@@ -47,6 +48,8 @@ export interface DelivererOptions {
   readonly metrics: Metrics['callbacks'];
   readonly now: () => Date;
   readonly sendDidcomm: SendDidcomm;
+  /** The tenants' settings: their `callback_url` and `callback_secret`. */
+  readonly settings: TenantSettings;
 }
 
 type Composed = { readonly body: string } | { readonly gone: true };
@@ -206,9 +209,12 @@ export class Deliverer {
     });
   }
 
-  /** The tenant's URL and opened secret. The read model first; the tenant stream when it has none yet. */
+  /**
+   * The tenant's URL and opened secret: its settings; else, in a store from before settings, the
+   * callback its tenant stream records (the read model first; the stream when it has none yet).
+   */
   private async targetOf(tenantId: string): Promise<{ url: string; secret: string } | undefined> {
-    let config: TenantCallback | null | undefined = findTenantCallback(this.options.db, tenantId);
+    let config: TenantCallback | null | undefined = this.options.settings.of(tenantId).callback ?? findTenantCallback(this.options.db, tenantId);
     if (!config) {
       const loaded = await loadStream(this.options.store, tenant, tenantStream(tenantId));
       config = isLeft(loaded) || loaded.right.state.status === 'none' ? null : loaded.right.state.callback;

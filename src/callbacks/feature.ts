@@ -1,6 +1,6 @@
 // The callbacks feature: the recorder (terminal events -> delivery streams) and the deliverer
 // (due deliveries -> signed POSTs), started with the service and stopped before the stores close.
-// CALLBACK_URL and CALLBACK_SECRET configure the bootstrap tenant at start.
+// CALLBACK_URL and CALLBACK_SECRET configure the bootstrap tenant's settings at start.
 import { randomUUID } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { countPendingDeliveries, lastRecordedSource } from '../../projections/deliveries.js';
@@ -36,7 +36,7 @@ const applyBootstrapCallback = async (context: CallbacksPorts, kek: Buffer): Pro
 };
 
 /** The ports the feature uses: `kek` is the derivation root of the tenants' callback secrets and DIDComm keys. */
-export type CallbacksPorts = Pick<ServiceContext, 'config' | 'log' | 'metrics' | 'store' | 'runner' | 'dataKeys' | 'kek'>;
+export type CallbacksPorts = Pick<ServiceContext, 'config' | 'log' | 'metrics' | 'store' | 'runner' | 'dataKeys' | 'kek' | 'tenantSettings'>;
 
 export const callbacksFeature = async (context: CallbacksPorts, options: { now?: () => Date } = {}): Promise<Feature> => {
   const { store, log, config, kek } = context;
@@ -62,6 +62,7 @@ export const callbacksFeature = async (context: CallbacksPorts, options: { now?:
       timeoutMs: config.callbackTimeoutSeconds * 1000,
       now,
     }),
+    settings: context.tenantSettings,
   });
   const { pending } = context.metrics.callbacks;
   context.metrics.refreshOnScrape(

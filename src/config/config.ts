@@ -295,6 +295,12 @@ export const configVariableNames: { readonly [K in keyof Config]: string } = Obj
   Object.entries(variables).map(([key, v]) => [key, v.env]),
 ) as { [K in keyof Config]: string };
 
+/**
+ * One variable's value read from `raw`, the text the environment would hold: what a tenant's
+ * setting that overrides it may hold (src/tenantIdentity/settings.ts). Left is the message.
+ */
+export const readVariable = <K extends keyof Config>(key: K, raw: string): Either<string, Config[K]> => (variables[key] as Variable<Config[K]>).read(raw);
+
 // A URL's user-info is never echoed either: it is a password given where none belongs.
 const describeValue = (raw: string, variable: Variable<unknown>): string =>
   variable.secret || variable.long ? `a ${raw.length}-character value` : withoutUserInfo(JSON.stringify(raw));

@@ -11,6 +11,7 @@ import type { CredentialFormats } from './credentialSigner.js';
 import type { IssuerSigningKey } from './signingKey.js';
 import type { IssuanceSecrets } from './secrets.js';
 import type { TenantConfigurations } from './tenantConfigurations.js';
+import type { TenantSettings } from '../tenantIdentity/settings.js';
 
 export interface IssuanceContext {
   readonly config: Config;
@@ -26,6 +27,8 @@ export interface IssuanceContext {
   /** One module per credential format: its signer and metadata (src/issuance/formats/registry.ts). */
   readonly formats: CredentialFormats;
   readonly statusAllocator: StatusAllocator;
+  /** Each tenant's settings over the environment's (offer lifetime, authentication URL). */
+  readonly settings: TenantSettings;
   /** Where wallet attestations must chain to: WALLET_PROVIDER_TRUST_ANCHORS and the wallet providers lists. */
   readonly walletProviders: WalletProviderTrust;
   readonly now: () => Date;

@@ -90,6 +90,7 @@ export const issuanceFeature = async (service: ServiceContext, trustLists: HeldL
     configurations: new Map(configurations.map((c) => [c.id, c])),
     // Until tenants can keep configurations of their own (issue 38), none has any.
     tenantConfigurations: { current: () => new Map(), atRevision: () => undefined },
+    settings: service.tenantSettings,
     signingKey: identity,
     formats: credentialFormats,
     walletProviders: walletProviderTrust(trustAnchorCertificates(config.walletProviderTrustAnchors), trustLists?.lists),

@@ -13,6 +13,8 @@ import { rateLimit } from './rateLimit.js';
 import { schemaRoutes } from './schemas.js';
 import { supportRequestRoutes } from './supportRequests.js';
 import { tenantDidRoutes } from './tenantDid.js';
+import { settingsRoutes } from './tenantSettings.js';
+import { verifierRoutes } from './tenantVerifier.js';
 import { uploads } from './uploads.js';
 import type { ResourcesContext } from './context.js';
 import { idempotentWrites } from './idempotentWrites.js';
@@ -48,6 +50,8 @@ export const resourcesFeature = async (service: ResourcesPorts): Promise<Feature
   supportRequestRoutes(router, deps, archives);
   didcommRoutes(router, deps);
   const didDocuments = tenantDidRoutes(router, deps, service.kek);
+  settingsRoutes(router, deps, service.kek);
+  verifierRoutes(router, deps);
   let replyExpiry: Periodic | undefined;
   let sweeper: Periodic | undefined;
   let exportExpiry: Periodic | undefined;

@@ -2,6 +2,7 @@
 // (resourceOperations.ts), and the public routes for uploads, published schemas and DID documents.
 import { arrayOf, json, jsonBody, managementAnswers, mergePaths, noAuthentication, object, operation, pathParameter, queryParameter, ref, resourceAnswers, string, uuid } from '../http/openapi/components.js';
 import { resourceSchemas, searchBody } from './openapiSchemas.js';
+import { SINGLETON_TAG, singletonOpenApiPaths, singletonSchemas } from './openapiSingletons.js';
 import type { Area, Operation, Paths, Schema } from '../http/openapi/types.js';
 import {
   answerHeaders,
@@ -351,9 +352,10 @@ export const resourcesArea: Area = {
     ...KINDS.map((k) => ({ name: tagOf(k.path), description: `The \`${k.path}\` kind (scope \`${k.scope}\`).` })),
     { name: 'resources: support-requests', description: 'Requests to the operator.' },
     { name: 'resources: did', description: 'The tenant\'s did:web document.' },
+    { name: SINGLETON_TAG, description: 'The tenant\'s settings and its registration as a relying party: one each, from the tenant\'s creation (scope `admin`).' },
     { name: 'public resources', description: 'Uploads, published schemas and DID documents on the public listener; errors are problem details.' },
   ],
-  schemas: { ...resourceSchemas, ...searchSchemas },
-  management: mergePaths(...KINDS.map(versionedPaths), apiKeyPaths(), filePaths(), credentialPaths(), schemaPaths(), draftPaths(), didcommPaths(), presentationPaths(), tenantPaths()),
+  schemas: { ...resourceSchemas, ...searchSchemas, ...singletonSchemas },
+  management: mergePaths(...KINDS.map(versionedPaths), apiKeyPaths(), filePaths(), credentialPaths(), schemaPaths(), draftPaths(), didcommPaths(), presentationPaths(), tenantPaths(), singletonOpenApiPaths()),
   public: publicPaths,
 };

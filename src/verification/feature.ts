@@ -16,7 +16,7 @@ import { managementRouter, publicRouter } from './routes.js';
 import { createPresentationVerifier } from './formats/registry.js';
 
 /** What the verification feature uses of the service. */
-export type VerificationPorts = Pick<ServiceContext, 'config' | 'log' | 'metrics' | 'store' | 'dataKeys'> & {
+export type VerificationPorts = Pick<ServiceContext, 'config' | 'log' | 'metrics' | 'store' | 'dataKeys' | 'tenantSettings'> & {
   readonly runner: Pick<ServiceContext['runner'], 'db'>;
   readonly keys: Pick<KeyStore, 'signingIdentity'>;
 };
@@ -64,7 +64,7 @@ export const verificationFeature = async (context: VerificationPorts, trustLists
     verifier,
     verify,
     bounds,
-    defaultRedirectUri: context.config.defaultRedirectUri,
+    settingsOf: (tenantId: string) => context.tenantSettings.of(tenantId),
     log: context.log,
     trustListUrls: trust.trustListUrls,
   };

@@ -18,8 +18,8 @@ import { createOffer, credentialOfferUri, offerStatus } from './createOffer.js';
 import { CREATE_OFFER_LIMIT, CreateOfferBody } from './request.js';
 
 /** What the offer routes use of the issuance feature. */
-export type OfferPorts = Pick<IssuanceContext, 'store' | 'dataKeys' | 'secrets' | 'configurations' | 'runner' | 'log' | 'now'> & {
-  readonly config: Pick<Config, 'publicUrl' | 'offerTtlSeconds' | 'readYourWritesTimeoutMs'> & Parameters<typeof tenantAuthenticationUrl>[1];
+export type OfferPorts = Pick<IssuanceContext, 'store' | 'dataKeys' | 'secrets' | 'configurations' | 'runner' | 'log' | 'now' | 'settings'> & {
+  readonly config: Pick<Config, 'publicUrl' | 'readYourWritesTimeoutMs'> & Parameters<typeof tenantAuthenticationUrl>[1];
 };
 
 export const offersRouter = (ports: OfferPorts): Router => {
@@ -28,13 +28,15 @@ export const offersRouter = (ports: OfferPorts): Router => {
     const principal = principalOf(http);
     const body = decode(CreateOfferBody, await readJson(http, { limitBytes: CREATE_OFFER_LIMIT }), 'body');
     const metadata = { actor: `apikey:${principal.keyId}`, requestId: requestIdOf(http) };
+    // The tenant's settings, else the deployment's (OFFER_TTL_SECONDS, AUTHENTICATION_URL).
+    const settings = ports.settings.of(principal.tenantId);
     const created = await createOffer(
       {
         ...ports,
-        offerTtlSeconds: ports.config.offerTtlSeconds,
+        offerTtlSeconds: settings.offerTtlSeconds,
         // Read only when the offer needs it: the pre-authorized flow stays one append.
         ...(body.grant === 'authorization_code' && body.authentication_url === undefined
-          ? { authenticationUrl: await tenantAuthenticationUrl(ports.store, ports.config, principal.tenantId) }
+          ? { authenticationUrl: settings.authenticationUrl ?? (await tenantAuthenticationUrl(ports.store, ports.config, principal.tenantId)) }
           : {}),
       },
       principal.tenantId,
