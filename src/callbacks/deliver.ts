@@ -50,6 +50,8 @@ export interface DelivererOptions {
   readonly sendDidcomm: SendDidcomm;
   /** The tenants' settings: their `callback_url` and `callback_secret`. */
   readonly settings: TenantSettings;
+  /** The deployment's callback of a tenant whose settings set none (CALLBACK_URL: the bootstrap tenant's). */
+  readonly defaultCallback: (tenantId: string) => { readonly url: string; readonly secret: string } | undefined;
 }
 
 type Composed = { readonly body: string } | { readonly gone: true };
@@ -210,11 +212,16 @@ export class Deliverer {
   }
 
   /**
-   * The tenant's URL and opened secret: its settings; else, in a store from before settings, the
-   * callback its tenant stream records (the read model first; the stream when it has none yet).
+   * The tenant's URL and opened secret: its settings; else the deployment's (CALLBACK_URL, the
+   * bootstrap tenant's); else, in a store from before settings, the callback its tenant stream
+   * records (the read model first; the stream when it has none yet). Before settings CALLBACK_URL
+   * was written over the tenant stream's at every start, so it comes before that record.
    */
   private async targetOf(tenantId: string): Promise<{ url: string; secret: string } | undefined> {
-    let config: TenantCallback | null | undefined = this.options.settings.of(tenantId).callback ?? findTenantCallback(this.options.db, tenantId);
+    const own = this.options.settings.of(tenantId).callback;
+    const deployment = own ? undefined : this.options.defaultCallback(tenantId);
+    if (deployment) return deployment;
+    let config: TenantCallback | null | undefined = own ?? findTenantCallback(this.options.db, tenantId);
     if (!config) {
       const loaded = await loadStream(this.options.store, tenant, tenantStream(tenantId));
       config = isLeft(loaded) || loaded.right.state.status === 'none' ? null : loaded.right.state.callback;

@@ -37,7 +37,8 @@ export const settingsKind: SingletonKind<TenantSettingsEvent, KindCommand<Never,
 const refusal = (problems: readonly SettingProblem[]): HttpError => {
   // Values are not echoed: the callback secret is one of them.
   const errors: FieldError[] = problems.map((p) => ({ location: p.member === '(body)' ? 'body' : `body.${p.member}`, message: p.message, value: undefined }));
-  return new HttpError(invalidRequest(`Invalid settings: ${problems.map((p) => `${p.member}: ${p.message}`).join('; ')}.`, errors));
+  const detail = problems.length === 1 ? `${problems[0]!.member}: ${problems[0]!.message}` : problems.map((p) => p.member).join(', ');
+  return new HttpError(invalidRequest(`Invalid settings: ${detail}.`, errors));
 };
 
 /** The settings data a PUT records: its members, the secret sealed or the one set kept. */
