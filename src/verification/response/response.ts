@@ -47,7 +47,7 @@ const judge = async (
   deps: ResponseDeps,
   base: Answer,
   answer: WalletAnswer,
-  loaded: { fetched: readonly FetchedRequest[]; key: DataKey; request: SealedRequest },
+  loaded: { tenantId: string; fetched: readonly FetchedRequest[]; key: DataKey; request: SealedRequest },
 ): Promise<OutcomeCommand> => {
   if (answer.kind === 'error') {
     return answer.state === base.state ? reject(base, answer.error) : failProcessing(base, 'the error response does not carry this request\'s state');
@@ -73,6 +73,7 @@ const judge = async (
         responseUri: responseUri(deps.verifier.publicUrl, base.state),
       },
       now: base.at,
+      tenantId: loaded.tenantId,
     },
     deps.verify,
   );
@@ -91,7 +92,7 @@ export const postWalletResponse = async (deps: ResponseDeps, input: WalletRespon
   const base: Answer = { state, at: now, channel: 'request_uri' };
   let outcome: OutcomeCommand;
   try {
-    outcome = await judge(deps, base, answer, { fetched: session.fetched, key, request });
+    outcome = await judge(deps, base, answer, { tenantId: session.tenantId, fetched: session.fetched, key, request });
   } catch (err) {
     deps.log.error('presentation response processing failed', { err });
     outcome = failProcessing(base, 'internal error while processing the response');
