@@ -41,7 +41,7 @@ test('a new tenant has its settings at revision 1 with nothing set; its flows fo
   t.deepEqual(settings.data, { ...Object.fromEntries(SETTINGS_MEMBERS.filter((m) => m !== 'callback_secret').map((m) => [m, null])), callback_secret_set: false });
   t.deepEqual((await get(key, '/settings/history')) as unknown, { items: [settings] });
   t.deepEqual(await get(key, '/settings/revisions/1'), settings);
-  t.like(s.service.context.tenantSettings.of(tenantId), { revision: 1, offerTtlSeconds: 300, walletAttestation: 'optional', callback: undefined, authenticationUrl: undefined });
+  t.like(s.service.context.tenantSettings.of(tenantId), { revision: 1, offerTtlSeconds: 300, walletAttestation: 'optional', callback: undefined });
 });
 
 test('PUT /settings without If-Match is 428, with a stale one 412; nothing recorded', async (t) => {
@@ -142,7 +142,6 @@ test('members take what their variables take: anchors as a list or comma-separat
     walletAttestation: 'required',
     presentationExpiresIn: 120,
     statusListFailurePolicy: 'evaluate',
-    authenticationUrl: 'https://login.example/start',
     walletProviderTrustAnchors: [anchor],
     x509TrustAnchors: [anchor],
   });

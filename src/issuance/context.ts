@@ -12,6 +12,7 @@ import type { IssuerSigningKey } from './signingKey.js';
 import type { IssuanceSecrets } from './secrets.js';
 import type { TenantConfigurations } from './tenantConfigurations.js';
 import type { TenantSettings } from '../tenantIdentity/settings.js';
+import type { WalletPolicyOf } from './walletPolicy.js';
 
 export interface IssuanceContext {
   readonly config: Config;
@@ -31,6 +32,8 @@ export interface IssuanceContext {
   readonly settings: TenantSettings;
   /** Where wallet attestations must chain to: WALLET_PROVIDER_TRUST_ANCHORS and the wallet providers lists. */
   readonly walletProviders: WalletProviderTrust;
+  /** The wallet attestation policy of an offer's tenant: its settings, else the two above (walletPolicy.ts). */
+  readonly walletPolicyOf: WalletPolicyOf;
   readonly now: () => Date;
 }
 

@@ -29,6 +29,7 @@ import { nonceEndpoint } from './nonce/route.js';
 import { oauthErrors } from '../http/oauthError.js';
 import { issuanceSecrets } from './secrets.js';
 import { tokenEndpoint } from './token/route.js';
+import { walletPolicies } from './walletPolicy.js';
 
 const walletRouter = (issuance: IssuanceContext): Router => {
   const metadata = metadataRoutes(issuance);
@@ -80,6 +81,7 @@ export const issuanceFeature = async (service: ServiceContext, trustLists: HeldL
   if (config.issuerCertificateFile !== undefined) warnUnlessLeafNamesIssuer(identity, config.publicUrl, service.log);
   // Each port named: the key-encryption key's derivation root reaches only the MAC secrets, the
   // key store only the signing identity above, and each step takes what it uses of the rest.
+  const walletProviders = walletProviderTrust(trustAnchorCertificates(config.walletProviderTrustAnchors), trustLists?.lists);
   const issuance: IssuanceContext = {
     config,
     log: service.log,
@@ -93,7 +95,8 @@ export const issuanceFeature = async (service: ServiceContext, trustLists: HeldL
     settings: service.tenantSettings,
     signingKey: identity,
     formats: credentialFormats,
-    walletProviders: walletProviderTrust(trustAnchorCertificates(config.walletProviderTrustAnchors), trustLists?.lists),
+    walletProviders,
+    walletPolicyOf: walletPolicies({ db: () => service.runner.db, settings: service.tenantSettings, config, lists: trustLists?.lists, walletProviders }),
     statusAllocator: createStatusAllocator({ store: service.store, db: service.runner.db, publicUrl: config.publicUrl, listSize: config.statusListSize }),
     now: () => new Date(),
   };

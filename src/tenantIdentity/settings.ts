@@ -3,8 +3,9 @@
 // A member is read exactly as its variable is (src/config/config.ts), and the settings a flow
 // uses are the tenant's where it set them, else the deployment's (the environment's). The
 // callback URL and secret and the authentication URL are the exception: the environment's are
-// the bootstrap tenant's alone (another organisation's events never go to them), so a tenant's
-// own is given here and the feature falls back as it always did (docs/tenant-settings.md).
+// the bootstrap tenant's alone (another organisation's events and users never go to them), so the
+// callback here is the tenant's own and the features fall back as they always did
+// (src/callbacks/deliver.ts, src/issuance/tenantAuthentication.ts; docs/tenant-settings.md).
 import { randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { findLatest } from '../../projections/resources.js';
@@ -46,8 +47,6 @@ export type DefaultedSetting = Exclude<(typeof SETTING_VARIABLES)[SettingsMember
 export interface Settings extends Pick<Config, DefaultedSetting> {
   /** The settings' revision (1: nothing set), for caches of what is built from them. */
   readonly revision: number;
-  /** The tenant's own authentication URL, if it set one. */
-  readonly authenticationUrl: string | undefined;
   /** The tenant's own callback, if it set one: the secret sealed (openCallbackSecret). */
   readonly callback: { readonly url: string; readonly secret: Sealed } | undefined;
 }
@@ -132,7 +131,6 @@ export const effectiveSettings = (config: Config, data: ResourceData, revision: 
     offerTtlSeconds: own('offer_ttl_seconds', 'offerTtlSeconds'),
     presentationExpiresIn: own('presentation_expires_in', 'presentationExpiresIn'),
     statusListFailurePolicy: own('status_list_failure_policy', 'statusListFailurePolicy'),
-    authenticationUrl: typeof data['authentication_url'] === 'string' ? data['authentication_url'] : undefined,
     callback: typeof callbackUrl === 'string' && !isLeft(sealed) ? { url: callbackUrl, secret: sealed.right } : undefined,
   };
 };

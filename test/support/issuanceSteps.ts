@@ -73,6 +73,7 @@ export const withSteps = async (body: (steps: Steps) => Promise<void>, options: 
   const issuer = await createTestIssuer();
   const secrets = issuanceSecrets(randomBytes(32));
   const provider = await createWalletProvider();
+  const walletProviders = walletProviderTrust(trustAnchorCertificates([provider.anchor]), undefined);
   const ports: StepPorts = {
     store,
     dataKeys: dataKeys(store, fileKek(randomBytes(32))),
@@ -81,10 +82,11 @@ export const withSteps = async (body: (steps: Steps) => Promise<void>, options: 
     signingKey: { signer: keySigner(issuer.leaf.keys.privateKey), x5c: issuer.x5c },
     formats: credentialFormats,
     statusAllocator: createStatusAllocator({ store, db: runner.db, publicUrl: PUBLIC_URL, listSize: 1024 }),
-    walletProviders: walletProviderTrust(trustAnchorCertificates([provider.anchor]), undefined),
+    walletProviders,
+    walletPolicyOf: () => ({ walletAttestation: 'optional', walletProviders }),
     log: silentLogger,
     now: () => new Date(),
-    config: { publicUrl: PUBLIC_URL as Config['publicUrl'], proofMaxAgeSeconds: 120, credentialValidityDays: 365, walletAttestation: 'optional', txCodeMaxAttempts: options.txCodeMaxAttempts ?? 3, authorizationTtlSeconds: 300 },
+    config: { publicUrl: PUBLIC_URL as Config['publicUrl'], proofMaxAgeSeconds: 120, credentialValidityDays: 365, txCodeMaxAttempts: options.txCodeMaxAttempts ?? 3, authorizationTtlSeconds: 300 },
     x5c: issuer.x5c,
   };
   const steps: Steps = {

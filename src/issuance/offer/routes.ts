@@ -28,15 +28,14 @@ export const offersRouter = (ports: OfferPorts): Router => {
     const principal = principalOf(http);
     const body = decode(CreateOfferBody, await readJson(http, { limitBytes: CREATE_OFFER_LIMIT }), 'body');
     const metadata = { actor: `apikey:${principal.keyId}`, requestId: requestIdOf(http) };
-    // The tenant's settings, else the deployment's (OFFER_TTL_SECONDS, AUTHENTICATION_URL).
-    const settings = ports.settings.of(principal.tenantId);
     const created = await createOffer(
       {
         ...ports,
-        offerTtlSeconds: settings.offerTtlSeconds,
+        // The tenant's settings, else OFFER_TTL_SECONDS.
+        offerTtlSeconds: ports.settings.of(principal.tenantId).offerTtlSeconds,
         // Read only when the offer needs it: the pre-authorized flow stays one append.
         ...(body.grant === 'authorization_code' && body.authentication_url === undefined
-          ? { authenticationUrl: settings.authenticationUrl ?? (await tenantAuthenticationUrl(ports.store, ports.config, principal.tenantId)) }
+          ? { authenticationUrl: await tenantAuthenticationUrl(ports.store, ports.config, principal.tenantId) }
           : {}),
       },
       principal.tenantId,
