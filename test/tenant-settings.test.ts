@@ -9,6 +9,8 @@ import { configVariableNames } from '../src/config/config.js';
 import { createCertificateAuthority, x5cOf } from '../src/crypto/certificates.js';
 import { SETTING_VARIABLES } from '../src/tenantIdentity/settings.js';
 import { BOOTSTRAP_TENANT_ID } from '../src/tenancy/bootstrap.js';
+import { blobDirectory, sealedBlobStore } from '../src/blobStore.js';
+import { buildTenantExport } from '../src/resources/tenantExport.js';
 import { startTestService, type TestService } from './support/service.js';
 import { newTenant } from './support/tenants.js';
 import { PID_CLAIMS } from './support/wallet/issuanceChecks.js';
@@ -188,4 +190,15 @@ test('ops callbacks set and PUT /settings write the same settings: one source of
   t.like(settings, { revision: 2, data: { callback_url: 'https://ops.example/cb', callback_secret_set: true } });
   t.is(s.service.context.tenantSettings.of(tenantId).callback?.url, 'https://ops.example/cb');
   t.not(tenantId, BOOTSTRAP_TENANT_ID);
+});
+
+test("a tenant's data export shows its settings as the API does: the sealed callback secret stays in the store", async (t) => {
+  const { tenantId, key } = await newTenant(s);
+  t.is((await put(key, { callback_url: 'https://hooks.example/cb', callback_secret: SECRET }, (await get(key)).etag)).status, 200);
+  const { store, dataKeys } = s.service.context;
+  const exported = await buildTenantExport({ db: s.service.runner.db, store, dataKeys, blobs: await sealedBlobStore(blobDirectory(s.config)) }, tenantId, { requestId: 'request-1', at: new Date().toISOString() });
+  const archive = exported.archive.toString('latin1');
+  t.true(archive.includes('"callback_secret_set": true'));
+  t.false(archive.includes('ciphertext'), 'no sealed value in the archive');
+  t.true(exported.manifest.files.some((f) => f.path.startsWith('resources/settings/')));
 });
