@@ -9,7 +9,7 @@ import { isLeft } from 'fp-ts/lib/Either.js';
 import { findHistory, findLatest, findRevision, type ResourceAddress } from '../../projections/resources.js';
 import { findTenant } from '../../projections/tenants.js';
 import type { Event } from '../../streams/event.js';
-import type { AnyKindCommand, Envelope, ResourceData } from '../../streams/resource.js';
+import type { AnyChange, AnyKindCommand, Envelope, ResourceData } from '../../streams/resource.js';
 import { singletonId } from '../../streams/singleton.js';
 import type { Json } from '../eventstore/port.js';
 import { noneMatchHits, requireIfMatch } from '../http/conditional.js';
@@ -106,7 +106,8 @@ export const singletonRoutes = <E extends Event, C extends AnyKindCommand, R ext
         deps.store,
         kind,
         { tenantId: a.tenantId, id: a.id, ifMatch, at: deps.now().toISOString() },
-        { type: change.type, data: { ...change.data, tenantCreatedAt: a.tenantCreatedAt } } as never,
+        // The kind's own operation on its singleton names the tenant's creation (streams/singleton.ts).
+        { type: change.type, data: { ...change.data, tenantCreatedAt: a.tenantCreatedAt } } as AnyChange,
         metadataOf(ctx),
       );
       if (isLeft(result)) throw problemOf(result.left);
