@@ -11,6 +11,8 @@ import type { Position } from '../eventstore/port.js';
 import type { EventStore } from '../eventstore/port.js';
 import { generateWebhookSecret } from '../config/callbacks.js';
 import { Sealed } from '../../streams/dataKey.js';
+import { tenant, tenantStream } from '../../streams/tenant.js';
+import { loadStream } from '../eventstore/handle.js';
 import { changeSettings, openCallbackSecret, sealCallbackSecret, type ChangeSettingsError } from '../tenantIdentity/settings.js';
 
 export const sealSecret = sealCallbackSecret;
@@ -39,17 +41,21 @@ export const configureTenantCallback = async (
 ): Promise<Either<ConfigureError, CallbackConfigured>> => {
   const { tenantId, url } = request;
   const generated = generateWebhookSecret();
+  // A store from before settings: the secret its tenant stream records is the current one.
+  const before = await loadStream(store, tenant, tenantStream(tenantId));
+  const legacy = isLeft(before) || before.right.state.status === 'none' ? undefined : before.right.state.callback?.secret;
   let generatedSecret: string | undefined;
   const changed = await changeSettings(
     store,
     tenantId,
     (current) => {
-      const recorded = Sealed.decode(current['callback_secret']);
-      const kept = isLeft(recorded) ? undefined : openSecret(kek, tenantId, recorded.right);
+      const set = Sealed.decode(current['callback_secret']);
+      const recorded = isLeft(set) ? legacy : set.right;
+      const kept = recorded === undefined ? undefined : openSecret(kek, tenantId, recorded);
       const secret = request.secret ?? kept ?? generated;
       generatedSecret = secret === generated ? generated : undefined;
       // The same secret keeps its sealed form, so setting what is already set changes nothing.
-      return { callback_url: url, callback_secret: secret === kept && !isLeft(recorded) ? recorded.right : sealSecret(kek, tenantId, secret) };
+      return { callback_url: url, callback_secret: secret === kept && recorded !== undefined ? recorded : sealSecret(kek, tenantId, secret) };
     },
     metadata,
   );
