@@ -128,23 +128,22 @@ test('a store from before tenant settings: a callback its tenant stream records 
       0,
     );
     t.true(isRight(legacy));
-    const [first] = await appendOffer(store, tenantId);
-    const firstId = deliveryIdOf(tenantId, first!.eventId, 'OFFER_CREATED');
-    t.is((await eventuallyDelivery(store, firstId, ended)).status, 'delivered');
-    const arrived = receiver.received.find((r) => r.headers['webhook-id'] === firstId)!;
-    t.is(arrived.path, '/callbacks/legacy');
-    t.true(hasValidSignature(TEST_WEBHOOK_SECRET, arrived));
+    /** Where the callback of a new offer of the tenant arrived, its signature checked. */
+    const deliveredTo = async (): Promise<string> => {
+      const [offered] = await appendOffer(store, tenantId);
+      const id = deliveryIdOf(tenantId, offered!.eventId, 'OFFER_CREATED');
+      t.is((await eventuallyDelivery(store, id, ended)).status, 'delivered');
+      const arrived = receiver.received.find((r) => r.headers['webhook-id'] === id)!;
+      t.true(hasValidSignature(TEST_WEBHOOK_SECRET, arrived));
+      return arrived.path;
+    };
+    t.is(await deliveredTo(), '/callbacks/legacy');
 
     const configured = await configureTenantCallback(store, kek, { tenantId, url: `${receiver.url}/settings` }, { actor: 'test' });
     if (!isRight(configured) || !configured.right.position) throw new Error('not configured');
     await s.service.runner.waitFor(configured.right.position, 5000);
     t.is(configured.right.generatedSecret, undefined, 'the secret recorded before is kept');
-    const [second] = await appendOffer(store, tenantId);
-    const secondId = deliveryIdOf(tenantId, second!.eventId, 'OFFER_CREATED');
-    t.is((await eventuallyDelivery(store, secondId, ended)).status, 'delivered');
-    const moved = receiver.received.find((r) => r.headers['webhook-id'] === secondId)!;
-    t.is(moved.path, '/callbacks/settings');
-    t.true(hasValidSignature(TEST_WEBHOOK_SECRET, moved));
+    t.is(await deliveredTo(), '/callbacks/settings');
   });
 });
 
