@@ -22,7 +22,7 @@ const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
 let s: TestService;
 test.before(async () => {
-  s = await startTestService({ env: { OFFER_TTL_SECONDS: '300', WALLET_ATTESTATION: 'optional' } });
+  s = await startTestService({ env: { OFFER_TTL_SECONDS: '300', WALLET_ATTESTATION: 'optional', EGRESS_ALLOW_PRIVATE_NETWORKS: 'false' } });
 });
 test.after.always(async () => {
   await s?.cleanup();
@@ -201,4 +201,18 @@ test("a tenant's data export shows its settings as the API does: the sealed call
   t.true(archive.includes('"callback_secret_set": true'));
   t.false(archive.includes('ciphertext'), 'no sealed value in the archive');
   t.true(exported.manifest.files.some((f) => f.path.startsWith('resources/settings/')));
+});
+
+test('a callback URL set through the API must not name a private or reserved address (EGRESS_ALLOW_PRIVATE_NETWORKS=false)', async (t) => {
+  const { key } = await newTenant(s);
+  const { etag } = await get(key);
+  for (const url of ['http://127.0.0.1:8080/cb', 'http://[::1]/cb', 'http://169.254.169.254/latest/meta-data', 'https://10.0.0.7/hooks']) {
+    const response = await put(key, { callback_url: url, callback_secret: SECRET }, etag);
+    t.is(response.status, 400, url);
+    const problem = (await response.json()) as Problem;
+    t.deepEqual(problem.errors.map((e) => e.location), ['body.callback_url'], url);
+    t.regex(problem.detail, /callback_url: names a private or reserved address/, url);
+  }
+  t.is((await get(key)).revision, 1);
+  t.is((await put(key, { callback_url: 'https://hooks.example/cb', callback_secret: SECRET }, etag)).status, 200);
 });

@@ -9,6 +9,7 @@ import { Sealed } from '../../streams/dataKey.js';
 import type { KindCommand, ResourceData } from '../../streams/resource.js';
 import { streamName } from '../../streams/kernel.js';
 import { initialSettings, SETTINGS_KIND, tenantSettings, type ReplaceSettings, type TenantSettingsEvent } from '../../streams/tenantSettings.js';
+import { checkUrl } from '../egress/egress.js';
 import { readJson } from '../http/body.js';
 import { HttpError, invalidRequest, type FieldError } from '../http/problem.js';
 import { readSettings, sealCallbackSecret, type SettingProblem } from '../tenantIdentity/settings.js';
@@ -60,6 +61,11 @@ export const settingsRoutes = (router: Router, deps: ResourcesContext, kek: Buff
     async (ctx) => {
       const read = readSettings(await readJson(ctx, { limitBytes: JSON_LIMIT }), deps.config);
       if (isLeft(read)) throw refusal(read.left);
+      // A tenant, unlike the operator, does not choose where the connector may reach: an address
+      // its callback URL names must be public, as for every URL others choose (src/egress/).
+      const url = read.right.callback_url;
+      const reachable = typeof url === 'string' ? checkUrl(url, { allowPrivateNetworks: deps.config.egressAllowPrivateNetworks }) : undefined;
+      if (reachable && isLeft(reachable)) throw refusal([{ member: 'callback_url', message: `${reachable.left.detail} (EGRESS_ALLOW_PRIVATE_NETWORKS)` }]);
       return read.right as Json;
     },
     async (request, current, tenantId) => ({
