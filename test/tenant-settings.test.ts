@@ -4,7 +4,7 @@
 // tenant's settings are its own. Effective settings: the tenant's value, else the environment's.
 import test from 'ava';
 import { isRight } from 'fp-ts/lib/Either.js';
-import { SETTINGS_MEMBERS } from '../streams/tenantSettings.js';
+import { SETTINGS_MEMBERS, settingsStream } from '../streams/tenantSettings.js';
 import { configVariableNames } from '../src/config/config.js';
 import { createCertificateAuthority, x5cOf } from '../src/crypto/certificates.js';
 import { SETTING_VARIABLES } from '../src/tenantIdentity/settings.js';
@@ -215,4 +215,20 @@ test('a callback URL set through the API must not name a private or reserved add
   }
   t.is((await get(key)).revision, 1);
   t.is((await put(key, { callback_url: 'https://hooks.example/cb', callback_secret: SECRET }, etag)).status, 200);
+});
+
+test("the console's auditor view shows the settings' stream to an admin key of the tenant, the secret sealed and not shown", async (t) => {
+  const { tenantId, key } = await newTenant(s);
+  t.is((await put(key, { callback_url: 'https://hooks.example/cb', callback_secret: SECRET, offer_ttl_seconds: 60 }, (await get(key)).etag)).status, 200);
+  const response = await s.management(`/console/api/streams/${settingsStream(tenantId)}`, { key });
+  t.is(response.status, 200);
+  const text = await response.text();
+  t.regex(text, /TenantSettingsCreated/);
+  t.regex(text, /TenantSettingsReplaced/);
+  t.regex(text, /\[sealed: not shown\]/);
+  t.false(text.includes('ciphertext'));
+  const other = await newTenant(s);
+  t.is((await s.management(`/console/api/streams/${settingsStream(tenantId)}`, { key: other.key })).status, 404, "another tenant's");
+  const resourcesOnly = await newTenant(s, ['resources']);
+  t.is((await s.management(`/console/api/streams/${settingsStream(resourcesOnly.tenantId)}`, { key: resourcesOnly.key })).status, 404, 'without admin');
 });

@@ -20,6 +20,8 @@ const CATEGORY_SCOPES: Readonly<Record<string, Scope>> = {
   schema: 'resources',
   didcomm: 'resources',
   supportrequest: 'resources',
+  tenantsettings: 'admin',
+  tenantverifier: 'admin',
 };
 
 export const categoryOf = (streamId: string): string => streamId.slice(0, Math.max(0, streamId.indexOf('-')));
