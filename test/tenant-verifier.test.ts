@@ -5,7 +5,9 @@
 import test from 'ava';
 import { startTestService, type TestService } from './support/service.js';
 import { newTenant } from './support/tenants.js';
-import { MDL, PID_SD_JWT, registrationCertificate } from './support/registrationCertificate.js';
+import { MDL, PID_SD_JWT, registrarAnchor, registrationCertificate } from './support/registrationCertificate.js';
+import { createCertificateAuthority } from '../src/crypto/certificates.js';
+import { withTestService } from './support/service.js';
 import { DAY_MS } from '../src/crypto/certificates.js';
 
 type Envelope = { id: string; revision: number; etag: string; created_at: string; modified_at: string; kind: { name: string }; data: Record<string, unknown> };
@@ -116,4 +118,21 @@ test("tenants are isolated: B sees its own revision 1 after A's change, and A's 
 test('the verifier and the settings need scope admin', async (t) => {
   const { key } = await newTenant(s, ['resources', 'connector']);
   for (const path of ['/verifier', '/settings']) t.is((await s.management(path, { key })).status, 403);
+});
+
+test('with REGISTRATION_CERTIFICATE_TRUST_ANCHORS, a registration certificate must chain to one of them: another registrar\'s is refused (fail closed)', async (t) => {
+  await withTestService(
+    async (service) => {
+      const { key } = await newTenant(service);
+      const etag = (await service.management('/verifier', { key })).headers.get('etag')!;
+      const putAs = (jwt: string) =>
+        service.management('/verifier', { key, method: 'PUT', headers: { 'Content-Type': 'application/json', 'If-Match': etag }, body: JSON.stringify({ registration_certificate: jwt, enforce_registration: false }) });
+      const stranger = await createCertificateAuthority({ commonName: 'Unknown registrar' });
+      const refused = await putAs(await registrationCertificate({ registrar: stranger }));
+      t.is(refused.status, 400);
+      t.regex(((await refused.json()) as { detail: string }).detail, /^registration_certificate: registrar: /);
+      t.is((await putAs(await registrationCertificate())).status, 200);
+    },
+    { env: { REGISTRATION_CERTIFICATE_TRUST_ANCHORS: await registrarAnchor() } },
+  );
 });

@@ -201,6 +201,8 @@ const variables = {
   presentationExpiryIntervalMs: withDefault('PRESENTATION_EXPIRY_INTERVAL_MS', integerFromString(10, 3_600_000), '1000'),
   /** Where same-device flows send the browser when the request has no `redirect_uri`; unset means no redirect. */
   defaultRedirectUri: optional('DEFAULT_REDIRECT_URI', DefaultRedirectUri),
+  /** Registrars' certificates a tenant's registration certificate (`PUT /verifier`) must chain to; unset: its chain is not checked. */
+  registrationCertificateTrustAnchors: optional('REGISTRATION_CERTIFICATE_TRUST_ANCHORS', TrustAnchorsFromString),
   // issuance (OpenID4VCI): variables added here
   /** JSON file of the credential configurations; unset means the built-in `pid` and `membership` types. */
   credentialConfigurationsFile: optional('CREDENTIAL_CONFIGURATIONS', NonEmptyText),

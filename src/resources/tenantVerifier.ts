@@ -13,6 +13,8 @@ import { HttpError, invalidRequest } from '../http/problem.js';
 import { decode } from '../http/validate.js';
 import { isRecord } from '../../streams/kernel.js';
 import { checkRegistrationCertificate } from '../tenantIdentity/registrationCertificate.js';
+import { trustAnchorCertificates } from '../trust/trustAnchors.js';
+import { findTrustAnchor, validateChain } from '../trust/x509Chain.js';
 import type { Json } from '../eventstore/port.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import { ENVELOPE_ONLY } from './search.js';
@@ -54,8 +56,17 @@ export const verifierRoutes = (router: Router, deps: ResourcesContext): void => 
       const { registration_certificate: certificate, enforce_registration: enforce } = request as t.TypeOf<typeof Body>;
       let credentials: readonly Json[] = [];
       if (certificate !== null) {
-        const checked = await checkRegistrationCertificate(certificate, deps.now());
+        const now = deps.now();
+        const checked = await checkRegistrationCertificate(certificate, now);
         if (isLeft(checked)) throw refused('body.registration_certificate', `${checked.left.rule}: ${checked.left.detail}`);
+        const anchors = deps.config.registrationCertificateTrustAnchors;
+        // Where the operator names registrars, fail closed: a chain that does not validate up to one is refused.
+        if (anchors !== undefined) {
+          const valid = await validateChain(checked.right.chain, now);
+          if (isLeft(valid)) throw refused('body.registration_certificate', `registrar: ${valid.left}`);
+          const anchor = await findTrustAnchor(checked.right.chain, trustAnchorCertificates(anchors), now);
+          if (anchor === undefined) throw refused('body.registration_certificate', 'registrar: the x5c chain does not end at a REGISTRATION_CERTIFICATE_TRUST_ANCHORS certificate');
+        }
         credentials = checked.right.credentials as unknown as readonly Json[];
       }
       return { type: 'RegisterVerifier', data: { registrationCertificate: certificate, credentials, enforceRegistration: enforce } };

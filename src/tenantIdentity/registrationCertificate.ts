@@ -4,11 +4,12 @@
 // present and not ahead, `exp` (if any) not passed, the leaf certificate valid now; and
 // `credentials`, what the relying party may ask for, as DCQL credential queries: `format`,
 // `meta` (`vct_values`, `doctype_value`), `claims` by `path`. The certificate is the tenant's own
-// statement: its chain is not checked against a registrar's anchors (docs/tenant-settings.md).
+// statement: its chain is checked against registrars' anchors only where the operator names them
+// (REGISTRATION_CERTIFICATE_TRUST_ANCHORS, src/resources/tenantVerifier.ts; docs/tenant-settings.md).
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { compactVerify, decodeProtectedHeader, importX509, type ProtectedHeaderParameters } from 'jose';
 import { isRecord, type Json } from '../../streams/kernel.js';
-import { certificateFromBase64 } from '../crypto/x509.js';
+import { certificateFromBase64, type x509 } from '../crypto/x509.js';
 import type { RegisteredCredential } from './ports.js';
 
 export const REGISTRATION_CERTIFICATE_TYP = 'rc-wrp+jwt';
@@ -27,6 +28,8 @@ export interface RegistrationRefused {
 
 export interface CheckedRegistration {
   readonly credentials: readonly RegisteredCredential[];
+  /** The signer's `x5c`, leaf first, for a check against registrars' anchors. */
+  readonly chain: readonly x509.X509Certificate[];
 }
 
 const refused = (rule: RegistrationRefused['rule'], detail: string): Either<RegistrationRefused, never> => left({ rule, detail });
@@ -77,15 +80,16 @@ export const checkRegistrationCertificate = async (jwt: string, now: Date): Prom
   const alg = header.alg;
   if (typeof alg !== 'string' || !ALGORITHMS.includes(alg)) return refused('alg', `the header's alg must be one of ${ALGORITHMS.join(', ')}`);
   if (!Array.isArray(header.x5c) || header.x5c.length === 0) return refused('x5c', "the header has no x5c (the signer's certificate chain)");
-  const leaf = certificateFromBase64(header.x5c[0]);
-  if (isLeft(leaf)) return refused('x5c', `x5c[0] ${leaf.left}`);
-  for (const [i, entry] of header.x5c.slice(1).entries()) {
+  const chain: x509.X509Certificate[] = [];
+  for (const [i, entry] of header.x5c.entries()) {
     const parsed = certificateFromBase64(entry);
-    if (isLeft(parsed)) return refused('x5c', `x5c[${i + 1}] ${parsed.left}`);
+    if (isLeft(parsed)) return refused('x5c', `x5c[${i}] ${parsed.left}`);
+    chain.push(parsed.right);
   }
+  const leaf = chain[0]!;
   let payload: unknown;
   try {
-    const key = await importX509(leaf.right.toString('pem'), alg);
+    const key = await importX509(leaf.toString('pem'), alg);
     payload = JSON.parse(new TextDecoder().decode((await compactVerify(jwt, key, { algorithms: [alg] })).payload));
   } catch {
     return refused('signature', 'the signature does not verify with the key of its x5c leaf certificate');
@@ -97,10 +101,10 @@ export const checkRegistrationCertificate = async (jwt: string, now: Date): Prom
   if (iat > seconds + SKEW_SECONDS) return refused('iat', 'iat is in the future');
   if (exp !== undefined && typeof exp !== 'number') return refused('expired', 'exp is not a number');
   if (typeof exp === 'number' && exp <= seconds - SKEW_SECONDS) return refused('expired', `the certificate expired at ${new Date(exp * 1000).toISOString()}`);
-  if (leaf.right.notBefore > now || leaf.right.notAfter < now) {
-    return refused('certificate_validity', `the x5c leaf certificate is valid from ${leaf.right.notBefore.toISOString()} to ${leaf.right.notAfter.toISOString()}, not now`);
+  if (leaf.notBefore > now || leaf.notAfter < now) {
+    return refused('certificate_validity', `the x5c leaf certificate is valid from ${leaf.notBefore.toISOString()} to ${leaf.notAfter.toISOString()}, not now`);
   }
   const credentials = registeredCredentials(payload['credentials']);
   if (isLeft(credentials)) return refused('credentials', credentials.left);
-  return right({ credentials: credentials.right });
+  return right({ credentials: credentials.right, chain });
 };

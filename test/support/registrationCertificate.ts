@@ -18,13 +18,18 @@ export interface RegistrationOptions {
   readonly leafValidity?: { readonly notBefore: Date; readonly notAfter: Date };
   /** Signs with another key than the leaf's. */
   readonly signedByOtherKey?: boolean;
+  /** Another registrar than the test's one. */
+  readonly registrar?: CertifiedKey;
 }
 
 let registrar: Promise<CertifiedKey> | undefined;
 const registrarCa = (): Promise<CertifiedKey> => (registrar ??= createCertificateAuthority({ commonName: 'Test registrar CA', country: 'DE' }));
 
+/** The test registrar's CA certificate, base64 DER: what REGISTRATION_CERTIFICATE_TRUST_ANCHORS names. */
+export const registrarAnchor = async (): Promise<string> => x5cOf([(await registrarCa()).certificate])[0]!;
+
 export const registrationCertificate = async (options: RegistrationOptions = {}): Promise<string> => {
-  const ca = await registrarCa();
+  const ca = options.registrar ?? (await registrarCa());
   const leaf = await createLeafCertificate(ca, { commonName: 'Test registrar signer', ...(options.leafValidity ?? {}) });
   const other = options.signedByOtherKey ? await createLeafCertificate(ca, { commonName: 'Someone else' }) : undefined;
   const now = Math.floor(Date.now() / 1000);
