@@ -113,24 +113,24 @@ const recordedSettings = (db: SqlReader, tenantId: string) =>
 
 /** The stored settings over the environment's defaults. */
 export const effectiveSettings = (config: Config, data: ResourceData, revision: number): Settings => {
-  const own = <K extends keyof Config>(member: SettingsMember, key: K): Config[K] => (data[member] ?? config[key]) as Config[K];
+  const own = <M extends SettingsMember>(member: M): Config[(typeof SETTING_VARIABLES)[M]] => (data[member] ?? config[SETTING_VARIABLES[member]]) as Config[(typeof SETTING_VARIABLES)[M]];
   const sealed = Sealed.decode(data['callback_secret']);
   const callbackUrl = data['callback_url'];
   return {
     revision,
-    x509TrustPolicy: own('x509_trust_policy', 'x509TrustPolicy'),
-    x509TrustPolicyPid: own('x509_trust_policy_pid', 'x509TrustPolicyPid'),
-    x509TrustPolicyQeaa: own('x509_trust_policy_qeaa', 'x509TrustPolicyQeaa'),
-    x509TrustPolicyPubEaa: own('x509_trust_policy_pub_eaa', 'x509TrustPolicyPubEaa'),
-    x509TrustPolicyNonQualifiedEaa: own('x509_trust_policy_non_qualified_eaa', 'x509TrustPolicyNonQualifiedEaa'),
+    x509TrustPolicy: own('x509_trust_policy'),
+    x509TrustPolicyPid: own('x509_trust_policy_pid'),
+    x509TrustPolicyQeaa: own('x509_trust_policy_qeaa'),
+    x509TrustPolicyPubEaa: own('x509_trust_policy_pub_eaa'),
+    x509TrustPolicyNonQualifiedEaa: own('x509_trust_policy_non_qualified_eaa'),
     // Extra anchors: the tenant's are added to the deployment's.
     x509TrustAnchors: [...config.x509TrustAnchors, ...((data['x509_trust_anchors'] as readonly string[] | null) ?? [])],
-    walletAttestation: own('wallet_attestation', 'walletAttestation'),
-    walletProviderTrustAnchors: own('wallet_provider_trust_anchors', 'walletProviderTrustAnchors'),
-    defaultRedirectUri: own('default_redirect_uri', 'defaultRedirectUri'),
-    offerTtlSeconds: own('offer_ttl_seconds', 'offerTtlSeconds'),
-    presentationExpiresIn: own('presentation_expires_in', 'presentationExpiresIn'),
-    statusListFailurePolicy: own('status_list_failure_policy', 'statusListFailurePolicy'),
+    walletAttestation: own('wallet_attestation'),
+    walletProviderTrustAnchors: own('wallet_provider_trust_anchors'),
+    defaultRedirectUri: own('default_redirect_uri'),
+    offerTtlSeconds: own('offer_ttl_seconds'),
+    presentationExpiresIn: own('presentation_expires_in'),
+    statusListFailurePolicy: own('status_list_failure_policy'),
     callback: typeof callbackUrl === 'string' && !isLeft(sealed) ? { url: callbackUrl, secret: sealed.right } : undefined,
   };
 };
