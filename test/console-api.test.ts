@@ -7,6 +7,7 @@ import { certificatesToPem, certifyPublicKey, createCertificateAuthority, DAY_MS
 import { presentationStream } from '../streams/presentation.js';
 import { eventually } from './support/bounded.js';
 import { keyWith, serverSentEvents } from './support/console.js';
+import { registrationCertificate } from './support/registrationCertificate.js';
 import { BOOTSTRAP_KEY } from './support/service.js';
 import { pidQuery, startVerificationHarness, type VerificationHarness } from './support/wallet/connector.js';
 import { answer, fetchAuthorizationRequest, postResponse } from './support/wallet/presentation.js';
@@ -257,4 +258,25 @@ test('the Identity page\'s keys: each with its state, its certificate\'s subject
   const connectorOnly = await keyWith(h.service, ['connector']);
   t.is((await h.service.management('/console/api/signing-keys', { key: connectorOnly.secret })).status, 403);
   t.is((await h.service.management('/console/api/signing-keys', { key: null })).status, 401);
+});
+
+test('the Identity page\'s registration: null until PUT /verifier, then whom the certificate registers, who signed it, until when (warned within 30 days), whether enforced; scope admin', async (t) => {
+  const mine = await keyWith(h.service, ['admin'], 'identity-registration');
+  const read = async () => json<{ registration: Record<string, unknown> | null }>(await h.service.management('/console/api/registration', { key: mine.secret }));
+  t.deepEqual(await read(), { registration: null });
+  const exp = Math.floor(Date.now() / 1000) + 5 * 86_400;
+  const jwt = await registrationCertificate({ exp });
+  const verifier = await json<{ etag: string }>(await h.service.management('/verifier', { key: mine.secret }));
+  const put = await h.service.management('/verifier', {
+    method: 'PUT', key: mine.secret, headers: { 'Content-Type': 'application/json', 'If-Match': verifier.etag }, body: JSON.stringify({ registration_certificate: jwt, enforce_registration: true }),
+  });
+  t.is(put.status, 200);
+  const { registration } = await read();
+  t.like(registration, { enforce_registration: true, subject: 'Example GmbH', name: 'Example Relying Party', not_after: new Date(exp * 1000).toISOString(), expires_soon: true, credentials: 2 });
+  t.regex(String(registration?.['signer']), /Test registrar signer/);
+  // Another tenant has none; a key without `admin` reads nothing.
+  const other = await keyWith(h.service, ['admin'], 'identity-registration-other');
+  t.deepEqual(await json(await h.service.management('/console/api/registration', { key: other.secret })), { registration: null });
+  const connectorOnly = await keyWith(h.service, ['connector']);
+  t.is((await h.service.management('/console/api/registration', { key: connectorOnly.secret })).status, 403);
 });

@@ -17,6 +17,7 @@ import { certificatesToPem, certifyPublicKey, createCertificateAuthority, DAY_MS
 import { x509 } from '../src/crypto/x509.js';
 import { tenantCredentialIssuer } from '../src/tenantIdentity/ports.js';
 import { keyWith } from './support/console.js';
+import { registrationCertificate } from './support/registrationCertificate.js';
 import { opsScript, runScript } from './support/processes.js';
 import { BOOTSTRAP_KEY } from './support/service.js';
 import { pidQuery, startVerificationHarness, type VerificationHarness } from './support/wallet/connector.js';
@@ -533,5 +534,22 @@ test(titled('Identity: a pending key\'s CSR copied and certified, a development-
   await page.getByRole('heading', { name: 'History' }).waitFor();
   t.true(page.url().endsWith(`#/resources/credential-configurations/${configurationId}`));
   await noSeriousViolations(t, page, 'a credential configuration\'s history');
+
+  // The registration as a relying party, and the settings: each with its revision and history.
+  const verifier = (await (await asTenant('/verifier')).json()) as Key;
+  t.is((await asTenant('/verifier', { method: 'PUT', headers: { 'If-Match': verifier.etag }, body: { registration_certificate: await registrationCertificate(), enforce_registration: true } })).status, 200);
+  await go(page, 'Identity');
+  const registration = page.getByRole('region', { name: 'Registration certificate' });
+  t.regex((await registration.getByRole('row').nth(1).textContent()) ?? '', /Example Relying Party \(Example GmbH\).*Test registrar signer.*2yes: requests outside it are refused/);
+  // The test registrar's certificate holds for a day: within the 30 days.
+  await page.getByText('Warning: the registration certificate expires on').waitFor();
+  await page.getByText('Registration: revision 2').waitFor();
+  await page.getByText('Settings: revision 1').waitFor();
+  await noSeriousViolations(t, page, 'the Identity page with a registration');
+  await page.getByRole('heading', { level: 2, name: 'Credential configurations' }).evaluate((heading) => heading.scrollIntoView({ block: 'start' }));
+  await shoot(page, 'identity-registration');
+  await page.getByRole('link', { name: 'History of the registration' }).click();
+  await page.getByRole('heading', { name: 'History' }).waitFor();
+  t.deepEqual(await page.getByRole('table', { name: 'Revisions' }).locator('tbody tr td:first-child').allTextContents(), ['1', '2']);
   await page.close();
 });

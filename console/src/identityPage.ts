@@ -1,8 +1,9 @@
 // Identity: what the signed-in tenant shows wallets as its own (issue 38). Its signing keys by role
 // with their state and certificate (from GET /console/api/signing-keys, which reads the chains),
 // the CSR of a pending key to copy, Activate for a ready key (POST /signing-keys/{id}/activate
-// with If-Match: a 412 shows the conflict and that nothing changed), and its credential
-// configurations with a link to each one's history on the Resources page.
+// with If-Match: a 412 shows the conflict and that nothing changed), its credential
+// configurations, its registration as a relying party (PUT /verifier) and its settings, each with
+// a link to its history on the Resources page.
 import { get, ProblemError, request } from './api.js';
 import { button, errorBox, field, h, link, table } from './dom.js';
 import { showError } from './views.js';
@@ -28,6 +29,15 @@ interface SigningKey {
   readonly retired_at: string | null;
   readonly replaced_by: string | null;
   readonly certificate: ShownCertificate | null;
+}
+interface Registration {
+  readonly enforce_registration: boolean;
+  readonly subject: string | null;
+  readonly name: string | null;
+  readonly signer: string | null;
+  readonly not_after: string | null;
+  readonly expires_soon: boolean;
+  readonly credentials: number;
 }
 interface Envelope {
   readonly id: string;
@@ -77,6 +87,7 @@ export const identityPage = async (ctx: PageContext): Promise<void> => {
   const keysStatus = h('div', { 'aria-live': 'polite' });
   const keys = h('div');
   const configurations = h('div');
+  const registered = h('div');
 
   const activate = (key: SigningKey) => async (): Promise<void> => {
     try {
@@ -121,6 +132,32 @@ export const identityPage = async (ctx: PageContext): Promise<void> => {
     }
   };
 
+  /** The registration (GET /console/api/registration reads its certificate) and the settings, each with its revision and history. */
+  const showRegistration = async (): Promise<void> => {
+    try {
+      const [{ registration }, verifier, settings] = await Promise.all([
+        get<{ registration: Registration | null }>('/console/api/registration'),
+        get<Envelope>('/verifier'),
+        get<Envelope>('/settings'),
+      ]);
+      registered.replaceChildren(
+        ...(registration?.expires_soon ? [h('p', { class: 'warning', role: 'status' }, `Warning: the registration certificate expires on ${registration.not_after ?? ''}.`)] : []),
+        registration
+          ? table('Registration certificate', ['Registers', 'Signed by', 'Valid until', 'Credential types', 'Enforced'], [[
+              registration.name ? `${registration.name} (${registration.subject ?? ''})` : registration.subject ?? '',
+              registration.signer ?? '',
+              registration.not_after ?? '',
+              String(registration.credentials),
+              registration.enforce_registration ? 'yes: requests outside it are refused' : 'no',
+            ]])
+          : h('p', {}, 'No registration certificate is set (PUT /verifier): requests are not held to one and carry none.'),
+        h('p', {}, `Registration: revision ${verifier.revision} `, link('History of the registration', '#/resources/verifier'), ` · Settings: revision ${settings.revision} `, link('History of the settings', '#/resources/settings')),
+      );
+    } catch (error) {
+      showError(registered, error);
+    }
+  };
+
   const showConfigurations = async (): Promise<void> => {
     try {
       const { items } = await get<{ items: Envelope[] }>('/credential-configurations');
@@ -138,6 +175,7 @@ export const identityPage = async (ctx: PageContext): Promise<void> => {
       h('p', {}, 'Make a key with POST /signing-keys, have the CSR of a pending key certified, upload the chain (PUT /signing-keys/{id}/certificate), then activate it here: the key it replaces is retired and never signs again. Activation is sent with If-Match: if the key changed since it was loaded, nothing changes and the conflict is shown.'),
       button('Refresh keys', showKeys), keysStatus, keys),
     h('section', {}, h('h2', {}, 'Credential configurations'), configurations),
+    h('section', {}, h('h2', {}, 'Registration and settings'), registered),
   );
-  await Promise.all([showKeys(), showConfigurations()]);
+  await Promise.all([showKeys(), showConfigurations(), showRegistration()]);
 };

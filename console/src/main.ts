@@ -34,7 +34,9 @@ const nav = document.getElementById('nav') as HTMLElement;
 const who = document.getElementById('who') as HTMLElement;
 
 /** The resource kinds whose scope is not `resources`: their pages (a resource's history) need theirs. */
-const KIND_SCOPES: Readonly<Record<string, string>> = { 'signing-keys': 'admin', 'credential-configurations': 'admin' };
+const KIND_SCOPES: Readonly<Record<string, string>> = { 'signing-keys': 'admin', 'credential-configurations': 'admin', verifier: 'admin', settings: 'admin' };
+/** The kinds of which a tenant has one, at `/{kind}` (`#/resources/{kind}`). */
+const SINGLETONS = new Set(['verifier', 'settings']);
 
 let tenant: Tenant | undefined;
 let leaving = new AbortController();
@@ -53,7 +55,8 @@ const route = async (): Promise<void> => {
   }
   const entry = NAVIGATION.find((n) => n.path === `#/${section}`);
   if (!entry) return dashboardPage(ctx);
-  const scope = section === 'resources' && id && more ? (KIND_SCOPES[id] ?? entry.scope) : entry.scope;
+  const resource = section === 'resources' && id !== undefined && (Boolean(more) || SINGLETONS.has(id));
+  const scope = resource ? (KIND_SCOPES[id] ?? entry.scope) : entry.scope;
   if (!allowed(scope)) {
     main.replaceChildren(h('h1', {}, entry.title), errorBox('Forbidden', `This API key has no \`${scope}\` scope: the page is not shown.`));
     return;
@@ -66,7 +69,7 @@ const route = async (): Promise<void> => {
     case 'deliveries':
       return deliveriesPage(ctx);
     case 'resources':
-      return id && more ? resourcePage(ctx, id, more) : resourcesPage(ctx);
+      return resource ? resourcePage(ctx, id, more || undefined) : resourcesPage(ctx);
     case 'support-requests':
       return id ? supportRequestPage(ctx, id) : supportRequestsPage(ctx);
     case 'identity':

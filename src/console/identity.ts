@@ -6,7 +6,11 @@ import type { SqlReader } from '../../projections/projection.js';
 import { findTenantResourcesOfKind } from '../../projections/resources.js';
 import { etagOf, type Envelope } from '../../streams/resource.js';
 import { SIGNING_KEY_KIND } from '../../streams/signingKey.js';
+import { isRight } from 'fp-ts/lib/Either.js';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { certificatesFromPem } from '../crypto/certificates.js';
+import { certificateFromBase64 } from '../crypto/x509.js';
+import type { VerifierRegistration } from '../tenantIdentity/ports.js';
 
 /** A certificate expiring within this many days is a warning (Dashboard, Identity page). */
 export const EXPIRY_WARNING_DAYS = 30;
@@ -50,3 +54,35 @@ export const shownSigningKey = (envelope: Envelope, now: number) => ({
 /** The tenant's signing keys, oldest first. */
 export const tenantSigningKeys = (db: SqlReader, tenantId: string, now: number) =>
   findTenantResourcesOfKind(db, tenantId, SIGNING_KEY_KIND.name).map((e) => shownSigningKey(e, now));
+
+/** A registration certificate's `sub`: TS 119 475 makes it an object naming the relying party (`legal_name`...), RFC 7519 a string. */
+const subjectText = (sub: unknown): string | null => {
+  if (sub === undefined || sub === null) return null;
+  if (typeof sub === 'string') return sub;
+  const legal = (sub as { legal_name?: unknown }).legal_name;
+  if (Array.isArray(legal) && legal.length > 0 && legal.every((n) => typeof n === 'string')) return legal.join(', ');
+  return JSON.stringify(sub);
+};
+
+/**
+ * The tenant's registration as a relying party as the Identity page shows it: whether requests are
+ * held to it, whom the registration certificate registers (`sub`, and `name` where it has one),
+ * who signed it (its `x5c` leaf), until when it holds (`exp`, else the leaf's end), and how many
+ * credential types it registers. The certificate was checked when `PUT /verifier` stored it.
+ */
+export const shownRegistration = (registration: VerifierRegistration, now: number) => {
+  const payload = decodeJwt(registration.registrationCertificate);
+  const x5c = decodeProtectedHeader(registration.registrationCertificate).x5c?.[0];
+  const signer = x5c === undefined ? undefined : certificateFromBase64(x5c);
+  const leaf = signer && isRight(signer) ? signer.right : undefined;
+  const until = typeof payload.exp === 'number' ? new Date(payload.exp * 1000) : leaf?.notAfter;
+  return {
+    enforce_registration: registration.enforce,
+    subject: subjectText(payload['sub']),
+    name: typeof payload['name'] === 'string' ? payload['name'] : null,
+    signer: leaf?.subject ?? null,
+    not_after: until?.toISOString() ?? null,
+    expires_soon: until ? expiresSoon(until, now) : false,
+    credentials: registration.credentials.length,
+  };
+};

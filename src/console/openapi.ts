@@ -21,6 +21,21 @@ const DELIVERY_STATES = ['pending', 'delivered', 'abandoned', 'undeliverable'];
 
 const EXPIRES_SOON: Schema = { type: 'boolean', description: `It expires within ${EXPIRY_WARNING_DAYS} days (or has expired).` };
 
+/** What GET /console/api/registration answers of a registration certificate. */
+const REGISTRATION: Schema = object(
+  {
+    enforce_registration: { type: 'boolean', description: 'Presentation requests asking for what the certificate does not register are refused (422).' },
+    subject: nullable(string('The registration certificate\'s `sub`: the relying party it registers (its `legal_name`, or `sub` as JSON).')),
+    name: nullable(string('Its `name`, where it has one.')),
+    signer: nullable(string('The subject of its `x5c` leaf: who signed it.')),
+    not_after: nullable(dateTime('Its `exp`, else the end of its signer\'s certificate.')),
+    expires_soon: EXPIRES_SOON,
+    credentials: { type: 'integer', description: 'How many credential types it registers.' },
+  },
+  {},
+  'The tenant\'s registration certificate as the Identity page shows it.',
+);
+
 const textAnswer = (description: string, type: string) =>
   managementAnswers.answer(description, { content: { [type]: { schema: string() } } });
 
@@ -248,6 +263,16 @@ export const consoleArea: Area = {
         tags: ['console'],
         security: apiKey('admin'),
         responses: { '200': managementAnswers.answer('The keys, oldest first.', { content: json(object({ items: arrayOf(ref.schema('ConsoleSigningKey')) })) }), ...managementAnswers.problems(401, 403, 500) },
+      }),
+    },
+    '/console/api/registration': {
+      get: operation({
+        operationId: 'consoleRegistration',
+        summary: 'What the tenant\'s registration certificate says (whom it registers, who signed it, until when, whether it is enforced)',
+        description: 'What the Identity page shows; the registration itself is `/verifier`.',
+        tags: ['console'],
+        security: apiKey('admin'),
+        responses: { '200': managementAnswers.answer('The registration, or null while the tenant has set none.', { content: json(object({ registration: nullable(REGISTRATION) })) }), ...managementAnswers.problems(401, 403, 500) },
       }),
     },
     '/console/api/trusted-lists': {

@@ -20,7 +20,7 @@ import { requestIdOf } from '../log.js';
 import { resendDelivery, type ResendError } from '../callbacks/resend.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import type { TrustListStore } from '../trust/trustListStore.js';
-import { expiresSoon, tenantSigningKeys } from './identity.js';
+import { expiresSoon, shownRegistration, tenantSigningKeys } from './identity.js';
 import type { LiveStreams } from './live.js';
 import { listQuery } from './query.js';
 import { readVisibleStream, SEALED, shownEvent } from './streamView.js';
@@ -177,6 +177,13 @@ export const consoleRouter = ({ context, live, trustLists, certificates }: Conso
   router.get('/signing-keys', requireScope('admin'), (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { items: tenantSigningKeys(runner.db, principalOf(ctx).tenantId, Date.now()) };
+  });
+
+  // The Identity page: what the tenant's registration certificate (PUT /verifier) says, or null while it has none.
+  router.get('/registration', requireScope('admin'), (ctx) => {
+    const registration = context.verifierRegistrations.of(principalOf(ctx).tenantId);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { registration: registration ? shownRegistration(registration, Date.now()) : null };
   });
 
   router.get('/trusted-lists', (ctx) => {
