@@ -472,6 +472,8 @@ test(titled('Identity: a pending key\'s CSR copied and certified, a development-
   t.regex((await rowOf(pending.id).textContent()) ?? '', /pending.*none yet: certify the CSR/);
   t.regex((await rowOf(developed.id).textContent()) ?? '', /ready.*development CA/);
   await noSeriousViolations(t, page, 'the Identity page');
+  await page.getByText('The tenant has no active access key: the deployment\'s serves it.').waitFor();
+  await page.getByText('The tenant has no active issuer key: the deployment\'s serves it.').waitFor();
 
   // The pending key's CSR, as the page shows it, goes to a CA of the test (for 10 days: within the warning).
   const csrField = page.getByLabel(`CSR of the issuer key ${pending.id}`);
@@ -499,6 +501,7 @@ test(titled('Identity: a pending key\'s CSR copied and certified, a development-
   await rowOf(developed.id).getByRole('button', { name: `Activate ${developed.id.slice(0, 8)}…` }).click();
   await page.getByText(`The issuer key ${developed.id} is active`).waitFor();
   await rowOf(developed.id).filter({ hasText: 'active since' }).waitFor();
+  t.is(await page.getByText('The tenant has no active issuer key').count(), 0, 'the tenant\'s own issuer key serves it now');
 
   // The pending key changes behind the page's back: its activation on the version shown is refused, nothing changes.
   const labelled = await asTenant(`/signing-keys/${pending.id}/labels`, { method: 'PUT', headers: { 'If-Match': (await certified.json() as Key).etag }, body: { labels: { rotation: 'next' } } });

@@ -83,7 +83,7 @@ const csrField = (key: SigningKey): HTMLElement => {
 };
 
 export const identityPage = async (ctx: PageContext): Promise<void> => {
-  heading(ctx, 'Identity', h('p', {}, 'What this tenant shows wallets as its own: its signing keys and their certificates, and the credentials it issues. Where it has no active key of a role, the deployment\'s key serves it.'));
+  heading(ctx, 'Identity', h('p', {}, 'What this tenant shows wallets as its own: its signing keys and their certificates, and the credentials it issues.'));
   const keysStatus = h('div', { 'aria-live': 'polite' });
   const keys = h('div');
   const configurations = h('div');
@@ -109,7 +109,8 @@ export const identityPage = async (ctx: PageContext): Promise<void> => {
 
   const roleSection = ([role, title, purpose]: readonly [string, string, string], all: readonly SigningKey[]): HTMLElement => {
     const mine = all.filter((k) => k.role === role);
-    return h('section', {}, h('h3', {}, title), h('p', {}, purpose),
+    const active = mine.some((k) => k.state === 'active' && k.deleted_at === null);
+    return h('section', {}, h('h3', {}, title), h('p', {}, purpose, active ? '' : ` The tenant has no active ${role} key: the deployment's serves it.`),
       ...mine.filter(warns).map((k) => h('p', { class: 'warning', role: 'status' }, `Warning: the certificate of the ${k.state ?? ''} ${role} key ${k.id} expires on ${k.certificate?.not_after ?? ''}.`)),
       table(title, ['Key', 'State', 'Certificate subject', 'Certificate issuer', 'Valid from', 'Valid until', 'Action'], mine.map((k) => [
         h('span', {}, h('code', {}, k.id), ' ', historyLink('signing-keys', k.id)),
