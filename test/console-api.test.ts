@@ -1,10 +1,13 @@
 // The console's HTTP side: its static files on the management listener only, with a strict
 // Content-Security-Policy; its JSON routes' pagination, scopes, tenant isolation, the auditor's
 // stream without sealed values, and the live view fed by the store subscription.
+import { webcrypto } from 'node:crypto';
 import test from 'ava';
+import { certificatesToPem, certifyPublicKey, createCertificateAuthority, DAY_MS, EC_P256 } from '../src/crypto/certificates.js';
 import { presentationStream } from '../streams/presentation.js';
 import { eventually } from './support/bounded.js';
 import { keyWith, serverSentEvents } from './support/console.js';
+import { registrationCertificate } from './support/registrationCertificate.js';
 import { BOOTSTRAP_KEY } from './support/service.js';
 import { pidQuery, startVerificationHarness, type VerificationHarness } from './support/wallet/connector.js';
 import { answer, fetchAuthorizationRequest, postResponse } from './support/wallet/presentation.js';
@@ -197,8 +200,83 @@ test('the dashboard counts outcomes per minute and names the certificates the co
     certificates: { role: string; not_after: string; expires_soon: boolean }[];
   }>(response);
   t.true(body.presentations_last_hour.some((c) => c.status === 'REJECTED' && c.count >= 1 && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(c.bucket)));
-  t.deepEqual(body.certificates.map((c) => c.role).sort(), ['access', 'issuer']);
+  t.deepEqual(body.certificates.map((c) => c.role).sort(), ['access', 'issuer'], 'the deployment\'s: the bootstrap tenant has no key of its own');
   for (const c of body.certificates) t.is(c.expires_soon, Date.parse(c.not_after) - Date.parse(body.now) < 30 * 86_400_000);
   const resourcesOnly = await keyWith(h.service, ['resources']);
   t.is((await h.service.management('/console/api/dashboard', { key: resourcesOnly.secret })).status, 403);
+});
+
+/** A signing key made over the API in the tenant of `key`. */
+const makeSigningKey = async (key: string, body: Record<string, unknown>): Promise<{ id: string; etag: string; data: Record<string, unknown> }> => {
+  const response = await h.service.management('/signing-keys', { method: 'POST', key, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  if (response.status !== 201) throw new Error(`POST /signing-keys: ${response.status} ${await response.text()}`);
+  return json(response);
+};
+
+test('the Identity page\'s keys: each with its state, its certificate\'s subject, issuer and validity, warned within 30 days, only the tenant\'s, scope admin', async (t) => {
+  const mine = await keyWith(h.service, ['admin', 'connector'], 'identity-keys');
+  const theirs = await keyWith(h.service, ['admin'], 'identity-keys-other');
+  const pending = await makeSigningKey(mine.secret, { role: 'issuer' });
+  const developed = await makeSigningKey(mine.secret, { role: 'issuer', development_chain: true });
+  const shortLived = await makeSigningKey(mine.secret, { role: 'access' });
+  const other = await makeSigningKey(theirs.secret, { role: 'access', development_chain: true });
+  // A CA of the test certifies the access key for 10 days: within the warning.
+  const ca = await createCertificateAuthority({ commonName: 'Console test CA', country: 'DE' });
+  const publicKey = await webcrypto.subtle.importKey('jwk', shortLived.data['public_jwk'] as webcrypto.JsonWebKey, EC_P256, true, ['verify']);
+  const leaf = await certifyPublicKey(ca, { commonName: 'short-lived access', country: 'DE', notAfter: new Date(Date.now() + 10 * DAY_MS) }, publicKey);
+  const certified = await h.service.management(`/signing-keys/${shortLived.id}/certificate`, {
+    method: 'PUT', key: mine.secret, headers: { 'Content-Type': 'application/json', 'If-Match': shortLived.etag }, body: JSON.stringify({ chain: certificatesToPem([leaf, ca.certificate]) }),
+  });
+  t.is(certified.status, 200);
+  const activated = await h.service.management(`/signing-keys/${shortLived.id}/activate`, { method: 'POST', key: mine.secret, headers: { 'If-Match': (await json<{ etag: string }>(certified)).etag } });
+  t.is(activated.status, 200);
+
+  const response = await h.service.management('/console/api/signing-keys', { key: mine.secret });
+  t.is(response.status, 200);
+  t.is(response.headers.get('cache-control'), 'no-store');
+  type Shown = { id: string; etag: string; role: string; state: string; csr: string | null; certificate: { subject: string; issuer: string; not_before: string; not_after: string; expires_soon: boolean } | null };
+  const { items } = await json<{ items: Shown[] }>(response);
+  t.deepEqual(items.map((k) => k.id), [pending.id, developed.id, shortLived.id], 'the tenant\'s keys, oldest first, not another tenant\'s');
+  t.false(items.some((k) => k.id === other.id));
+  const [p, d, s] = items as [Shown, Shown, Shown];
+  t.like(p, { role: 'issuer', state: 'pending', certificate: null, csr: pending.data['csr'] as string });
+  t.like(d, { role: 'issuer', state: 'ready' });
+  t.regex(d.certificate?.subject ?? '', /issuer/);
+  t.regex(d.certificate?.issuer ?? '', /development CA/);
+  t.false(d.certificate?.expires_soon);
+  t.like(s, { role: 'access', state: 'active', certificate: { subject: leaf.subject, issuer: ca.certificate.subject, expires_soon: true } });
+  t.regex(leaf.subject, /short-lived access/);
+  t.is(s.certificate?.not_after, leaf.notAfter.toISOString());
+  t.is<string | null, string | null>(s.etag, activated.headers.get('etag'), 'the etag an activation needs');
+  t.false(JSON.stringify(items).includes('sealedKey'), 'never the key\'s material');
+
+  // The dashboard warns of the tenant's active key's certificate beside the deployment's.
+  const dashboard = await json<{ certificates: { role: string; owner: string; key_id?: string; expires_soon: boolean }[] }>(await h.service.management('/console/api/dashboard', { key: mine.secret }));
+  t.deepEqual(dashboard.certificates.filter((c) => c.owner === 'tenant'), [{ role: 'access', owner: 'tenant', key_id: shortLived.id, subject: leaf.subject, not_after: leaf.notAfter.toISOString(), expires_soon: true }] as unknown as typeof dashboard.certificates);
+  t.deepEqual(dashboard.certificates.filter((c) => c.owner === 'deployment').map((c) => c.role).sort(), ['access', 'issuer']);
+
+  const connectorOnly = await keyWith(h.service, ['connector']);
+  t.is((await h.service.management('/console/api/signing-keys', { key: connectorOnly.secret })).status, 403);
+  t.is((await h.service.management('/console/api/signing-keys', { key: null })).status, 401);
+});
+
+test('the Identity page\'s registration: null until PUT /verifier, then whom the certificate registers, who signed it, until when (warned within 30 days), whether enforced; scope admin', async (t) => {
+  const mine = await keyWith(h.service, ['admin'], 'identity-registration');
+  const read = async () => json<{ registration: Record<string, unknown> | null }>(await h.service.management('/console/api/registration', { key: mine.secret }));
+  t.deepEqual(await read(), { registration: null });
+  const exp = Math.floor(Date.now() / 1000) + 5 * 86_400;
+  const jwt = await registrationCertificate({ exp });
+  const verifier = await json<{ etag: string }>(await h.service.management('/verifier', { key: mine.secret }));
+  const put = await h.service.management('/verifier', {
+    method: 'PUT', key: mine.secret, headers: { 'Content-Type': 'application/json', 'If-Match': verifier.etag }, body: JSON.stringify({ registration_certificate: jwt, enforce_registration: true }),
+  });
+  t.is(put.status, 200);
+  const { registration } = await read();
+  t.like(registration, { enforce_registration: true, subject: 'Example GmbH', name: 'Example Relying Party', not_after: new Date(exp * 1000).toISOString(), expires_soon: true, credentials: 2 });
+  t.regex(String(registration?.['signer']), /Test registrar signer/);
+  // Another tenant has none; a key without `admin` reads nothing.
+  const other = await keyWith(h.service, ['admin'], 'identity-registration-other');
+  t.deepEqual(await json(await h.service.management('/console/api/registration', { key: other.secret })), { registration: null });
+  const connectorOnly = await keyWith(h.service, ['connector']);
+  t.is((await h.service.management('/console/api/registration', { key: connectorOnly.secret })).status, 403);
 });

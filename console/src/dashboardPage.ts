@@ -14,7 +14,14 @@ interface Dashboard {
   readonly presentations_last_hour: readonly OutcomeCount[];
   readonly presentations_last_day: readonly OutcomeCount[];
   readonly deliveries: Record<string, number>;
-  readonly certificates: readonly { readonly role: string; readonly subject: string; readonly not_after: string; readonly expires_soon: boolean }[];
+  readonly certificates: readonly {
+    readonly role: string;
+    readonly owner: 'deployment' | 'tenant';
+    readonly key_id?: string;
+    readonly subject: string;
+    readonly not_after: string;
+    readonly expires_soon: boolean;
+  }[];
 }
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -52,6 +59,9 @@ const chart = (title: string, counts: readonly OutcomeCount[], buckets: readonly
   return h('figure', {}, h('figcaption', {}, title), svg, table(`${title} by outcome`, ['Outcome', 'Sessions'], [...byStatus].map(([status, n]) => [status, String(n)])));
 };
 
+const certificateName = (c: Dashboard['certificates'][number]): string =>
+  c.owner === 'tenant' ? `the certificate of the tenant's active ${c.role} key ${c.key_id ?? ''}` : `the deployment's ${c.role} certificate`;
+
 const lastBuckets = (now: Date, count: number, stepMs: number, length: number): string[] =>
   Array.from({ length: count }, (_, i) => new Date(now.getTime() - (count - 1 - i) * stepMs).toISOString().slice(0, length));
 
@@ -72,8 +82,10 @@ export const dashboardPage = async (ctx: PageContext): Promise<void> => {
         h('section', {}, h('h2', {}, 'Callbacks'),
           h('ul', {}, h('li', {}, `Pending callbacks: ${pending}`), h('li', {}, `Abandoned deliveries: ${abandoned} `, link('see Deliveries', '#/deliveries')))),
         h('section', {}, h('h2', {}, 'Keys and certificates'),
-          ...figures.certificates.filter((c) => c.expires_soon).map((c) => h('p', { class: 'warning', role: 'status' }, `Warning: the ${c.role} certificate expires on ${c.not_after}.`)),
-          table('Certificates the connector presents', ['Role', 'Subject', 'Expires', 'Within 30 days'], figures.certificates.map((c) => [c.role, c.subject, c.not_after, c.expires_soon ? 'yes' : 'no']))),
+          ...figures.certificates.filter((c) => c.expires_soon).map((c) => h('p', { class: 'warning', role: 'status' }, `Warning: ${certificateName(c)} expires on ${c.not_after}.`)),
+          table('Certificates the connector presents', ['Role', 'Whose', 'Subject', 'Expires', 'Within 30 days'], figures.certificates.map((c) => [
+            c.role, c.owner === 'tenant' ? h('span', {}, 'the tenant\'s key ', link(c.key_id ?? '', '#/identity')) : 'the deployment\'s', c.subject, c.not_after, c.expires_soon ? 'yes' : 'no',
+          ]))),
       );
     }
     const lists = await get<TrustedLists>('/console/api/trusted-lists');

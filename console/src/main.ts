@@ -4,6 +4,7 @@ import { get, ProblemError, signIn, signOut } from './api.js';
 import { errorBox, h, link } from './dom.js';
 import { auditPage, trustedListsPage } from './auditPages.js';
 import { dashboardPage } from './dashboardPage.js';
+import { identityPage } from './identityPage.js';
 import { deliveriesPage, offerPage, offersPage, presentationPage, presentationsPage } from './flowPages.js';
 import type { PageContext } from './pages.js';
 import { resourcePage, resourcesPage } from './resourcePages.js';
@@ -23,6 +24,7 @@ const NAVIGATION: readonly { readonly path: string; readonly title: string; read
   { path: '#/deliveries', title: 'Deliveries', scope: 'connector' },
   { path: '#/resources', title: 'Resources', scope: 'resources' },
   { path: '#/support-requests', title: 'Support requests', scope: 'resources' },
+  { path: '#/identity', title: 'Identity', scope: 'admin' },
   { path: '#/trusted-lists', title: 'Trusted lists' },
   { path: '#/audit', title: 'Auditor view' },
 ];
@@ -30,6 +32,11 @@ const NAVIGATION: readonly { readonly path: string; readonly title: string; read
 const main = document.getElementById('main') as HTMLElement;
 const nav = document.getElementById('nav') as HTMLElement;
 const who = document.getElementById('who') as HTMLElement;
+
+/** The resource kinds whose scope is not `resources`: their pages (a resource's history) need theirs. */
+const KIND_SCOPES: Readonly<Record<string, string>> = { 'signing-keys': 'admin', 'credential-configurations': 'admin', verifier: 'admin', settings: 'admin' };
+/** The kinds of which a tenant has one, at `/{kind}` (`#/resources/{kind}`). */
+const SINGLETONS = new Set(['verifier', 'settings']);
 
 let tenant: Tenant | undefined;
 let leaving = new AbortController();
@@ -48,8 +55,10 @@ const route = async (): Promise<void> => {
   }
   const entry = NAVIGATION.find((n) => n.path === `#/${section}`);
   if (!entry) return dashboardPage(ctx);
-  if (!allowed(entry.scope)) {
-    main.replaceChildren(h('h1', {}, entry.title), errorBox('Forbidden', `This API key has no \`${entry.scope}\` scope: the page is not shown.`));
+  const resource = section === 'resources' && id !== undefined && (Boolean(more) || SINGLETONS.has(id));
+  const scope = resource ? (KIND_SCOPES[id] ?? entry.scope) : entry.scope;
+  if (!allowed(scope)) {
+    main.replaceChildren(h('h1', {}, entry.title), errorBox('Forbidden', `This API key has no \`${scope}\` scope: the page is not shown.`));
     return;
   }
   switch (section) {
@@ -60,9 +69,11 @@ const route = async (): Promise<void> => {
     case 'deliveries':
       return deliveriesPage(ctx);
     case 'resources':
-      return id && more ? resourcePage(ctx, id, more) : resourcesPage(ctx);
+      return resource ? resourcePage(ctx, id, more || undefined) : resourcesPage(ctx);
     case 'support-requests':
       return id ? supportRequestPage(ctx, id) : supportRequestsPage(ctx);
+    case 'identity':
+      return identityPage(ctx);
     case 'trusted-lists':
       return trustedListsPage(ctx);
     case 'audit':

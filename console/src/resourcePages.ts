@@ -111,9 +111,16 @@ export const comparison = (a: Envelope, b: Envelope): HTMLElement => {
   }));
 };
 
-export const resourcePage = async (ctx: PageContext, kind: string, id: string): Promise<void> => {
-  const base = `/${kind}/${encodeURIComponent(id)}`;
-  heading(ctx, 'Resource', h('p', {}, h('code', {}, `${kind}/${id}`), ' · ', link('Auditor view', `#/audit/${encodeURIComponent(`${kind === 'didcomm-messages' ? 'didcomm' : kind.replace(/s$/, '')}-${id}`)}`), ' · ', link('Back to Resources', '#/resources')));
+/** The stream category of a kind's resources, where it is not the kind's path in the singular without hyphens. */
+const STREAM_CATEGORIES: Readonly<Record<string, string>> = { 'didcomm-messages': 'didcomm', verifier: 'tenantverifier', settings: 'tenantsettings' };
+
+const streamOf = (kind: string, id: string): string => `${STREAM_CATEGORIES[kind] ?? kind.replace(/s$/, '').replace(/-/g, '')}-${id}`;
+
+/** A resource's page; `id` undefined for the tenant's singleton of the kind (`/verifier`, `/settings`). */
+export const resourcePage = async (ctx: PageContext, kind: string, id: string | undefined): Promise<void> => {
+  const base = id === undefined ? `/${kind}` : `/${kind}/${encodeURIComponent(id)}`;
+  const auditor = h('span');
+  heading(ctx, 'Resource', h('p', {}, h('code', {}, base.slice(1)), ' · ', auditor, ' · ', link('Back to Resources', '#/resources')));
   const errors = h('div');
   ctx.main.append(errors);
   let history: readonly Envelope[];
@@ -125,6 +132,7 @@ export const resourcePage = async (ctx: PageContext, kind: string, id: string): 
     showError(errors, error);
     return;
   }
+  auditor.append(link('Auditor view', `#/audit/${encodeURIComponent(streamOf(kind, latest.body.id))}`));
   const shown = h('div');
   const revisions = history.map((e) => [String(e.revision), `Revision ${e.revision} (${e.modified_at})`] as const);
   const pick = select('revision', revisions, String(latest.body.revision));

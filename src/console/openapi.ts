@@ -1,6 +1,7 @@
 // The console's static files and its own JSON routes (src/console/staticFiles.ts, routes.ts).
 import { anyJson, apiKey, arrayOf, dateTime, json, managementAnswers, noAuthentication, nullable, object, operation, pathParameter, queryParameter, ref, string } from '../http/openapi/components.js';
 import type { Area, Parameter, Schema } from '../http/openapi/types.js';
+import { EXPIRY_WARNING_DAYS } from './identity.js';
 import { MAX_LIMIT } from './query.js';
 
 const page = (item: string, description: string): Schema =>
@@ -17,6 +18,23 @@ const listParameters = (filterName: string, values: readonly string[]): Paramete
 const PRESENTATION_STATUSES = ['OPEN', 'FULFILLED', 'REJECTED', 'EXPIRED', 'PROCESSING_ERROR', 'VERIFICATION_FAILED'];
 const OFFER_STATUSES = ['OFFER_CREATED', 'ISSUED', 'FAILED', 'EXPIRED'];
 const DELIVERY_STATES = ['pending', 'delivered', 'abandoned', 'undeliverable'];
+
+const EXPIRES_SOON: Schema = { type: 'boolean', description: `It expires within ${EXPIRY_WARNING_DAYS} days (or has expired).` };
+
+/** What GET /console/api/registration answers of a registration certificate. */
+const REGISTRATION: Schema = object(
+  {
+    enforce_registration: { type: 'boolean', description: 'Presentation requests asking for what the certificate does not register are refused (422).' },
+    subject: nullable(string('The registration certificate\'s `sub`: the relying party it registers (its `legal_name`, or `sub` as JSON).')),
+    name: nullable(string('Its `name`, where it has one.')),
+    signer: nullable(string('The subject of its `x5c` leaf: who signed it.')),
+    not_after: nullable(dateTime('Its `exp`, else the end of its signer\'s certificate.')),
+    expires_soon: EXPIRES_SOON,
+    credentials: { type: 'integer', description: 'How many credential types it registers.' },
+  },
+  {},
+  'The tenant\'s registration certificate as the Identity page shows it.',
+);
 
 const textAnswer = (description: string, type: string) =>
   managementAnswers.answer(description, { content: { [type]: { schema: string() } } });
@@ -86,13 +104,37 @@ export const consoleArea: Area = {
       presentations_last_day: arrayOf(ref.schema('ConsoleOutcomeCount'), { description: 'Sessions ended per hour by outcome.' }),
       deliveries: { type: 'object', additionalProperties: { type: 'integer' }, description: 'Deliveries by state.' },
       certificates: arrayOf(
-        object({
-          role: string('`access` (the verifier\'s access certificate) or `issuer`.'),
-          subject: string(),
-          not_after: dateTime(),
-          expires_soon: { type: 'boolean', description: 'It expires within 30 days (or has expired).' },
-        }),
-        { description: 'The certificates the service presents, for expiry warnings.' },
+        object(
+          {
+            role: string('`access` (the verifier\'s access certificate) or `issuer`.'),
+            owner: { enum: ['deployment', 'tenant'], description: '`deployment`: the key files or token labels of the environment; `tenant`: the tenant\'s own active signing key.' },
+            subject: string(),
+            not_after: dateTime(),
+            expires_soon: EXPIRES_SOON,
+          },
+          { key_id: string('The tenant\'s signing key (`owner` `tenant`).') },
+        ),
+        { description: 'The certificates the service presents for the tenant, for expiry warnings: the deployment\'s and the tenant\'s active keys\'.' },
+      ),
+    }),
+    ConsoleSigningKey: object({
+      id: string('The signing key (the `signing-keys` resource id).'),
+      revision: { type: 'integer' },
+      etag: string('The `If-Match` of a change to the key, such as `POST /signing-keys/{id}/activate`.'),
+      created_at: dateTime(),
+      deleted_at: nullable(dateTime()),
+      role: { enum: ['access', 'issuer'] },
+      state: { enum: ['pending', 'ready', 'active', 'retired', 'destroyed'] },
+      csr: nullable(string('The PKCS#10 request (PEM) the key signed.')),
+      activated_at: nullable(dateTime()),
+      retired_at: nullable(dateTime()),
+      replaced_by: nullable(string('The key whose activation retired this one.')),
+      certificate: nullable(
+        object(
+          { subject: string(), issuer: string(), not_before: dateTime(), not_after: dateTime(), expires_soon: EXPIRES_SOON },
+          {},
+          'The leaf of the key\'s certificate chain; null while the key is pending.',
+        ),
       ),
     }),
     ConsoleTrustedLists: object({
@@ -211,6 +253,26 @@ export const consoleArea: Area = {
         tags: ['console'],
         security: apiKey('connector'),
         responses: { '200': managementAnswers.answer('The figures.', { content: json(ref.schema('ConsoleDashboard')) }), ...managementAnswers.problems(401, 403, 500) },
+      }),
+    },
+    '/console/api/signing-keys': {
+      get: operation({
+        operationId: 'consoleSigningKeys',
+        summary: 'The tenant\'s signing keys with what their certificates say (subject, issuer, validity, expiry warning)',
+        description: 'What the Identity page shows; the keys themselves are the `signing-keys` resources, which it changes (activation) with their `etag`.',
+        tags: ['console'],
+        security: apiKey('admin'),
+        responses: { '200': managementAnswers.answer('The keys, oldest first.', { content: json(object({ items: arrayOf(ref.schema('ConsoleSigningKey')) })) }), ...managementAnswers.problems(401, 403, 500) },
+      }),
+    },
+    '/console/api/registration': {
+      get: operation({
+        operationId: 'consoleRegistration',
+        summary: 'What the tenant\'s registration certificate says (whom it registers, who signed it, until when, whether it is enforced)',
+        description: 'What the Identity page shows; the registration itself is `/verifier`.',
+        tags: ['console'],
+        security: apiKey('admin'),
+        responses: { '200': managementAnswers.answer('The registration, or null while the tenant has set none.', { content: json(object({ registration: nullable(REGISTRATION) })) }), ...managementAnswers.problems(401, 403, 500) },
       }),
     },
     '/console/api/trusted-lists': {

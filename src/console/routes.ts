@@ -20,6 +20,7 @@ import { requestIdOf } from '../log.js';
 import { resendDelivery, type ResendError } from '../callbacks/resend.js';
 import { principalOf, requireScope } from '../tenancy/authenticate.js';
 import type { TrustListStore } from '../trust/trustListStore.js';
+import { expiresSoon, shownRegistration, tenantSigningKeys } from './identity.js';
 import type { LiveStreams } from './live.js';
 import { listQuery } from './query.js';
 import { readVisibleStream, SEALED, shownEvent } from './streamView.js';
@@ -61,9 +62,6 @@ export interface ConsoleDeps {
   readonly trustLists: TrustListStore | undefined;
   readonly certificates: readonly PresentedCertificate[];
 }
-
-/** A certificate expiring within this many days is a warning on the dashboard. */
-export const EXPIRY_WARNING_DAYS = 30;
 
 const noDelivery = (): HttpError => new HttpError(notFound('No delivery of this tenant has this id.'));
 
@@ -157,13 +155,35 @@ export const consoleRouter = ({ context, live, trustLists, certificates }: Conso
       presentations_last_hour: outcomesSince(runner.db, tenantId, new Date(now - 3_600_000).toISOString(), 'minute'),
       presentations_last_day: outcomesSince(runner.db, tenantId, new Date(now - 86_400_000).toISOString(), 'hour'),
       deliveries: countDeliveriesByState(runner.db, tenantId),
-      certificates: certificates.map(({ role, subject, notAfter }) => ({
-        role,
-        subject,
-        not_after: notAfter.toISOString(),
-        expires_soon: notAfter.getTime() - now < EXPIRY_WARNING_DAYS * 86_400_000,
-      })),
+      certificates: [
+        ...certificates.map(({ role, subject, notAfter }) => ({
+          role,
+          owner: 'deployment',
+          subject,
+          not_after: notAfter.toISOString(),
+          expires_soon: expiresSoon(notAfter, now),
+        })),
+        // The tenant's own active keys, which sign for it in place of the deployment's (issue 38).
+        ...tenantSigningKeys(runner.db, tenantId, now).flatMap((key) =>
+          key.state === 'active' && key.deleted_at === null && key.certificate
+            ? [{ role: key.role, owner: 'tenant', key_id: key.id, subject: key.certificate.subject, not_after: key.certificate.not_after, expires_soon: key.certificate.expires_soon }]
+            : [],
+        ),
+      ],
     };
+  });
+
+  // The Identity page: the tenant's signing keys with what their certificates say (scope `admin`, as the keys).
+  router.get('/signing-keys', requireScope('admin'), (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { items: tenantSigningKeys(runner.db, principalOf(ctx).tenantId, Date.now()) };
+  });
+
+  // The Identity page: what the tenant's registration certificate (PUT /verifier) says, or null while it has none.
+  router.get('/registration', requireScope('admin'), (ctx) => {
+    const registration = context.verifierRegistrations.of(principalOf(ctx).tenantId);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { registration: registration ? shownRegistration(registration, Date.now()) : null };
   });
 
   router.get('/trusted-lists', (ctx) => {
