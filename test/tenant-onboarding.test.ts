@@ -1,0 +1,258 @@
+// Onboarding an organisation (issue 38) end to end over HTTP on loopback, through the real routes
+// only: two tenants, each making its issuer and access keys (POST /signing-keys with a development
+// chain), activating them and creating a credential configuration; then an independent wallet
+// library (oid4vc-ts) resolves each tenant's offer, finds its issuer by the path-inserted
+// well-known URL and receives a credential that chains to the tenant's own certificate; each
+// tenant's request object verifies under its own `x509_hash:` and a presentation of that
+// credential through the wallet simulator is FULFILLED. A configuration changed with If-Match
+// applies to new offers only; a key rotation through the routes leaves older credentials valid at
+// a verifier; one tenant's keys, configurations and tokens are nothing to another.
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import test from 'ava';
+import { importJWK } from 'jose';
+import { setGlobalConfig } from '@openid4vc/oauth2';
+import { certificatesFromPem, x509HashClientId, type CryptoKey } from '../src/crypto/certificates.js';
+import { loadDevelopmentCa } from '../src/crypto/signingIdentity.js';
+import type { x509 } from '../src/crypto/x509.js';
+import { tenantCredentialIssuer } from '../src/tenantIdentity/ports.js';
+import { allScopes } from '../streams/apiKey.js';
+import { presentationStream } from '../streams/presentation.js';
+import { dpopProof, newWalletKey, type WalletKey } from '../wallet/keys.js';
+import { createWalletProvider, type WalletProvider } from '../wallet/walletProvider.js';
+import type { Holder, IssuedCredential } from './support/credentials.js';
+import { keyWith, type TestKey } from './support/console.js';
+import { documentedFetch } from './support/openapi.js';
+import { withReachablePublicUrl } from './support/service.js';
+import { startVerificationHarness, type Created, type VerificationHarness } from './support/wallet/connector.js';
+import { verifyIssuedCredential } from './support/wallet/issuanceChecks.js';
+import { libraryWallet } from './support/wallet/libraryWallet.js';
+import { answer, fetchAuthorizationRequest } from './support/wallet/presentation.js';
+
+type Resource = { id: string; etag: string; revision: number; data: Record<string, unknown> };
+
+const json = { 'Content-Type': 'application/json' };
+const en = (name: string) => [{ lang: 'en', name }];
+
+/** A membership card of `vct`, in the shape of a CREDENTIAL_CONFIGURATIONS file entry. */
+const membership = (vct: string) => ({
+  id: 'membership',
+  vct,
+  display: en('Membership card'),
+  claims: [
+    { path: ['member_number'], mandatory: true, sd: 'never', value_type: 'string', display: en('Member number') },
+    { path: ['given_name'], mandatory: true, sd: 'always', value_type: 'string', display: en('Given name') },
+    { path: ['family_name'], mandatory: true, sd: 'always', value_type: 'string', display: en('Family name') },
+  ],
+});
+const CLAIMS = { member_number: 'M-1', given_name: 'Erika', family_name: 'Mustermann' };
+
+interface Tenant extends TestKey {
+  readonly name: string;
+  readonly identifier: string;
+  readonly vct: string;
+  issuerKey: Resource;
+  readonly accessKey: Resource;
+  configuration: Resource;
+}
+
+let h: VerificationHarness;
+let provider: WalletProvider;
+let bank: Tenant;
+let city: Tenant;
+
+const call = async (tenant: TestKey, path: string, init: { method?: string; body?: unknown; ifMatch?: string } = {}) => {
+  const response = await h.service.management(path, {
+    method: init.method ?? 'GET',
+    key: tenant.secret,
+    headers: { ...(init.body !== undefined ? json : {}), ...(init.ifMatch ? { 'If-Match': init.ifMatch } : {}) },
+    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+};
+
+const expect = async (status: number, pending: ReturnType<typeof call>): Promise<Resource> => {
+  const answered = await pending;
+  if (answered.status !== status) throw new Error(`expected ${status}, got ${answered.status}: ${JSON.stringify(answered.body)}`);
+  return answered.body as unknown as Resource;
+};
+
+/** A key of `role` certified by the development CA and activated, through the routes. */
+const activeKey = async (tenant: TestKey, role: 'issuer' | 'access'): Promise<Resource> => {
+  const created = await expect(201, call(tenant, '/signing-keys', { method: 'POST', body: { role, development_chain: true } }));
+  return expect(200, call(tenant, `/signing-keys/${created.id}/activate`, { method: 'POST', ifMatch: created.etag }));
+};
+
+/** A new tenant onboarded as an organisation would be: keys, activation, a configuration. */
+const onboard = async (name: string): Promise<Tenant> => {
+  const key = await keyWith(h.service, allScopes, name);
+  const vct = `urn:example:${name}:membership:1`;
+  const issuerKey = await activeKey(key, 'issuer');
+  const accessKey = await activeKey(key, 'access');
+  const configuration = await expect(201, call(key, '/credential-configurations', { method: 'POST', body: { data: membership(vct) } }));
+  return { ...key, name, vct, identifier: tenantCredentialIssuer(h.service.config.publicUrl, key.tenantId), issuerKey, accessKey, configuration };
+};
+
+const leafOf = (key: Resource): x509.X509Certificate => certificatesFromPem(String(key.data['certificate_chain']))[0]!;
+
+test.before(async () => {
+  setGlobalConfig({ allowInsecureUrls: true });
+  provider = await createWalletProvider();
+  // The verifier trusts the deployment's development CA, as a verifier trusts the CA of the issuers it
+  // accepts: a status list signed by a tenant's rotated key is tied to an older credential through it.
+  const dataDir = await mkdtemp(join(tmpdir(), 'connector-'));
+  const developmentCa = await loadDevelopmentCa(dataDir, 'onboarding test development CA');
+  const anchors = { X509_VERIFY_TRUST_ANCHOR: 'true', X509_TRUST_ANCHORS: Buffer.from(developmentCa.certificate.rawData).toString('base64') };
+  h = await withReachablePublicUrl((env) => startVerificationHarness({ ...env, ...anchors, WALLET_PROVIDER_TRUST_ANCHORS: provider.anchor }, { dataDir }));
+  bank = await onboard('bank');
+  city = await onboard('city');
+});
+
+test.after.always(async () => h?.close());
+
+const offerUri = async (tenant: Tenant): Promise<string> => {
+  const created = await call(tenant, '/offers', { method: 'POST', body: { credential_configuration_id: 'membership', claims: CLAIMS } });
+  if (created.status !== 201) throw new Error(`POST /offers: ${created.status} ${JSON.stringify(created.body)}`);
+  return String(created.body['credential_offer_uri']);
+};
+
+/** The pre-authorized code flow as oid4vc-ts runs it; `fetched` collects the URLs it used. */
+const issue = async (uri: string, fetched: string[] = []) => {
+  const wallet = await libraryWallet(provider, { fetched: (url) => fetched.push(url) });
+  const credentialOffer = await wallet.client.resolveCredentialOffer(uri);
+  const issuerMetadata = await wallet.client.resolveIssuerMetadata(credentialOffer.credential_issuer);
+  const token = await wallet.client.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer, issuerMetadata, dpop: { signer: wallet.dpopSigner } });
+  const { c_nonce } = await wallet.client.requestNonce({ issuerMetadata });
+  const proof = await wallet.client.createCredentialRequestJwtProof({ issuerMetadata, credentialConfigurationId: 'membership', signer: wallet.holderSigner, nonce: c_nonce, clientId: wallet.clientId });
+  const credentials = await wallet.client.retrieveCredentials({
+    issuerMetadata,
+    accessToken: token.accessTokenResponse.access_token,
+    credentialConfigurationId: 'membership',
+    proofs: { jwt: [proof.jwt] },
+    dpop: token.dpop!,
+  });
+  const credential = (credentials.credentialResponse.credentials?.[0] as { credential?: unknown } | undefined)?.credential;
+  if (typeof credential !== 'string') throw new Error('no credential in the answer');
+  return { credential, credentialOffer, issuerMetadata, holder: wallet.holderKey };
+};
+
+/** An SD-JWT VC as issued, split into the wallet simulator's form: disclosures by claim name. */
+const held = (sdJwt: string): IssuedCredential => {
+  const [jwt, ...rest] = sdJwt.split('~');
+  const disclosures: Record<string, string> = {};
+  for (const encoded of rest.filter((d) => d !== '')) {
+    const [, name] = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')) as [string, string, unknown];
+    disclosures[name] = encoded;
+  }
+  return { jwt: jwt!, disclosures };
+};
+
+const holderOf = async (key: WalletKey): Promise<Holder> => ({
+  keys: { privateKey: key.privateKey, publicKey: (await importJWK(key.publicJwk, 'ES256')) as CryptoKey },
+  publicJwk: key.publicJwk,
+});
+
+const queryFor = (vct: string) => ({ credentials: [{ id: 'card', format: 'dc+sd-jwt', meta: { vct_values: [vct] }, claims: [{ path: ['given_name'] }, { path: ['family_name'] }] }] });
+
+/** Presents `credential` to `tenant`'s verifier through the wallet simulator; the request object the wallet fetched, and the presentation's last event. */
+const present = async (tenant: Tenant, credential: string, holder: WalletKey) => {
+  const created = (await expect(201, call(tenant, '/oidc4vp', { method: 'POST', body: { dcql_query: queryFor(tenant.vct) } }))) as unknown as Created;
+  const request = await fetchAuthorizationRequest(h.endpoints, created.cross_device_request_uri);
+  const posted = await answer(h.endpoints, request, { card: { credential: held(credential), holder: await holderOf(holder) } });
+  const read = await h.service.service.store.readStream(presentationStream(created.state));
+  return { state: created.state, request, posted, last: read._tag === 'Found' ? read.events.at(-1)?.type : undefined };
+};
+
+test('two onboarded tenants issue under their own credential_issuer, found by the path-inserted well-known URL; each credential chains to the tenant\'s own certificate with iss its identifier', async (t) => {
+  for (const [tenant, other] of [[bank, city], [city, bank]] as const) {
+    t.is(tenant.issuerKey.data['state'], 'active');
+    const fetched: string[] = [];
+    const { credential, credentialOffer, issuerMetadata } = await issue(await offerUri(tenant), fetched);
+    t.is(credentialOffer.credential_issuer, tenant.identifier);
+    t.is(issuerMetadata.credentialIssuer.credential_issuer, tenant.identifier);
+    t.true(fetched.includes(`${h.service.config.publicUrl}/.well-known/openid-credential-issuer/issuers/${tenant.tenantId}`), 'metadata at the path-inserted URL');
+    const verified = await verifyIssuedCredential(h.service, credential);
+    t.is(verified.payload['iss'], tenant.identifier);
+    t.is(verified.payload['vct'], tenant.vct);
+    t.true(verified.leaf.equal(leafOf(tenant.issuerKey)), 'signed by the tenant\'s own activated key');
+    t.false(verified.leaf.equal(leafOf(other.issuerKey)));
+  }
+});
+
+test('each tenant\'s request object verifies under its own x509_hash client id, and a presentation of its credential through the wallet simulator is FULFILLED', async (t) => {
+  for (const [tenant, other] of [[bank, city], [city, bank]] as const) {
+    const { credential, holder } = await issue(await offerUri(tenant));
+    const { request, posted, last } = await present(tenant, credential, holder);
+    t.is(request.clientId, x509HashClientId(leafOf(tenant.accessKey)), 'the wallet simulator verified the request object under the tenant\'s own client id');
+    t.not(request.clientId, x509HashClientId(leafOf(other.accessKey)));
+    t.is(posted.status, 200);
+    t.is(last, 'PresentationFulfilled');
+  }
+});
+
+test('a configuration changed with If-Match applies to new offers only; a stale If-Match is 412 and changes nothing', async (t) => {
+  const tenant = await onboard('university');
+  const before = await offerUri(tenant);
+  const changed = await expect(200, call(tenant, `/credential-configurations/${tenant.configuration.id}`, { method: 'PUT', ifMatch: tenant.configuration.etag, body: { data: membership('urn:example:university:membership:2') } }));
+  t.is(changed.revision, 2);
+  const stale = await call(tenant, `/credential-configurations/${tenant.configuration.id}`, { method: 'PUT', ifMatch: tenant.configuration.etag, body: { data: membership('urn:example:university:membership:3') } });
+  t.is(stale.status, 412);
+  t.is((await expect(200, call(tenant, `/credential-configurations/${tenant.configuration.id}`))).revision, 2);
+  const after = await offerUri(tenant);
+  t.is((await verifyIssuedCredential(h.service, (await issue(before)).credential)).payload['vct'], 'urn:example:university:membership:1', 'the offer made before issues the old revision');
+  t.is((await verifyIssuedCredential(h.service, (await issue(after)).credential)).payload['vct'], 'urn:example:university:membership:2');
+});
+
+test('rotation through the routes: a new issuer key made, certified and activated signs new credentials; one issued before still passes its status check at a verifier; the retired key\'s history shows each step', async (t) => {
+  const tenant = await onboard('insurer');
+  const first = await issue(await offerUri(tenant));
+  const retiredLeaf = leafOf(tenant.issuerKey);
+  t.true((await verifyIssuedCredential(h.service, first.credential)).leaf.equal(retiredLeaf));
+
+  const rotated = await activeKey(tenant, 'issuer');
+  t.is(rotated.data['state'], 'active');
+  const second = await verifyIssuedCredential(h.service, (await issue(await offerUri(tenant))).credential);
+  t.true(second.leaf.equal(leafOf(rotated)), 'the new credential is signed by the new key');
+  t.false(second.leaf.equal(retiredLeaf));
+
+  // The first credential at the tenant's verifier: its status list (now signed by the new key) says VALID.
+  const presented = await present(tenant, first.credential, first.holder);
+  t.is(presented.posted.status, 200);
+  t.is(presented.last, 'PresentationFulfilled');
+
+  const retired = await expect(200, call(tenant, `/signing-keys/${tenant.issuerKey.id}`));
+  t.like(retired.data, { state: 'retired', replaced_by: rotated.id });
+  const history = (await call(tenant, `/signing-keys/${tenant.issuerKey.id}/history`)).body as { items: Resource[] };
+  t.deepEqual(history.items.map((e) => e.data['state']), ['ready', 'active', 'retired']);
+});
+
+test('one tenant\'s signing key and configuration are 404 to another; a token from issuer A is refused at issuer B', async (t) => {
+  for (const path of [`/signing-keys/${bank.issuerKey.id}`, `/signing-keys/${bank.accessKey.id}/history`, `/credential-configurations/${bank.configuration.id}`]) {
+    t.is((await call(city, path)).status, 404, path);
+  }
+  t.is((await call(city, `/signing-keys/${bank.issuerKey.id}/activate`, { method: 'POST', ifMatch: bank.issuerKey.etag })).status, 404);
+  t.is((await call(city, `/credential-configurations/${bank.configuration.id}`, { method: 'PUT', ifMatch: bank.configuration.etag, body: { data: membership('urn:example:city:stolen:1') } })).status, 404);
+
+  // The bank's access token, at the city's credential endpoint.
+  const publicFetch = documentedFetch('public');
+  const uri = await offerUri(bank);
+  const offer = (await (await publicFetch(new URL(uri).searchParams.get('credential_offer_uri')!)).json()) as { grants: Record<string, { 'pre-authorized_code': string }> };
+  const code = offer.grants['urn:ietf:params:oauth:grant-type:pre-authorized_code']!['pre-authorized_code'];
+  const dpopKey = await newWalletKey();
+  const tokenAt = `${bank.identifier}/oidc4vci/token`;
+  const token = (await (await publicFetch(tokenAt, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', DPoP: await dpopProof(dpopKey, { htm: 'POST', htu: tokenAt }) },
+    body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', 'pre-authorized_code': code }).toString(),
+  })).json()) as { access_token: string };
+  t.truthy(token.access_token);
+  const credentialAt = `${city.identifier}/oidc4vci/credential`;
+  const refused = await publicFetch(credentialAt, {
+    method: 'POST',
+    headers: { ...json, Authorization: `DPoP ${token.access_token}`, DPoP: await dpopProof(dpopKey, { htm: 'POST', htu: credentialAt, accessToken: token.access_token }) },
+    body: JSON.stringify({ credential_configuration_id: 'membership', proofs: { jwt: ['x.y.z'] } }),
+  });
+  t.is(refused.status, 401);
+  t.is(((await refused.json()) as { error: string }).error, 'invalid_token');
+});
