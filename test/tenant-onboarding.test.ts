@@ -19,6 +19,9 @@ import type { x509 } from '../src/crypto/x509.js';
 import { tenantCredentialIssuer } from '../src/tenantIdentity/ports.js';
 import { allScopes } from '../streams/apiKey.js';
 import { presentationStream } from '../streams/presentation.js';
+import type { Fetch } from '../wallet/http.js';
+import { IssuanceWallet, type CredentialOffer } from '../wallet/issuance.js';
+import { discoverIssuer } from '../wallet/issuerMetadata.js';
 import { dpopProof, newWalletKey, type WalletKey } from '../wallet/keys.js';
 import { createWalletProvider, type WalletProvider } from '../wallet/walletProvider.js';
 import type { Holder, IssuedCredential } from './support/credentials.js';
@@ -29,6 +32,7 @@ import { startVerificationHarness, type Created, type VerificationHarness } from
 import { verifyIssuedCredential } from './support/wallet/issuanceChecks.js';
 import { libraryWallet } from './support/wallet/libraryWallet.js';
 import { answer, fetchAuthorizationRequest } from './support/wallet/presentation.js';
+import { walletFetch } from './support/wallet/transport.js';
 
 type Resource = { id: string; etag: string; revision: number; data: Record<string, unknown> };
 
@@ -255,4 +259,43 @@ test('one tenant\'s signing key and configuration are 404 to another; a token fr
   });
   t.is(refused.status, 401);
   t.is(((await refused.json()) as { error: string }).error, 'invalid_token');
+});
+
+test('the wallet simulator follows a tenant issuer\'s metadata: issuer from the offer, metadata at the path-inserted URLs, every endpoint the metadata names', async (t) => {
+  const fetched: string[] = [];
+  const transport = walletFetch(h.endpoints);
+  const fetch: Fetch = (url, init) => {
+    fetched.push(url);
+    return transport(url, init);
+  };
+  const offer = (await (await fetch(new URL(await offerUri(city)).searchParams.get('credential_offer_uri')!)).json()) as CredentialOffer;
+  t.is(offer.credential_issuer, city.identifier);
+  const endpoints = await discoverIssuer(fetch, offer.credential_issuer);
+  const base = h.service.config.publicUrl;
+  t.like(endpoints, {
+    metadataUrl: `${base}/.well-known/openid-credential-issuer/issuers/${city.tenantId}`,
+    authorizationServer: city.identifier,
+    tokenEndpoint: `${city.identifier}/oidc4vci/token`,
+    credentialEndpoint: `${city.identifier}/oidc4vci/credential`,
+    nonceEndpoint: `${city.identifier}/oidc4vci/nonce`,
+  });
+  const wallet = new IssuanceWallet(endpoints, fetch, { dpop: await newWalletKey(), holder: await newWalletKey() });
+  const credential = await wallet.redeem(offer);
+  t.is((await verifyIssuedCredential(h.service, credential)).payload['iss'], city.identifier);
+  t.deepEqual(fetched.slice(1), [
+    `${base}/.well-known/openid-credential-issuer/issuers/${city.tenantId}`,
+    `${base}/.well-known/oauth-authorization-server/issuers/${city.tenantId}`,
+    `${city.identifier}/oidc4vci/token`,
+    `${city.identifier}/oidc4vci/nonce`,
+    `${city.identifier}/oidc4vci/credential`,
+    `${base}/.well-known/openid-credential-issuer/issuers/${city.tenantId}`,
+  ]);
+});
+
+test('the wallet simulator refuses issuer metadata that names another credential issuer than the one it asked for', async (t) => {
+  const transport = walletFetch(h.endpoints);
+  // A network that answers the bank's documents for the city's.
+  const lying: Fetch = (url, init) => transport(url.replace(city.tenantId, bank.tenantId), init);
+  const refused = await t.throwsAsync(discoverIssuer(lying, city.identifier));
+  t.regex(refused?.message ?? '', new RegExp(`is ${bank.identifier}'s, not ${city.identifier}'s`));
 });
