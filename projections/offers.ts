@@ -110,3 +110,7 @@ export const listOffers = (db: SqlReader, query: PageQuery): Page<OfferRow & Row
 /** Every offer of the tenant, oldest first (what the read model has: no claims). */
 export const listTenantOffers = (db: SqlReader, tenantId: string): OfferRow[] =>
   db.all<OfferRow & Record<string, string | number | null>>('SELECT * FROM offers WHERE tenant_id = ? ORDER BY created_at, offer_id', [tenantId]);
+
+/** The tenant whose offer it is, whatever the caller: for the wallet-facing steps, which know only the offer. */
+export const findOfferTenant = (db: SqlReader, offerId: string): string | undefined =>
+  db.get<{ tenant_id: string }>('SELECT tenant_id FROM offers WHERE offer_id = ?', [offerId])?.tenant_id;

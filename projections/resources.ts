@@ -14,6 +14,8 @@ import { SIGNING_KEY_KIND, signingKey, signingKeyResourceChange, type SigningKey
 import { etagOf, type Envelope, type ResourceChange, type ResourceData, type StringMap } from '../streams/resource.js';
 import type { RecordedEvent } from '../streams/kernel.js';
 import { presentationResourceChange, verifiablePresentation } from '../streams/verifiablePresentation.js';
+import { settingsResourceChange, tenantSettings } from '../streams/tenantSettings.js';
+import { tenantVerifier, verifierResourceChange } from '../streams/tenantVerifier.js';
 import { change, type Projection, type SqlChange, type SqlReader, type SqlValue } from './projection.js';
 
 /** The stream categories holding resources, and how their events change the envelope. */
@@ -27,6 +29,8 @@ const sources: readonly { readonly category: string; readonly changeOf: (recorde
   { category: verifiablePresentation.category, changeOf: (recorded) => presentationResourceChange(decodeRecorded(verifiablePresentation.codec, recorded)) },
   { category: credentialConfiguration.category, changeOf: (recorded) => credentialConfigurationResourceChange(decodeRecorded(credentialConfiguration.codec, recorded)) },
   { category: signingKey.category, changeOf: (recorded) => signingKeyResourceChange(decodeRecorded(signingKey.codec, recorded)) },
+  { category: tenantSettings.category, changeOf: (recorded) => settingsResourceChange(decodeRecorded(tenantSettings.codec, recorded)) },
+  { category: tenantVerifier.category, changeOf: (recorded) => verifierResourceChange(decodeRecorded(tenantVerifier.codec, recorded)) },
 ];
 
 const COLUMNS = `

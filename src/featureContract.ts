@@ -11,6 +11,7 @@ import type { Metrics } from './metrics/metrics.js';
 import type { ReadModels } from './readside/readModels.js';
 import type { ReadinessCheck } from './readiness.js';
 import type { TenantSigningKeys, TenantVerifierRegistrations } from './tenantIdentity/ports.js';
+import type { TenantSettings } from './tenantIdentity/settings.js';
 
 /** What every feature gets from the service. */
 export interface ServiceContext {
@@ -35,6 +36,8 @@ export interface ServiceContext {
   readonly tenantKeys: TenantSigningKeys;
   /** Each tenant's registration as a relying party. */
   readonly verifierRegistrations: TenantVerifierRegistrations;
+  /** Each tenant's settings over the environment's defaults (src/tenantIdentity/settings.ts). */
+  readonly tenantSettings: TenantSettings;
 }
 
 /** A certificate a feature presents to others (its chain's leaf): the console warns before it expires. */

@@ -1,10 +1,11 @@
 // Stream category `tenant`: one stream per tenant, `tenant-<tenant id>`, as a decider.
 //
-//   none --CreateTenant--> active --ConfigureTenantCallback--> active (with a callback)
-//                                 --ConfigureTenantAuthentication--> active (with an authentication URL)
+//   none --CreateTenant--> active
 //
-// Pure: the time, the tenant's id, a freshly generated webhook secret and the key that seals
-// secrets (as a SecretBox) come in the command.
+// Pure: the time and the tenant's id come in the command. A tenant's callback and authentication
+// URL are members of its settings (streams/tenantSettings.ts); a store from before settings may
+// hold them here (TenantCallbackConfigured, TenantAuthenticationConfigured), which the features
+// still read where the settings set none.
 import * as t from 'io-ts';
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
 import { streamName } from './kernel.js';
@@ -47,27 +48,7 @@ export type TenantState =
       readonly authenticationUrl: string | null;
     };
 
-/** Seals and opens a tenant's webhook secret with the key-encryption key (src/callbacks/tenantCallback.ts). */
-export interface SecretBox {
-  readonly seal: (secret: string) => Sealed;
-  readonly open: (sealed: Sealed) => string;
-}
-
-export type Command =
-  | { readonly type: 'CreateTenant'; readonly data: { readonly tenantId: string; readonly name: string; readonly at: string } }
-  | {
-      readonly type: 'ConfigureTenantCallback';
-      readonly data: {
-        readonly tenantId: string;
-        readonly url: string;
-        /** The secret asked for; without one the current secret stays, or `generated` is used. */
-        readonly secret: string | undefined;
-        readonly generated: string;
-        readonly box: SecretBox;
-        readonly at: string;
-      };
-    }
-  | { readonly type: 'ConfigureTenantAuthentication'; readonly data: { readonly tenantId: string; readonly url: string; readonly at: string } };
+export type Command = { readonly type: 'CreateTenant'; readonly data: { readonly tenantId: string; readonly name: string; readonly at: string } };
 
 export type DomainError = { readonly _tag: 'TenantExists'; readonly tenantId: string } | { readonly _tag: 'TenantNotFound'; readonly tenantId: string };
 
@@ -85,28 +66,9 @@ export const evolve = (state: TenantState, event: TenantEvent): TenantState => {
 };
 
 export const decide = (command: Command, state: TenantState): Either<DomainError, TenantEvent[]> => {
-  switch (command.type) {
-    case 'CreateTenant': {
-      const { tenantId, name, at } = command.data;
-      if (state.status !== 'none') return left({ _tag: 'TenantExists', tenantId });
-      return right([{ type: 'TenantCreated', data: { tenantId, name, createdAt: at } }]);
-    }
-    case 'ConfigureTenantCallback': {
-      const { tenantId, url, box, at } = command.data;
-      if (state.status === 'none') return left({ _tag: 'TenantNotFound', tenantId });
-      const current = state.callback ? box.open(state.callback.secret) : undefined;
-      const secret = command.data.secret ?? current ?? command.data.generated;
-      // Setting what is already set appends nothing, so instances applying CALLBACK_URL at start agree.
-      if (state.callback?.url === url && current === secret) return right([]);
-      return right([{ type: 'TenantCallbackConfigured', data: { tenantId, url, secret: box.seal(secret), configuredAt: at } }]);
-    }
-    case 'ConfigureTenantAuthentication': {
-      const { tenantId, url, at } = command.data;
-      if (state.status === 'none') return left({ _tag: 'TenantNotFound', tenantId });
-      if (state.authenticationUrl === url) return right([]);
-      return right([{ type: 'TenantAuthenticationConfigured', data: { tenantId, url, configuredAt: at } }]);
-    }
-  }
+  const { tenantId, name, at } = command.data;
+  if (state.status !== 'none') return left({ _tag: 'TenantExists', tenantId });
+  return right([{ type: 'TenantCreated', data: { tenantId, name, createdAt: at } }]);
 };
 
 export const tenant: Decider<Command, TenantState, TenantEvent, DomainError> = { category, codec: TenantEvent, initialState, evolve, decide };

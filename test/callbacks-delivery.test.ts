@@ -7,7 +7,10 @@ import { createServer } from 'node:http';
 import { createTenant } from '../src/tenancy/commands.js';
 import { BOOTSTRAP_TENANT_ID } from '../src/tenancy/bootstrap.js';
 import { deliveryIdOf } from '../streams/delivery.js';
-import { configureTenantCallback } from '../src/callbacks/tenantCallback.js';
+import { randomUUID } from 'node:crypto';
+import { configureTenantCallback, sealSecret } from '../src/callbacks/tenantCallback.js';
+import type { Json } from '../src/eventstore/port.js';
+import { tenantStream } from '../streams/tenant.js';
 import { resendDelivery } from '../src/callbacks/resend.js';
 import { appendOffer, appendPresentationOutcome, presentationStatuses, type AppendedOutcome } from './support/callbackSources.js';
 import { bootstrapDeliveryId, deliveryEvents, ended, eventuallyDelivery, withCallbackService } from './support/callbackService.js';
@@ -109,6 +112,38 @@ test('a tenant without a callback URL gets no attempt: undeliverable, and a re-s
     t.true(hasValidSignature(secret, receiver.received[0]!));
     const delivered = await resendDelivery(store, dataKeys, id, { actor: 'test' });
     t.like(delivered, { _tag: 'Left', left: { kind: 'domain', error: { _tag: 'NotAbandoned', status: 'delivered' } } }, 'a delivered callback is not re-sent');
+  });
+});
+
+test('a store from before tenant settings: a callback its tenant stream records is used while the settings set none, and the settings win once set', async (t) => {
+  await withCallbackService(async (s, receiver) => {
+    const { store, kek } = s.service.context;
+    const tenant = await createTenant(store, { name: 'configured-before-settings' }, { actor: 'test' });
+    if (!isRight(tenant)) throw new Error('tenant not created');
+    const tenantId = tenant.right.tenantId;
+    // What `ops callbacks set` recorded before settings existed.
+    const legacy = await store.append(
+      tenantStream(tenantId),
+      [{ id: randomUUID(), type: 'TenantCallbackConfigured', data: { tenantId, url: `${receiver.url}/legacy`, secret: sealSecret(kek, tenantId, TEST_WEBHOOK_SECRET) as unknown as Json, configuredAt: new Date().toISOString() }, metadata: { actor: 'ops' } }],
+      0,
+    );
+    t.true(isRight(legacy));
+    /** Where the callback of a new offer of the tenant arrived, its signature checked. */
+    const deliveredTo = async (): Promise<string> => {
+      const [offered] = await appendOffer(store, tenantId);
+      const id = deliveryIdOf(tenantId, offered!.eventId, 'OFFER_CREATED');
+      t.is((await eventuallyDelivery(store, id, ended)).status, 'delivered');
+      const arrived = receiver.received.find((r) => r.headers['webhook-id'] === id)!;
+      t.true(hasValidSignature(TEST_WEBHOOK_SECRET, arrived));
+      return arrived.path;
+    };
+    t.is(await deliveredTo(), '/callbacks/legacy');
+
+    const configured = await configureTenantCallback(store, kek, { tenantId, url: `${receiver.url}/settings` }, { actor: 'test' });
+    if (!isRight(configured) || !configured.right.position) throw new Error('not configured');
+    await s.service.runner.waitFor(configured.right.position, 5000);
+    t.is(configured.right.generatedSecret, undefined, 'the secret recorded before is kept');
+    t.is(await deliveredTo(), '/callbacks/settings');
   });
 });
 

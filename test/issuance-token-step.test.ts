@@ -81,7 +81,7 @@ test('with WALLET_ATTESTATION required, and always for the authorization code gr
   await withSteps(async (steps) => {
     const offered = await steps.offer();
     const key = await newWalletKey();
-    const required = { ...steps.ports, config: { ...steps.ports.config, walletAttestation: 'required' as const } };
+    const required = { ...steps.ports, walletPolicyOf: () => ({ walletAttestation: 'required' as const, walletProviders: steps.ports.walletProviders }) };
     const proof = await steps.dpop(key, PATHS.token);
     t.like(leftOf(await redeemToken(required, input(steps.preAuthorized(offered.preAuthorizedCode), proof))), { _tag: 'WalletUnauthenticated' });
     // The DPoP proof was not spent: it still redeems the code where attestation is optional.

@@ -87,7 +87,7 @@ const publicPart = ({ kty, crv, x, y }: JWK): JWK => ({ kty, crv, x, y });
 const newSession = (dcqlQuery: DcqlQuery = mdlQuery()) => {
   const recipientPrivateKey = recipientKey();
   const request: SealedRequest = { dcqlQuery, transactionData: [], redirectUri: null };
-  const session: AnnexCSession = { request, clientId: 'x509_hash:Hb3L6jB7lqDvJ3aB4hL1vZ6pG1x1j1C0y3Xo2Q5e9sM', nonce: randomBytes(32).toString('base64url'), recipientPrivateKey };
+  const session: AnnexCSession = { request, clientId: 'x509_hash:Hb3L6jB7lqDvJ3aB4hL1vZ6pG1x1j1C0y3Xo2Q5e9sM', nonce: randomBytes(32).toString('base64url'), recipientPrivateKey, tenantId: 'tenant-1' };
   return { session, data: annexCRequestData(dcqlQuery, session.nonce, publicPart(recipientPrivateKey)) };
 };
 

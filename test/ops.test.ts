@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { eventually } from './support/bounded.js';
 import { opsScript, runScript } from './support/processes.js';
 import { startTestService } from './support/service.js';
+import { settingsStream } from '../streams/tenantSettings.js';
 
 const ops = (dataDir: string, ...args: string[]) => runScript(opsScript, args, { DATA_DIR: dataDir }, { timeoutMs: 60_000 });
 
@@ -218,8 +219,8 @@ test("a refused --url never echoes the URL's user-info, nor a refused --secret i
       t.regex(result.stderr, message, args.join(' '));
       for (const secret of [password, 'alice', 'bob', badSecret, 'quite-a-secret']) t.false(result.stderr.includes(secret) || result.stdout.includes(secret), `${args.join(' ')}: ${secret}`);
     }
-    const replay = (await ops(dir, 'streams', 'read', `tenant-${acme.tenant_id}`, '--json')).stdout;
-    t.false(/TenantCallbackConfigured|TenantAuthenticationConfigured/.test(replay));
+    const replay = (await ops(dir, 'streams', 'read', settingsStream(acme.tenant_id), '--json')).stdout;
+    t.false(/TenantSettingsReplaced/.test(replay));
   });
 });
 
@@ -233,8 +234,10 @@ test('callbacks set generates a secret, prints it once and records it sealed; de
     const secret = /^secret +(whsec_\S+)$/.exec(lines[3]!)?.[1];
     t.truthy(secret);
     t.is(lines[4], 'The secret is shown this once: the store holds it sealed.');
-    const replay = (await ops(dir, 'streams', 'read', `tenant-${acme.tenant_id}`, '--json')).stdout;
-    t.regex(replay, /TenantCallbackConfigured/);
+    // The tenant's settings hold it (`callback_url`, `callback_secret` sealed), as PUT /settings writes them.
+    const replay = (await ops(dir, 'streams', 'read', settingsStream(acme.tenant_id), '--json')).stdout;
+    t.regex(replay, /TenantSettingsReplaced/);
+    t.regex(replay, /https:\/\/integrator\.example\/hooks/);
     t.false(replay.includes(secret!) || replay.includes(secret!.slice('whsec_'.length)));
     const kept = await ops(dir, 'callbacks', 'set', '--tenant', acme.tenant_id, '--url', 'https://integrator.example/hooks');
     t.is(kept.stdout, `tenant_id  ${acme.tenant_id}\nurl        https://integrator.example/hooks\nchanged    no (already so)\n`);

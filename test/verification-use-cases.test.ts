@@ -77,7 +77,7 @@ const withWorld = (body: (world: World) => Promise<void>) =>
       verify: createPresentationVerifier(trust, status, silentLogger),
       log: silentLogger,
       bounds: { defaultSeconds: 300, minSeconds: 60, maxSeconds: 3600 },
-      defaultRedirectUri: undefined,
+      settingsOf: () => ({ defaultRedirectUri: undefined, presentationExpiresIn: 300 }),
       trustListUrls: () => undefined,
     };
     await body({ store, dataKeys: keys, deps });

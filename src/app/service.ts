@@ -28,6 +28,8 @@ import { openKeyStore } from './keyStore.js';
 import { features as allFeatures, type TenantIdentityPorts } from './features.js';
 import { bootstrapTenant } from '../tenancy/bootstrap.js';
 import { tenantSigningKeys } from '../tenantIdentity/signingKeys.js';
+import { verifierRegistrationsOf } from '../tenantIdentity/verifierRegistrations.js';
+import { tenantSettingsOf } from '../tenantIdentity/settings.js';
 
 export interface Service<R extends ReadModels = ProjectionRunner> {
   readonly store: EventStore;
@@ -141,8 +143,8 @@ const compose = async <R extends Closable>(config: Config, log: Logger, role: Ro
     context = {
       config, log, metrics, store, runner, keys, kek: keys.derivationRoot, dataKeys: serviceDataKeys,
       tenantKeys: role.tenantIdentity?.tenantKeys ?? tenantSigningKeys({ store, runner, keys, dataKeys: serviceDataKeys }),
-      // Until tenants can hold registrations of their own (issue 38), none has any.
-      verifierRegistrations: role.tenantIdentity?.verifierRegistrations ?? { of: () => undefined },
+      verifierRegistrations: role.tenantIdentity?.verifierRegistrations ?? verifierRegistrationsOf(() => runner.db),
+      tenantSettings: tenantSettingsOf(() => runner.db, config),
     };
     features = await allFeatures(context, role.tenantIdentity);
     const open = openManagementRouters({ metrics, readiness: ready, document: openApiDocument(config) });

@@ -23,6 +23,7 @@ import type { Claim } from './record.js';
 import { nextAttemptAt } from './schedule.js';
 import { webhookHeaders } from './signature.js';
 import { openSecret } from './tenantCallback.js';
+import type { TenantSettings } from '../tenantIdentity/settings.js';
 
 /** How long a claim outlives its attempt's timeout before another instance may take over. */
 export const CLAIM_GRACE_MS = 10_000;
@@ -47,6 +48,10 @@ export interface DelivererOptions {
   readonly metrics: Metrics['callbacks'];
   readonly now: () => Date;
   readonly sendDidcomm: SendDidcomm;
+  /** The tenants' settings: their `callback_url` and `callback_secret`. */
+  readonly settings: TenantSettings;
+  /** The deployment's callback of a tenant whose settings set none (CALLBACK_URL: the bootstrap tenant's). */
+  readonly defaultCallback: (tenantId: string) => { readonly url: string; readonly secret: string } | undefined;
 }
 
 type Composed = { readonly body: string } | { readonly gone: true };
@@ -206,9 +211,17 @@ export class Deliverer {
     });
   }
 
-  /** The tenant's URL and opened secret. The read model first; the tenant stream when it has none yet. */
+  /**
+   * The tenant's URL and opened secret: its settings; else the deployment's (CALLBACK_URL, the
+   * bootstrap tenant's); else, in a store from before settings, the callback its tenant stream
+   * records (the read model first; the stream when it has none yet). Before settings CALLBACK_URL
+   * was written over the tenant stream's at every start, so it comes before that record.
+   */
   private async targetOf(tenantId: string): Promise<{ url: string; secret: string } | undefined> {
-    let config: TenantCallback | null | undefined = findTenantCallback(this.options.db, tenantId);
+    const own = this.options.settings.of(tenantId).callback;
+    const deployment = own ? undefined : this.options.defaultCallback(tenantId);
+    if (deployment) return deployment;
+    let config: TenantCallback | null | undefined = own ?? findTenantCallback(this.options.db, tenantId);
     if (!config) {
       const loaded = await loadStream(this.options.store, tenant, tenantStream(tenantId));
       config = isLeft(loaded) || loaded.right.state.status === 'none' ? null : loaded.right.state.callback;

@@ -1,6 +1,6 @@
 // The callbacks feature: the recorder (terminal events -> delivery streams) and the deliverer
 // (due deliveries -> signed POSTs), started with the service and stopped before the stores close.
-// CALLBACK_URL and CALLBACK_SECRET configure the bootstrap tenant at start.
+// CALLBACK_URL and CALLBACK_SECRET are the bootstrap tenant's callback where its settings set none.
 import { randomUUID } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { countPendingDeliveries, lastRecordedSource } from '../../projections/deliveries.js';
@@ -12,36 +12,29 @@ import { didcommSender } from '../didcomm/deliver.js';
 import { createEgress } from '../egress/egress.js';
 import { Deliverer } from './deliver.js';
 import { DeliveryRecorder, recordDelivery } from './record.js';
-import { configureTenantCallback } from './tenantCallback.js';
 
 /** How often due deliveries (retries, lapsed claims, re-sends) are looked for. */
 export const SCAN_INTERVAL_MS = 250;
 
-const applyBootstrapCallback = async (context: CallbacksPorts, kek: Buffer): Promise<void> => {
-  const { callbackUrl: url, callbackSecret: secret } = context.config;
-  if (url === undefined && secret === undefined) return;
+/**
+ * CALLBACK_URL and CALLBACK_SECRET: the bootstrap tenant's callback where its settings name none
+ * (the deployment's default, applied where it is read: never another tenant's, whose events are
+ * another organisation's). Checked at start: both or neither.
+ */
+const bootstrapCallback = (config: CallbacksPorts['config']): { readonly url: string; readonly secret: string } | undefined => {
+  const { callbackUrl: url, callbackSecret: secret } = config;
+  if (url === undefined && secret === undefined) return undefined;
   if (url === undefined || secret === undefined) throw new Error('CALLBACK_URL and CALLBACK_SECRET must be set together');
-  const configured = await configureTenantCallback(context.store, kek, { tenantId: BOOTSTRAP_TENANT_ID, url, secret }, { actor: 'bootstrap' });
-  if (isLeft(configured)) {
-    throw new Error(
-      configured.left._tag === 'TenantNotFound'
-        ? 'CALLBACK_URL configures the bootstrap tenant, which does not exist: set BOOTSTRAP_API_KEY'
-        : `bootstrap callback configuration: ${configured.left._tag}`,
-    );
-  }
-  if (configured.right.position) {
-    await context.runner.waitFor(configured.right.position, context.config.readYourWritesTimeoutMs);
-    context.log.info('bootstrap tenant callback configured', { tenantId: BOOTSTRAP_TENANT_ID });
-  }
+  return { url, secret };
 };
 
 /** The ports the feature uses: `kek` is the derivation root of the tenants' callback secrets and DIDComm keys. */
-export type CallbacksPorts = Pick<ServiceContext, 'config' | 'log' | 'metrics' | 'store' | 'runner' | 'dataKeys' | 'kek'>;
+export type CallbacksPorts = Pick<ServiceContext, 'config' | 'log' | 'metrics' | 'store' | 'runner' | 'dataKeys' | 'kek' | 'tenantSettings'>;
 
 export const callbacksFeature = async (context: CallbacksPorts, options: { now?: () => Date } = {}): Promise<Feature> => {
   const { store, log, config, kek } = context;
   const now = options.now ?? (() => new Date());
-  await applyBootstrapCallback(context, kek);
+  const fallback = bootstrapCallback(config);
   const deliverer = new Deliverer({
     store,
     db: context.runner.db,
@@ -62,6 +55,8 @@ export const callbacksFeature = async (context: CallbacksPorts, options: { now?:
       timeoutMs: config.callbackTimeoutSeconds * 1000,
       now,
     }),
+    settings: context.tenantSettings,
+    defaultCallback: (tenantId) => (tenantId === BOOTSTRAP_TENANT_ID ? fallback : undefined),
   });
   const { pending } = context.metrics.callbacks;
   context.metrics.refreshOnScrape(

@@ -2,9 +2,10 @@
 // success; anything else, a timeout or a connection failure is a failed attempt. Redirects are
 // never followed (the URL was vetted, where it points to was not), and at most a few KiB of the
 // answer is read, only so the connection can be reused.
-// Callback URLs are the operator's configuration (CALLBACK_URL, `ops callbacks set`), often an
-// integrator's backend on a private network, so they do not go through the egress guard
-// (src/egress/egress.ts), which is for URLs others choose (docs/security.md).
+// Callback URLs are the operator's configuration (CALLBACK_URL, `ops callbacks set`) or a tenant's
+// setting whose address, if given literally, was checked public when it was set
+// (src/resources/tenantSettings.ts); often an integrator's backend on a private network, so they
+// do not go through the egress guard (src/egress/egress.ts) at delivery (docs/security.md).
 import { performance } from 'node:perf_hooks';
 import { MAX_RESPONSE_BYTES, parseRetryAfter, type AttemptOutcome } from '../http/outboundAttempt.js';
 

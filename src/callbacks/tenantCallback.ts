@@ -1,23 +1,24 @@
-// A tenant's callback configuration: its URL and its Standard Webhooks secret. The secret is a
-// credential, not personal data, so it is sealed with the key-encryption key itself (bound to the
-// tenant by the associated data) rather than with a data key: nothing needs shredding, and the
-// deliverer opens it without another read of the store.
-import { randomUUID } from 'node:crypto';
+// A tenant's callback configuration: its URL and its Standard Webhooks secret, members of the
+// tenant's settings (`callback_url`, `callback_secret`, src/tenantIdentity/settings.ts), the one
+// place both `PUT /settings` and `ops callbacks set` write. The secret is a credential, not
+// personal data, so it is sealed with the key-encryption key itself (bound to the tenant by the
+// associated data) rather than with a data key: nothing needs shredding, and the deliverer opens
+// it without another read of the store. A store from before settings may still hold a callback on
+// the tenant stream (`TenantCallbackConfigured`): the deliverer falls back to it (deliver.ts).
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import type { Sealed } from '../../streams/dataKey.js';
-import { tenant, tenantStream, type Command, type DomainError } from '../../streams/tenant.js';
-import { open, seal } from '../crypto/seal.js';
-import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
-import type { AppendError, EventStore, Position } from '../eventstore/port.js';
+import type { EventMetadata } from '../eventstore/handle.js';
+import type { Position } from '../eventstore/port.js';
+import type { EventStore } from '../eventstore/port.js';
 import { generateWebhookSecret } from '../config/callbacks.js';
+import { Sealed } from '../../streams/dataKey.js';
+import { tenant, tenantStream } from '../../streams/tenant.js';
+import { loadStream } from '../eventstore/handle.js';
+import { changeSettings, openCallbackSecret, sealCallbackSecret, type ChangeSettingsError } from '../tenantIdentity/settings.js';
 
-const aad = (tenantId: string): string => `tenant-callback-secret/${tenantId}`;
+export const sealSecret = sealCallbackSecret;
+export const openSecret = openCallbackSecret;
 
-export const sealSecret = (kek: Buffer, tenantId: string, secret: string): Sealed => seal(kek, Buffer.from(secret, 'utf8'), aad(tenantId));
-
-export const openSecret = (kek: Buffer, tenantId: string, sealed: Sealed): string => open(kek, sealed, aad(tenantId)).toString('utf8');
-
-export type ConfigureError = AppendError | DomainError;
+export type ConfigureError = ChangeSettingsError;
 
 export interface CallbackConfigured {
   readonly tenantId: string;
@@ -28,12 +29,9 @@ export interface CallbackConfigured {
   readonly position: Position | undefined;
 }
 
-/** Lost races decided again: several instances may apply CALLBACK_URL at once. */
-const RACE_RETRIES = 2;
-
 /**
  * Sets where a tenant's callbacks go. Without `secret`, the current secret stays, or one is
- * generated for a tenant that has none (streams/tenant.ts decides).
+ * generated for a tenant that has none.
  */
 export const configureTenantCallback = async (
   store: EventStore,
@@ -42,19 +40,25 @@ export const configureTenantCallback = async (
   metadata: EventMetadata,
 ): Promise<Either<ConfigureError, CallbackConfigured>> => {
   const { tenantId, url } = request;
-  const box = { seal: (secret: string) => sealSecret(kek, tenantId, secret), open: (sealed: Sealed) => openSecret(kek, tenantId, sealed) };
   const generated = generateWebhookSecret();
-  const command: Command = { type: 'ConfigureTenantCallback', data: { tenantId, url, secret: request.secret, generated, box, at: new Date().toISOString() } };
-  const result = await handleCommand(store, tenant, tenantStream(tenantId), command, { commandId: randomUUID(), metadata, retries: RACE_RETRIES });
-  if (isLeft(result)) {
-    switch (result.left.kind) {
-      case 'domain':
-      case 'store':
-        return left(result.left.error);
-    }
-  }
-  const configured = result.right.events.find((e) => e.type === 'TenantCallbackConfigured');
-  const recorded = configured?.type === 'TenantCallbackConfigured' ? configured.data.secret : undefined;
-  const generatedSecret = request.secret === undefined && recorded && box.open(recorded) === generated ? generated : undefined;
-  return right({ tenantId, url, generatedSecret, position: result.right.position });
+  // A store from before settings: the secret its tenant stream records is the current one.
+  const before = await loadStream(store, tenant, tenantStream(tenantId));
+  const legacy = isLeft(before) || before.right.state.status === 'none' ? undefined : before.right.state.callback?.secret;
+  let generatedSecret: string | undefined;
+  const changed = await changeSettings(
+    store,
+    tenantId,
+    (current) => {
+      const set = Sealed.decode(current['callback_secret']);
+      const recorded = isLeft(set) ? legacy : set.right;
+      const kept = recorded === undefined ? undefined : openSecret(kek, tenantId, recorded);
+      const secret = request.secret ?? kept ?? generated;
+      generatedSecret = secret === generated ? generated : undefined;
+      // The same secret keeps its sealed form, so setting what is already set changes nothing.
+      return { callback_url: url, callback_secret: secret === kept && recorded !== undefined ? recorded : sealSecret(kek, tenantId, secret) };
+    },
+    metadata,
+  );
+  if (isLeft(changed)) return left(changed.left);
+  return right({ tenantId, url, generatedSecret: changed.right.position ? generatedSecret : undefined, position: changed.right.position });
 };

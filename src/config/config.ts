@@ -201,6 +201,8 @@ const variables = {
   presentationExpiryIntervalMs: withDefault('PRESENTATION_EXPIRY_INTERVAL_MS', integerFromString(10, 3_600_000), '1000'),
   /** Where same-device flows send the browser when the request has no `redirect_uri`; unset means no redirect. */
   defaultRedirectUri: optional('DEFAULT_REDIRECT_URI', DefaultRedirectUri),
+  /** Registrars' certificates a tenant's registration certificate (`PUT /verifier`) must chain to; unset: its chain is not checked. */
+  registrationCertificateTrustAnchors: optional('REGISTRATION_CERTIFICATE_TRUST_ANCHORS', TrustAnchorsFromString),
   // issuance (OpenID4VCI): variables added here
   /** JSON file of the credential configurations; unset means the built-in `pid` and `membership` types. */
   credentialConfigurationsFile: optional('CREDENTIAL_CONFIGURATIONS', NonEmptyText),
@@ -296,6 +298,12 @@ export type Config = {
 export const configVariableNames: { readonly [K in keyof Config]: string } = Object.fromEntries(
   Object.entries(variables).map(([key, v]) => [key, v.env]),
 ) as { [K in keyof Config]: string };
+
+/**
+ * One variable's value read from `raw`, the text the environment would hold: what a tenant's
+ * setting that overrides it may hold (src/tenantIdentity/settings.ts). Left is the message.
+ */
+export const readVariable = <K extends keyof Config>(key: K, raw: string): Either<string, Config[K]> => (variables[key] as Variable<Config[K]>).read(raw);
 
 // A URL's user-info is never echoed either: it is a password given where none belongs.
 const describeValue = (raw: string, variable: Variable<unknown>): string =>

@@ -21,6 +21,8 @@ const CATEGORY_SCOPES: Readonly<Record<string, Scope>> = {
   didcomm: 'resources',
   supportrequest: 'resources',
   credentialconfiguration: 'admin',
+  tenantsettings: 'admin',
+  tenantverifier: 'admin',
 };
 
 export const categoryOf = (streamId: string): string => streamId.slice(0, Math.max(0, streamId.indexOf('-')));

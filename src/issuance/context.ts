@@ -10,6 +10,8 @@ import type { CredentialFormats } from './credentialSigner.js';
 import type { Issuer, Issuers } from './issuer.js';
 import type { IssuanceSecrets } from './secrets.js';
 import type { TenantConfigurations } from './tenantConfigurations.js';
+import type { TenantSettings } from '../tenantIdentity/settings.js';
+import type { WalletPolicyOf } from './walletPolicy.js';
 
 export interface IssuanceContext {
   readonly config: Config;
@@ -25,8 +27,12 @@ export interface IssuanceContext {
   /** One module per credential format: its signer and metadata (src/issuance/formats/registry.ts). */
   readonly formats: CredentialFormats;
   readonly statusAllocator: StatusAllocator;
+  /** Each tenant's settings over the environment's (offer lifetime, authentication URL). */
+  readonly settings: TenantSettings;
   /** Where wallet attestations must chain to: WALLET_PROVIDER_TRUST_ANCHORS and the wallet providers lists. */
   readonly walletProviders: WalletProviderTrust;
+  /** The wallet attestation policy of an offer's tenant: its settings, else the two above (walletPolicy.ts). */
+  readonly walletPolicyOf: WalletPolicyOf;
   readonly now: () => Date;
 }
 

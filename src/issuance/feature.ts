@@ -32,6 +32,7 @@ import { nonceEndpoint } from './nonce/route.js';
 import { oauthErrors } from '../http/oauthError.js';
 import { issuanceSecrets } from './secrets.js';
 import { tokenEndpoint } from './token/route.js';
+import { walletPolicies } from './walletPolicy.js';
 
 /**
  * The wallet-facing routes: the deployment's issuer at today's paths, and each tenant's own under
@@ -108,6 +109,7 @@ export const issuanceFeature = async (
   if (config.issuerCertificateFile !== undefined) warnUnlessLeafNamesIssuer(identity, config.publicUrl, service.log);
   // Each port named: the key-encryption key's derivation root reaches only the MAC secrets, the
   // key store only the signing identity above, and each step takes what it uses of the rest.
+  const walletProviders = walletProviderTrust(trustAnchorCertificates(config.walletProviderTrustAnchors), trustLists?.lists);
   const issuance: IssuanceContext = {
     config,
     log: service.log,
@@ -122,8 +124,10 @@ export const issuanceFeature = async (
       tenantKeys: service.tenantKeys,
       tenantConfigurations: ofTenants,
     }),
+    settings: service.tenantSettings,
     formats: credentialFormats,
-    walletProviders: walletProviderTrust(trustAnchorCertificates(config.walletProviderTrustAnchors), trustLists?.lists),
+    walletProviders,
+    walletPolicyOf: walletPolicies({ db: () => service.runner.db, settings: service.tenantSettings, config, lists: trustLists?.lists, walletProviders }),
     statusAllocator: createStatusAllocator({ store: service.store, db: service.runner.db, listSize: config.statusListSize }),
     now: () => new Date(),
   };

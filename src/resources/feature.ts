@@ -15,6 +15,8 @@ import { schemaRoutes } from './schemas.js';
 import { signingKeyRoutes } from './signingKeys.js';
 import { supportRequestRoutes } from './supportRequests.js';
 import { tenantDidRoutes } from './tenantDid.js';
+import { settingsRoutes } from './tenantSettings.js';
+import { verifierRoutes } from './tenantVerifier.js';
 import { uploads } from './uploads.js';
 import type { ResourcesContext } from './context.js';
 import { idempotentWrites } from './idempotentWrites.js';
@@ -55,6 +57,8 @@ export const resourcesFeature = async (service: ResourcesPorts): Promise<Feature
   credentialConfigurationRoutes(router, deps);
   signingKeyRoutes(router, deps, service.keys);
   const didDocuments = tenantDidRoutes(router, deps, service.kek);
+  settingsRoutes(router, deps, service.kek);
+  verifierRoutes(router, deps);
   let replyExpiry: Periodic | undefined;
   let sweeper: Periodic | undefined;
   let exportExpiry: Periodic | undefined;

@@ -4,6 +4,7 @@ import { arrayOf, json, jsonBody, managementAnswers, mergePaths, noAuthenticatio
 import { resourceSchemas, searchBody } from './openapiSchemas.js';
 import { credentialConfigurationPaths, credentialConfigurationSchemas } from './openapiCredentialConfigurations.js';
 import { signingKeyPaths, signingKeySchemas } from './openapiSigningKeys.js';
+import { SINGLETON_TAG, singletonOpenApiPaths, singletonSchemas } from './openapiSingletons.js';
 import type { Area, Operation, Paths, Schema } from '../http/openapi/types.js';
 import {
   answerHeaders,
@@ -353,9 +354,10 @@ export const resourcesArea: Area = {
     ...KINDS.map((k) => ({ name: tagOf(k.path), description: `The \`${k.path}\` kind (scope \`${k.scope}\`).` })),
     { name: 'resources: support-requests', description: 'Requests to the operator.' },
     { name: 'resources: did', description: 'The tenant\'s did:web document.' },
+    { name: SINGLETON_TAG, description: 'The tenant\'s settings and its registration as a relying party: one each, from the tenant\'s creation (scope `admin`).' },
     { name: 'public resources', description: 'Uploads, published schemas and DID documents on the public listener; errors are problem details.' },
   ],
-  schemas: { ...resourceSchemas, ...credentialConfigurationSchemas, ...signingKeySchemas, ...searchSchemas },
-  management: mergePaths(...KINDS.map(versionedPaths), apiKeyPaths(), filePaths(), credentialPaths(), schemaPaths(), draftPaths(), didcommPaths(), presentationPaths(), tenantPaths(), credentialConfigurationPaths(), signingKeyPaths()),
+  schemas: { ...resourceSchemas, ...credentialConfigurationSchemas, ...signingKeySchemas, ...searchSchemas, ...singletonSchemas },
+  management: mergePaths(...KINDS.map(versionedPaths), apiKeyPaths(), filePaths(), credentialPaths(), schemaPaths(), draftPaths(), didcommPaths(), presentationPaths(), tenantPaths(), credentialConfigurationPaths(), signingKeyPaths(), singletonOpenApiPaths()),
   public: publicPaths,
 };

@@ -35,6 +35,7 @@ import { draftsKind } from './drafts.js';
 import { wireEnvelope } from './envelope.js';
 import type { ApiLine } from './oasVersion.js';
 import { supportRequestView } from './supportRequestView.js';
+import { settingsKind } from './tenantSettings.js';
 
 export const EXPORT_FORMAT = 'eudi-connector-tenant-export/1';
 
@@ -80,6 +81,8 @@ export const buildTenantExport = async (sources: ExportSources, tenantId: string
   const renderers: Readonly<Record<string, (envelope: Envelope) => Promise<Envelope>>> = {
     [DRAFT_KIND.name]: (e) => draftsKind(sources).render!(e, CURRENT_API_LINE),
     [DIDCOMM_KIND.name]: (e) => didcommKind({ dataKeys: sources.dataKeys, runner: { db: sources.db } }).render!(e, CURRENT_API_LINE),
+    // The sealed callback secret stays in the store, as the API never answers it either.
+    [settingsKind.name]: (e) => settingsKind.render!(e, CURRENT_API_LINE),
   };
   const shown = async (e: Envelope): Promise<Json> => wireEnvelope(await (renderers[e.kind.name]?.(e) ?? Promise.resolve(e)));
   const files: { path: string; bytes: Buffer }[] = [];

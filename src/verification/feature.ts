@@ -8,7 +8,8 @@ import { hostSubjectAltName, x509HashClientId } from '../crypto/certificates.js'
 import type { KeyStore } from '../crypto/keyStore.js';
 import type { Feature, ServiceContext } from '../featureContract.js';
 import type { Periodic } from '../periodic.js';
-import { credentialStatusCheckerFromConfig } from './status/statusCheck.js';
+import { createCredentialStatusChecker, statusListClientFromConfig } from './status/statusCheck.js';
+import { tenantPresentationVerifier } from './tenantVerifiers.js';
 import { trustResolutionFromConfig, type HeldLists } from '../trust/trustResolution.js';
 import type { ExpiryBounds } from './createRequest/body.js';
 import { startPresentationExpiry } from './expiry.js';
@@ -18,7 +19,7 @@ import { createPresentationVerifier } from './formats/registry.js';
 import { tenantVerifiers } from './verifiers.js';
 
 /** What the verification feature uses of the service. */
-export type VerificationPorts = Pick<ServiceContext, 'config' | 'log' | 'metrics' | 'store' | 'dataKeys' | 'tenantKeys' | 'verifierRegistrations'> & {
+export type VerificationPorts = Pick<ServiceContext, 'config' | 'log' | 'metrics' | 'store' | 'dataKeys' | 'tenantKeys' | 'verifierRegistrations' | 'tenantSettings'> & {
   readonly runner: Pick<ServiceContext['runner'], 'db'>;
   readonly keys: Pick<KeyStore, 'signingIdentity'>;
 };
@@ -57,8 +58,16 @@ export const verificationFeature = async (context: VerificationPorts, trustLists
   const bounds = expiryBounds(context.config);
   const { metrics } = context;
   const trust = trustResolutionFromConfig(context.config, trustLists);
-  const status = credentialStatusCheckerFromConfig(context.config, trust.verifier, (outcome) => metrics.statusLists.fetches.inc({ outcome }));
-  const verify = createPresentationVerifier(trust.verifier, status, context.log);
+  // One status list client (fetches, cache) for the deployment; each tenant's policy over it.
+  const statusLists = statusListClientFromConfig(context.config, trust.verifier, (outcome) => metrics.statusLists.fetches.inc({ outcome }));
+  const verify = tenantPresentationVerifier({
+    settings: context.tenantSettings,
+    config: context.config,
+    build: (config) => {
+      const resolution = config === context.config ? trust : trustResolutionFromConfig(config, trustLists);
+      return createPresentationVerifier(resolution.verifier, createCredentialStatusChecker({ policy: config.statusListFailurePolicy, client: statusLists }), context.log);
+    },
+  });
   const verifiers = tenantVerifiers(await loadVerifier(context), context);
   const deps = {
     store: context.store,
@@ -66,7 +75,7 @@ export const verificationFeature = async (context: VerificationPorts, trustLists
     verifiers,
     verify,
     bounds,
-    defaultRedirectUri: context.config.defaultRedirectUri,
+    settingsOf: (tenantId: string) => context.tenantSettings.of(tenantId),
     log: context.log,
     trustListUrls: trust.trustListUrls,
   };

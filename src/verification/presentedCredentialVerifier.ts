@@ -23,6 +23,8 @@ export interface FormatContext {
   readonly credentialId: string;
   /** An mdoc's SessionTranscript handover: the request's, by redirect or over the DC API. */
   readonly handover: HandoverInfo;
+  /** The tenant whose request the presentation answers: its settings choose the trust and status policies (feature.ts). */
+  readonly tenantId?: string;
 }
 
 /** One format's checks of one presentation against its credential query and the claims (one claim set) it must satisfy. */

@@ -23,7 +23,7 @@ const mismatch = (reason: string): VerificationFailure => ({ reason, trustEnforc
 export const verifyVpToken = async (
   vpToken: unknown,
   request: SealedRequest,
-  context: Omit<FormatContext, 'credentialId' | 'transactionData'>,
+  context: Omit<FormatContext, 'credentialId' | 'transactionData' | 'tenantId'> & { readonly tenantId: string },
   verify: PresentationVerifier,
 ): Promise<Either<VerificationFailure, VerifiedPresentation>> => {
   if (!isRecord(vpToken)) return left(mismatch('vp_token is not a JSON object keyed by credential query id'));

@@ -80,6 +80,7 @@ export const withSteps = async (body: (steps: Steps) => Promise<void>, options: 
     { signer: keySigner(issuer.leaf.keys.privateKey), x5c: issuer.x5c },
     new Map(parseCredentialConfigurations(DEFAULT_CONFIGURATIONS, 'built-in').map((c) => [c.id, c])),
   );
+  const walletProviders = walletProviderTrust(trustAnchorCertificates([provider.anchor]), undefined);
   const ports: StepPorts = {
     store,
     dataKeys: dataKeys(store, fileKek(randomBytes(32))),
@@ -88,10 +89,11 @@ export const withSteps = async (body: (steps: Steps) => Promise<void>, options: 
     issuers: issuersOf({ publicUrl: PUBLIC_URL, deployment, tenantKeys: { active: async () => undefined }, tenantConfigurations: { current: () => new Map(), atRevision: () => undefined } }),
     formats: credentialFormats,
     statusAllocator: createStatusAllocator({ store, db: runner.db, listSize: 1024 }),
-    walletProviders: walletProviderTrust(trustAnchorCertificates([provider.anchor]), undefined),
+    walletProviders,
+    walletPolicyOf: () => ({ walletAttestation: 'optional', walletProviders }),
     log: silentLogger,
     now: () => new Date(),
-    config: { proofMaxAgeSeconds: 120, credentialValidityDays: 365, walletAttestation: 'optional', txCodeMaxAttempts: options.txCodeMaxAttempts ?? 3, authorizationTtlSeconds: 300 },
+    config: { proofMaxAgeSeconds: 120, credentialValidityDays: 365, txCodeMaxAttempts: options.txCodeMaxAttempts ?? 3, authorizationTtlSeconds: 300 },
     x5c: issuer.x5c,
   };
   const steps: Steps = {

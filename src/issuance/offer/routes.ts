@@ -18,8 +18,8 @@ import { createOffer, credentialOfferUri, offerStatus } from './createOffer.js';
 import { CREATE_OFFER_LIMIT, CreateOfferBody } from './request.js';
 
 /** What the offer routes use of the issuance feature. */
-export type OfferPorts = Pick<IssuanceContext, 'store' | 'dataKeys' | 'secrets' | 'issuers' | 'runner' | 'log' | 'now'> & {
-  readonly config: Pick<Config, 'offerTtlSeconds' | 'readYourWritesTimeoutMs'> & Parameters<typeof tenantAuthenticationUrl>[1];
+export type OfferPorts = Pick<IssuanceContext, 'store' | 'dataKeys' | 'secrets' | 'issuers' | 'runner' | 'log' | 'now' | 'settings'> & {
+  readonly config: Pick<Config, 'readYourWritesTimeoutMs'> & Parameters<typeof tenantAuthenticationUrl>[1];
 };
 
 export const offersRouter = (ports: OfferPorts): Router => {
@@ -33,7 +33,8 @@ export const offersRouter = (ports: OfferPorts): Router => {
         ...ports,
         // The tenant's own credential issuer once it has one, else the deployment's.
         issuer: await ports.issuers.forOffers(principal.tenantId),
-        offerTtlSeconds: ports.config.offerTtlSeconds,
+        // The tenant's settings, else OFFER_TTL_SECONDS.
+        offerTtlSeconds: ports.settings.of(principal.tenantId).offerTtlSeconds,
         // Read only when the offer needs it: the pre-authorized flow stays one append.
         ...(body.grant === 'authorization_code' && body.authentication_url === undefined
           ? { authenticationUrl: await tenantAuthenticationUrl(ports.store, ports.config, principal.tenantId) }

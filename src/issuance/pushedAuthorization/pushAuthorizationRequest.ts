@@ -23,7 +23,7 @@ export const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
 export const REQUEST_URI_TTL_SECONDS = 60;
 
 /** What the pushed authorization request step uses of the issuance feature. */
-export type ParPorts = WalletRequestPorts & Pick<IssuanceContext, 'secrets' | 'log' | 'now'>;
+export type ParPorts = WalletRequestPorts & Pick<IssuanceContext, 'secrets' | 'log' | 'now' | 'walletPolicyOf'>;
 
 export interface ParInput extends AttestationHeaders {
   readonly request: AuthorizationRequest;
@@ -95,7 +95,8 @@ const pushedDpopKey = async (ports: ParPorts, input: ParInput, now: Date): Promi
 export const pushAuthorizationRequest = async (ports: ParPorts, input: ParInput): Promise<Either<ParError, Pushed>> => {
   const { request } = input;
   const now = ports.now();
-  const attestation = await attestWallet(ports, input, request.clientId, now);
+  // The wallet providers the offer's tenant trusts: its settings, else the deployment's.
+  const attestation = await attestWallet({ ...ports, walletProviders: ports.walletPolicyOf(request.offerId).walletProviders }, input, request.clientId, now);
   if (isLeft(attestation)) return attestation;
   const dpopJkt = await pushedDpopKey(ports, input, now);
   if (isLeft(dpopJkt)) return dpopJkt;

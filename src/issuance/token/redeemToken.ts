@@ -27,8 +27,8 @@ import { attestWallet, type AttestationHeaders, type WalletRequestPorts, type Wa
 import type { TokenRequest, TokenRequestError } from './request.js';
 
 /** What the token step uses of the issuance feature. */
-export type TokenPorts = WalletRequestPorts & Pick<IssuanceContext, 'store' | 'dataKeys' | 'secrets' | 'log' | 'now'> & {
-  readonly config: Pick<Config, 'proofMaxAgeSeconds' | 'walletAttestation' | 'txCodeMaxAttempts'>;
+export type TokenPorts = WalletRequestPorts & Pick<IssuanceContext, 'store' | 'dataKeys' | 'secrets' | 'log' | 'now' | 'walletPolicyOf'> & {
+  readonly config: Pick<Config, 'proofMaxAgeSeconds' | 'txCodeMaxAttempts'>;
 };
 
 /** A token request as the edge received it. */
@@ -168,10 +168,12 @@ const redeemPreAuthorizedCode = async (
 ): Promise<Either<TokenError, TokenIssued>> => {
   // Wallets of the pre-authorized flow authenticate when WALLET_ATTESTATION says so, or when they choose to.
   // Its PoP is spent after the DPoP proof is checked, as in the authorization code grant.
-  const attested = ports.config.walletAttestation === 'required' || input.attestation !== undefined;
+  // The offer's tenant's policy (its settings, else WALLET_ATTESTATION); an unknown code is refused below, after the same checks.
+  const policy = ports.walletPolicyOf(offerOfPreAuthorizedCode(ports.secrets, request.preAuthorizedCode));
+  const attested = policy.walletAttestation === 'required' || input.attestation !== undefined;
   const clientId = request.clientId;
   if (attested && isLeft(clientId)) return clientId;
-  const attestation = attested ? await attestWallet(ports, input, isLeft(clientId) ? undefined : clientId.right, now) : undefined;
+  const attestation = attested ? await attestWallet({ ...ports, walletProviders: policy.walletProviders }, input, isLeft(clientId) ? undefined : clientId.right, now) : undefined;
   if (attestation !== undefined && isLeft(attestation)) return attestation;
   const dpopJkt = await dpopProof(ports, input, now);
   if (isLeft(dpopJkt)) return dpopJkt;
@@ -225,7 +227,8 @@ const redeemAuthorizationCode = async (
   // The attestation's PoP is spent only once the DPoP proof carries the current nonce: the wallet's retry after use_dpop_nonce sends the same PoP.
   const clientId = request.clientId;
   if (isLeft(clientId)) return clientId;
-  const attestation = await attestWallet(ports, input, clientId.right, now);
+  const { walletProviders } = ports.walletPolicyOf(parseOfferSecret(request.code)?.offerId);
+  const attestation = await attestWallet({ ...ports, walletProviders }, input, clientId.right, now);
   if (isLeft(attestation)) return attestation;
   const dpopJkt = await dpopProof(ports, input, now, (nonce) => isFreshDpopNonce(ports.secrets, nonce, now));
   if (isLeft(dpopJkt)) return dpopJkt;

@@ -19,6 +19,7 @@ import { unregisteredRequests } from '../registeredQueries.js';
 import { newAnnexCRecipientKey, newRequest } from '../requestKey.js';
 import type { SealedRequest } from '../sealedRequest.js';
 import type { Verifiers } from '../verifiers.js';
+import type { Settings } from '../../tenantIdentity/settings.js';
 import { encodeTransactionData, validatePresentationBody, type CreatePresentationBody, type ExpiryBounds } from './body.js';
 
 /** What creating a request uses: the store, the data keys, who each tenant's verifier is and the settings it applies. */
@@ -27,8 +28,12 @@ export interface CreateRequestDeps {
   readonly dataKeys: DataKeys;
   readonly verifiers: Pick<Verifiers, 'forNewRequest'>;
   readonly bounds: ExpiryBounds;
-  /** DEFAULT_REDIRECT_URI: the same-device redirect of requests created without `redirect_uri`. */
-  readonly defaultRedirectUri: string | undefined;
+  /**
+   * The tenant's settings over the environment's (src/tenantIdentity/settings.ts): the same-device
+   * redirect of requests created without `redirect_uri` (DEFAULT_REDIRECT_URI) and their lifetime
+   * without `expires_in` (PRESENTATION_EXPIRES_IN).
+   */
+  readonly settingsOf: (tenantId: string) => Pick<Settings, 'defaultRedirectUri' | 'presentationExpiresIn'>;
   /** The trusted lists a DCQL `etsi_tl` may name now; undefined in static mode. */
   readonly trustListUrls: () => ReadonlySet<string> | undefined;
 }
@@ -90,14 +95,15 @@ export const initTransaction = async (deps: CreateRequestDeps, input: CreateRequ
   const key = await deps.dataKeys.issue(state);
   if (isLeft(key)) throw new Error(`presentation not created: ${key.left._tag}`);
   const dcApi = body.flow_type === 'dc_api';
+  const settings = deps.settingsOf(input.tenantId);
   const request: SealedRequest = {
     dcqlQuery: body.dcql_query,
     transactionData: (body.transaction_data ?? []).map(encodeTransactionData),
     // Resolved now, so the flow keeps the destination it was created with whatever the
     // configuration becomes. Nobody is redirected after a DC API answer.
-    redirectUri: dcApi ? null : body.redirect_uri ?? deps.defaultRedirectUri ?? null,
+    redirectUri: dcApi ? null : body.redirect_uri ?? settings.defaultRedirectUri ?? null,
   };
-  const expiresAt = new Date(now.getTime() + (body.expires_in ?? deps.bounds.defaultSeconds) * 1000);
+  const expiresAt = new Date(now.getTime() + (body.expires_in ?? settings.presentationExpiresIn) * 1000);
   const made = dcApi ? { ...newRequest('dc_api', key.right), expectedOrigins: body.expected_origins ?? [], protocols: dcApiProtocolsOf(body) } : undefined;
   const annexC = made?.protocols.includes(ANNEX_C_PROTOCOL) ? newAnnexCRecipientKey(key.right) : undefined;
   const requestPresentation: Command = {

@@ -19,6 +19,8 @@ export interface AnnexCSession {
   /** The request's full client_id and nonce (the nonce also EncryptionInfo's, base64url-decoded). */
   readonly clientId: string;
   readonly nonce: string;
+  /** The tenant whose request it is. */
+  readonly tenantId: string;
   /** The recipient key pair of the request's EncryptionInfo, as a private JWK. */
   readonly recipientPrivateKey: JWK;
 }
@@ -55,6 +57,6 @@ export const verifyAnnexCResponse = async (
     if (query === undefined) return left(mismatch(`the DeviceResponse holds a document of docType ${JSON.stringify(docType ?? null)}, which the request did not ask for`));
     vpToken.set(query.id, [...(vpToken.get(query.id) ?? []), presentation]);
   }
-  const verified = await verifyVpToken(Object.fromEntries(vpToken), session.request, { audience: session.clientId, nonce: session.nonce, now, handover }, verify);
+  const verified = await verifyVpToken(Object.fromEntries(vpToken), session.request, { audience: session.clientId, nonce: session.nonce, now, handover, tenantId: session.tenantId }, verify);
   return isLeft(verified) ? left({ _tag: 'Unverified', failure: verified.left }) : right(verified.right);
 };

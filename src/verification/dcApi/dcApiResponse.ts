@@ -121,7 +121,7 @@ const openid4vp: DcApiProtocolHandler = {
       const verified = await verifyVpToken(
         payload['vp_token'],
         session.request,
-        { audience: `origin:${origin}`, nonce: request.nonce, handover: { origin, nonce: request.nonce, jwkThumbprint }, now: base.at },
+        { audience: `origin:${origin}`, nonce: request.nonce, handover: { origin, nonce: request.nonce, jwkThumbprint }, now: base.at, tenantId: session.session.tenantId },
         deps.verify,
       );
       return isLeft(verified) ? failVerification(base, request.kid, verified.left) : fulfil(base, request.kid, verified.right, session.key);
@@ -153,7 +153,7 @@ const isoMdoc: DcApiProtocolHandler = {
       const recipientPrivateKey = session.key.open(offer.annexCRecipientKey, purposes.annexCRecipientKey) as JWK;
       const verified = await verifyAnnexCResponse(
         response,
-        { request: session.request, clientId: sessionClientId(deps.verifiers, session.session), nonce: request.nonce, recipientPrivateKey },
+        { request: session.request, clientId: sessionClientId(deps.verifiers, session.session), nonce: request.nonce, recipientPrivateKey, tenantId: session.session.tenantId },
         origin,
         base.at,
         deps.verify,

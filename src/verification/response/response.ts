@@ -49,7 +49,7 @@ const judge = async (
   deps: ResponseDeps,
   base: Answer,
   answer: WalletAnswer,
-  loaded: { fetched: readonly FetchedRequest[]; key: DataKey; request: SealedRequest; clientId: string },
+  loaded: { tenantId: string; fetched: readonly FetchedRequest[]; key: DataKey; request: SealedRequest; clientId: string },
 ): Promise<OutcomeCommand> => {
   if (answer.kind === 'error') {
     return answer.state === base.state ? reject(base, answer.error) : failProcessing(base, 'the error response does not carry this request\'s state');
@@ -75,6 +75,7 @@ const judge = async (
         responseUri: responseUri(deps.verifiers.deployment.publicUrl, base.state),
       },
       now: base.at,
+      tenantId: loaded.tenantId,
     },
     deps.verify,
   );
@@ -93,7 +94,7 @@ export const postWalletResponse = async (deps: ResponseDeps, input: WalletRespon
   const base: Answer = { state, at: now, channel: 'request_uri' };
   let outcome: OutcomeCommand;
   try {
-    outcome = await judge(deps, base, answer, { fetched: session.fetched, key, request, clientId: sessionClientId(deps.verifiers, session) });
+    outcome = await judge(deps, base, answer, { tenantId: session.tenantId, fetched: session.fetched, key, request, clientId: sessionClientId(deps.verifiers, session) });
   } catch (err) {
     deps.log.error('presentation response processing failed', { err });
     outcome = failProcessing(base, 'internal error while processing the response');

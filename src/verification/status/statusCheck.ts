@@ -93,23 +93,27 @@ export interface StatusListSettings {
   readonly publicUrl: string;
 }
 
+/** The status list client the configuration's settings describe (one per deployment, its cache shared); `trust` judges the lists' signers. */
+export const statusListClientFromConfig = (
+  config: Omit<StatusListSettings, 'statusListFailurePolicy'>,
+  trust: TrustVerifier,
+  onFetch?: StatusListClientOptions['onFetch'],
+): StatusListClient =>
+  createStatusListClient({
+    ...(onFetch ? { onFetch } : {}),
+    fetch: {
+      egress: createEgress({ allowPrivateNetworks: config.egressAllowPrivateNetworks, ownOrigins: [new URL(config.publicUrl).origin] }),
+      timeoutMs: config.statusListFetchTimeoutSeconds * 1000,
+      maxBytes: config.statusListMaxBytes,
+    },
+    trust,
+    cacheMaxSeconds: config.statusListCacheMaxSeconds,
+    cacheMaxBytes: config.statusListCacheMaxBytes,
+  });
+
 /** The checker the configuration's settings describe; `trust` judges the lists' signers too. */
 export const credentialStatusCheckerFromConfig = (
   config: StatusListSettings,
   trust: TrustVerifier,
   onFetch?: StatusListClientOptions['onFetch'],
-): CredentialStatusChecker =>
-  createCredentialStatusChecker({
-    policy: config.statusListFailurePolicy,
-    client: createStatusListClient({
-      ...(onFetch ? { onFetch } : {}),
-      fetch: {
-        egress: createEgress({ allowPrivateNetworks: config.egressAllowPrivateNetworks, ownOrigins: [new URL(config.publicUrl).origin] }),
-        timeoutMs: config.statusListFetchTimeoutSeconds * 1000,
-        maxBytes: config.statusListMaxBytes,
-      },
-      trust,
-      cacheMaxSeconds: config.statusListCacheMaxSeconds,
-      cacheMaxBytes: config.statusListCacheMaxBytes,
-    }),
-  });
+): CredentialStatusChecker => createCredentialStatusChecker({ policy: config.statusListFailurePolicy, client: statusListClientFromConfig(config, trust, onFetch) });
