@@ -6,7 +6,9 @@
 // tenant's request object verifies under its own `x509_hash:` and a presentation of that
 // credential through the wallet simulator is FULFILLED. A configuration changed with If-Match
 // applies to new offers only; a key rotation through the routes leaves older credentials valid at
-// a verifier; one tenant's keys, configurations and tokens are nothing to another.
+// a verifier; a registration certificate set with PUT /verifier rides in `verifier_info` and,
+// enforced, refuses a query outside it; one tenant's keys, configurations and tokens are nothing
+// to another. The wallet simulator finds each issuer's endpoints in its metadata.
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +33,7 @@ import { withReachablePublicUrl } from './support/service.js';
 import { startVerificationHarness, type Created, type VerificationHarness } from './support/wallet/connector.js';
 import { verifyIssuedCredential } from './support/wallet/issuanceChecks.js';
 import { libraryWallet } from './support/wallet/libraryWallet.js';
+import { registrarAnchor, registrationCertificate } from './support/registrationCertificate.js';
 import { answer, fetchAuthorizationRequest } from './support/wallet/presentation.js';
 import { walletFetch } from './support/wallet/transport.js';
 
@@ -107,7 +110,11 @@ test.before(async () => {
   // accepts: a status list signed by a tenant's rotated key is tied to an older credential through it.
   const dataDir = await mkdtemp(join(tmpdir(), 'connector-'));
   const developmentCa = await loadDevelopmentCa(dataDir, 'onboarding test development CA');
-  const anchors = { X509_VERIFY_TRUST_ANCHOR: 'true', X509_TRUST_ANCHORS: Buffer.from(developmentCa.certificate.rawData).toString('base64') };
+  const anchors = {
+    X509_VERIFY_TRUST_ANCHOR: 'true',
+    X509_TRUST_ANCHORS: Buffer.from(developmentCa.certificate.rawData).toString('base64'),
+    REGISTRATION_CERTIFICATE_TRUST_ANCHORS: await registrarAnchor(),
+  };
   h = await withReachablePublicUrl((env) => startVerificationHarness({ ...env, ...anchors, WALLET_PROVIDER_TRUST_ANCHORS: provider.anchor }, { dataDir }));
   bank = await onboard('bank');
   city = await onboard('city');
@@ -160,8 +167,8 @@ const holderOf = async (key: WalletKey): Promise<Holder> => ({
 const queryFor = (vct: string) => ({ credentials: [{ id: 'card', format: 'dc+sd-jwt', meta: { vct_values: [vct] }, claims: [{ path: ['given_name'] }, { path: ['family_name'] }] }] });
 
 /** Presents `credential` to `tenant`'s verifier through the wallet simulator; the request object the wallet fetched, and the presentation's last event. */
-const present = async (tenant: Tenant, credential: string, holder: WalletKey) => {
-  const created = (await expect(201, call(tenant, '/oidc4vp', { method: 'POST', body: { dcql_query: queryFor(tenant.vct) } }))) as unknown as Created;
+const present = async (tenant: Tenant, credential: string, holder: WalletKey, dcqlQuery: unknown = queryFor(tenant.vct)) => {
+  const created = (await expect(201, call(tenant, '/oidc4vp', { method: 'POST', body: { dcql_query: dcqlQuery } }))) as unknown as Created;
   const request = await fetchAuthorizationRequest(h.endpoints, created.cross_device_request_uri);
   const posted = await answer(h.endpoints, request, { card: { credential: held(credential), holder: await holderOf(holder) } });
   const read = await h.service.service.store.readStream(presentationStream(created.state));
@@ -298,4 +305,31 @@ test('the wallet simulator refuses issuer metadata that names another credential
   const lying: Fetch = (url, init) => transport(url.replace(city.tenantId, bank.tenantId), init);
   const refused = await t.throwsAsync(discoverIssuer(lying, city.identifier));
   t.regex(refused?.message ?? '', new RegExp(`is ${bank.identifier}'s, not ${city.identifier}'s`));
+});
+
+test('registration: PUT /verifier with a real registration certificate; verifier_info carries it in the request object; with enforcement a query outside it is 422 naming the query and claim path, and one inside it is FULFILLED', async (t) => {
+  const tenant = await onboard('pharmacy');
+  const registered = { format: 'dc+sd-jwt', meta: { vct_values: [tenant.vct] }, claims: [{ path: ['given_name'] }, { path: ['family_name'] }] };
+  const jwt = await registrationCertificate({ credentials: [registered] });
+  const initial = await expect(200, call(tenant, '/verifier'));
+  t.is(initial.revision, 1, 'the verifier exists from the tenant\'s creation');
+  const body = { registration_certificate: jwt, enforce_registration: true };
+  const changed = await expect(200, call(tenant, '/verifier', { method: 'PUT', ifMatch: initial.etag, body }));
+  t.like(changed, { revision: 2, data: { registration_certificate: jwt, enforce_registration: true, credentials: [registered] } });
+  t.is((await call(tenant, '/verifier', { method: 'PUT', ifMatch: initial.etag, body })).status, 412, 'a stale If-Match');
+
+  const outside = await call(tenant, '/oidc4vp', { method: 'POST', body: { dcql_query: { credentials: [{ ...queryFor(tenant.vct).credentials[0], claims: [{ path: ['given_name'] }, { path: ['member_number'] }] }] } } });
+  t.is(outside.status, 422);
+  t.deepEqual((outside.body['errors'] as { location: string; value: unknown }[]).map((e) => [e.location, e.value]), [['body.dcql_query.credentials[0].claims[1].path', ['member_number']]]);
+
+  const { credential, holder } = await issue(await offerUri(tenant));
+  const inside = await present(tenant, credential, holder);
+  t.deepEqual(inside.request.payload['verifier_info'], [{ format: 'registration_cert', data: jwt }]);
+  t.is(inside.request.clientId, x509HashClientId(leafOf(tenant.accessKey)));
+  t.is(inside.posted.status, 200);
+  t.is(inside.last, 'PresentationFulfilled');
+
+  // Another tenant's request objects carry nothing of it.
+  const other = await fetchAuthorizationRequest(h.endpoints, ((await expect(201, call(bank, '/oidc4vp', { method: 'POST', body: { dcql_query: queryFor(bank.vct) } }))) as unknown as Created).cross_device_request_uri);
+  t.false('verifier_info' in other.payload);
 });
