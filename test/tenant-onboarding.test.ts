@@ -55,7 +55,12 @@ const membership = (vct: string) => ({
 });
 const CLAIMS = { member_number: 'M-1', given_name: 'Erika', family_name: 'Mustermann' };
 
-interface Tenant extends TestKey {
+/** A tenant's API key and the connector it is a tenant of. */
+interface Member extends TestKey {
+  readonly at: VerificationHarness;
+}
+
+interface Tenant extends Member {
   readonly name: string;
   readonly identifier: string;
   readonly vct: string;
@@ -65,12 +70,14 @@ interface Tenant extends TestKey {
 }
 
 let h: VerificationHarness;
+/** A connector whose verifier holds no trust anchor (the deployment's defaults). */
+let unanchored: VerificationHarness;
 let provider: WalletProvider;
 let bank: Tenant;
 let city: Tenant;
 
-const call = async (tenant: TestKey, path: string, init: { method?: string; body?: unknown; ifMatch?: string } = {}) => {
-  const response = await h.service.management(path, {
+const call = async (tenant: Member, path: string, init: { method?: string; body?: unknown; ifMatch?: string } = {}) => {
+  const response = await tenant.at.service.management(path, {
     method: init.method ?? 'GET',
     key: tenant.secret,
     headers: { ...(init.body !== undefined ? json : {}), ...(init.ifMatch ? { 'If-Match': init.ifMatch } : {}) },
@@ -86,19 +93,19 @@ const expect = async (status: number, pending: ReturnType<typeof call>): Promise
 };
 
 /** A key of `role` certified by the development CA and activated, through the routes. */
-const activeKey = async (tenant: TestKey, role: 'issuer' | 'access'): Promise<Resource> => {
+const activeKey = async (tenant: Member, role: 'issuer' | 'access'): Promise<Resource> => {
   const created = await expect(201, call(tenant, '/signing-keys', { method: 'POST', body: { role, development_chain: true } }));
   return expect(200, call(tenant, `/signing-keys/${created.id}/activate`, { method: 'POST', ifMatch: created.etag }));
 };
 
 /** A new tenant onboarded as an organisation would be: keys, activation, a configuration. */
-const onboard = async (name: string): Promise<Tenant> => {
-  const key = await keyWith(h.service, allScopes, name);
+const onboard = async (name: string, on: VerificationHarness = h): Promise<Tenant> => {
+  const key = { ...(await keyWith(on.service, allScopes, name)), at: on };
   const vct = `urn:example:${name}:membership:1`;
   const issuerKey = await activeKey(key, 'issuer');
   const accessKey = await activeKey(key, 'access');
   const configuration = await expect(201, call(key, '/credential-configurations', { method: 'POST', body: { data: membership(vct) } }));
-  return { ...key, name, vct, identifier: tenantCredentialIssuer(h.service.config.publicUrl, key.tenantId), issuerKey, accessKey, configuration };
+  return { ...key, name, vct, identifier: tenantCredentialIssuer(on.service.config.publicUrl, key.tenantId), issuerKey, accessKey, configuration };
 };
 
 const leafOf = (key: Resource): x509.X509Certificate => certificatesFromPem(String(key.data['certificate_chain']))[0]!;
@@ -116,11 +123,15 @@ test.before(async () => {
     REGISTRATION_CERTIFICATE_TRUST_ANCHORS: await registrarAnchor(),
   };
   h = await withReachablePublicUrl((env) => startVerificationHarness({ ...env, ...anchors, WALLET_PROVIDER_TRUST_ANCHORS: provider.anchor }, { dataDir }));
+  unanchored = await withReachablePublicUrl((env) => startVerificationHarness({ ...env, WALLET_PROVIDER_TRUST_ANCHORS: provider.anchor }));
   bank = await onboard('bank');
   city = await onboard('city');
 });
 
-test.after.always(async () => h?.close());
+test.after.always(async () => {
+  await h?.close();
+  await unanchored?.close();
+});
 
 const offerUri = async (tenant: Tenant): Promise<string> => {
   const created = await call(tenant, '/offers', { method: 'POST', body: { credential_configuration_id: 'membership', claims: CLAIMS } });
@@ -169,10 +180,11 @@ const queryFor = (vct: string) => ({ credentials: [{ id: 'card', format: 'dc+sd-
 /** Presents `credential` to `tenant`'s verifier through the wallet simulator; the request object the wallet fetched, and the presentation's last event. */
 const present = async (tenant: Tenant, credential: string, holder: WalletKey, dcqlQuery: unknown = queryFor(tenant.vct)) => {
   const created = (await expect(201, call(tenant, '/oidc4vp', { method: 'POST', body: { dcql_query: dcqlQuery } }))) as unknown as Created;
-  const request = await fetchAuthorizationRequest(h.endpoints, created.cross_device_request_uri);
-  const posted = await answer(h.endpoints, request, { card: { credential: held(credential), holder: await holderOf(holder) } });
-  const read = await h.service.service.store.readStream(presentationStream(created.state));
-  return { state: created.state, request, posted, last: read._tag === 'Found' ? read.events.at(-1)?.type : undefined };
+  const request = await fetchAuthorizationRequest(tenant.at.endpoints, created.cross_device_request_uri);
+  const posted = await answer(tenant.at.endpoints, request, { card: { credential: held(credential), holder: await holderOf(holder) } });
+  const read = await tenant.at.service.service.store.readStream(presentationStream(created.state));
+  const last = read._tag === 'Found' ? read.events.at(-1) : undefined;
+  return { state: created.state, request, posted, last: last?.type, errorDetails: (last?.data as { errorDetails?: string } | undefined)?.errorDetails };
 };
 
 test('two onboarded tenants issue under their own credential_issuer, found by the path-inserted well-known URL; each credential chains to the tenant\'s own certificate with iss its identifier', async (t) => {
@@ -236,6 +248,17 @@ test('rotation through the routes: a new issuer key made, certified and activate
   t.like(retired.data, { state: 'retired', replaced_by: rotated.id });
   const history = (await call(tenant, `/signing-keys/${tenant.issuerKey.id}/history`)).body as { items: Resource[] };
   t.deepEqual(history.items.map((e) => e.data['state']), ['ready', 'active', 'retired']);
+});
+
+test('after a rotation, a verifier that does not hold the tenant\'s CA as a trust anchor cannot tie the new list signer to a credential issued before: its status is unknown and the presentation fails', async (t) => {
+  const tenant = await onboard('clinic', unanchored);
+  const first = await issue(await offerUri(tenant));
+  // (Not presented before the rotation: the verifier would keep the list signed by the old key in its cache.)
+  await activeKey(tenant, 'issuer');
+  const presented = await present(tenant, first.credential, first.holder);
+  t.is(presented.posted.status, 400);
+  t.is(presented.last, 'PresentationVerificationFailed');
+  t.regex(presented.errorDetails ?? '', /credential status unknown: status list .* is not signed by the credential's issuer/);
 });
 
 test('one tenant\'s signing key and configuration are 404 to another; a token from issuer A is refused at issuer B', async (t) => {
