@@ -24,9 +24,10 @@ import { presentationStream } from '../streams/presentation.js';
 import type { Fetch } from '../wallet/http.js';
 import { IssuanceWallet, type CredentialOffer } from '../wallet/issuance.js';
 import { discoverIssuer } from '../wallet/issuerMetadata.js';
+import { holdCredential } from '../wallet/sdJwt.js';
 import { dpopProof, newWalletKey, type WalletKey } from '../wallet/keys.js';
 import { createWalletProvider, type WalletProvider } from '../wallet/walletProvider.js';
-import type { Holder, IssuedCredential } from './support/credentials.js';
+import type { Holder } from './support/credentials.js';
 import { keyWith, type TestKey } from './support/console.js';
 import { documentedFetch } from './support/openapi.js';
 import { withReachablePublicUrl } from './support/service.js';
@@ -159,17 +160,6 @@ const issue = async (uri: string, fetched: string[] = []) => {
   return { credential, credentialOffer, issuerMetadata, holder: wallet.holderKey };
 };
 
-/** An SD-JWT VC as issued, split into the wallet simulator's form: disclosures by claim name. */
-const held = (sdJwt: string): IssuedCredential => {
-  const [jwt, ...rest] = sdJwt.split('~');
-  const disclosures: Record<string, string> = {};
-  for (const encoded of rest.filter((d) => d !== '')) {
-    const [, name] = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')) as [string, string, unknown];
-    disclosures[name] = encoded;
-  }
-  return { jwt: jwt!, disclosures };
-};
-
 const holderOf = async (key: WalletKey): Promise<Holder> => ({
   keys: { privateKey: key.privateKey, publicKey: (await importJWK(key.publicJwk, 'ES256')) as CryptoKey },
   publicJwk: key.publicJwk,
@@ -181,7 +171,7 @@ const queryFor = (vct: string) => ({ credentials: [{ id: 'card', format: 'dc+sd-
 const present = async (tenant: Tenant, credential: string, holder: WalletKey, dcqlQuery: unknown = queryFor(tenant.vct)) => {
   const created = (await expect(201, call(tenant, '/oidc4vp', { method: 'POST', body: { dcql_query: dcqlQuery } }))) as unknown as Created;
   const request = await fetchAuthorizationRequest(tenant.at.endpoints, created.cross_device_request_uri);
-  const posted = await answer(tenant.at.endpoints, request, { card: { credential: held(credential), holder: await holderOf(holder) } });
+  const posted = await answer(tenant.at.endpoints, request, { card: { credential: holdCredential(credential), holder: await holderOf(holder) } });
   const read = await tenant.at.service.service.store.readStream(presentationStream(created.state));
   const last = read._tag === 'Found' ? read.events.at(-1) : undefined;
   return { state: created.state, request, posted, last: last?.type, errorDetails: (last?.data as { errorDetails?: string } | undefined)?.errorDetails };
