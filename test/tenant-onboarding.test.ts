@@ -312,12 +312,16 @@ test('the wallet simulator follows a tenant issuer\'s metadata: issuer from the 
   ]);
 });
 
-test('the wallet simulator refuses issuer metadata that names another credential issuer than the one it asked for', async (t) => {
+test('the wallet simulator refuses issuer or authorization server metadata that names another identifier than the one it asked for', async (t) => {
   const transport = walletFetch(h.endpoints);
   // A network that answers the bank's documents for the city's.
   const lying: Fetch = (url, init) => transport(url.replace(city.tenantId, bank.tenantId), init);
   const refused = await t.throwsAsync(discoverIssuer(lying, city.identifier));
-  t.regex(refused?.message ?? '', new RegExp(`is ${bank.identifier}'s, not ${city.identifier}'s`));
+  t.regex(refused?.message ?? '', new RegExp(`openid-credential-issuer/issuers/${city.tenantId} is ${bank.identifier}'s, not ${city.identifier}'s`));
+  // Only the authorization server's metadata swapped: refused the same way.
+  const lyingServer: Fetch = (url, init) => transport(url.includes('oauth-authorization-server') ? url.replace(city.tenantId, bank.tenantId) : url, init);
+  const refusedServer = await t.throwsAsync(discoverIssuer(lyingServer, city.identifier));
+  t.regex(refusedServer?.message ?? '', new RegExp(`oauth-authorization-server/issuers/${city.tenantId} is ${bank.identifier}'s, not ${city.identifier}'s`));
 });
 
 test('registration: PUT /verifier with a real registration certificate; verifier_info carries it in the request object; with enforcement a query outside it is 422 naming the query and claim path, and one inside it is FULFILLED', async (t) => {
