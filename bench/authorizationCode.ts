@@ -15,6 +15,7 @@ import { startTestService } from '../test/support/service.js';
 import { walletFetch } from '../test/support/wallet/transport.js';
 import { PID_CLAIMS } from '../test/support/wallet/issuanceChecks.js';
 import { AuthorizationCodeWallet, type AttestedClient } from '../wallet/authorizationCode.js';
+import { discoverIssuer } from '../wallet/issuerMetadata.js';
 import { newWalletKey } from '../wallet/keys.js';
 import { attestationPop, createWalletProvider, walletAttestation, type WalletProvider } from '../wallet/walletProvider.js';
 import type { Figure } from './report.js';
@@ -44,7 +45,7 @@ const flow = async (target: FlowTarget, provider: WalletProvider): Promise<void>
   if (created.status !== 201) throw new Error(`bench: POST /offers answered ${created.status}`);
   const { credential_offer_uri: offerUri } = (await created.json()) as { credential_offer_uri: string };
   const fetch = walletFetch({ publicUrl: target.publicUrl, listenUrl: target.listenUrl });
-  const wallet = new AuthorizationCodeWallet(target.publicUrl, fetch, { dpop: await newWalletKey(), holder: await newWalletKey() });
+  const wallet = new AuthorizationCodeWallet(await discoverIssuer(fetch, target.publicUrl), fetch, { dpop: await newWalletKey(), holder: await newWalletKey() });
   const client = await newClient(provider);
   const offer = await wallet.resolveOffer(offerUri);
   const pending = await wallet.start(offer.body, client, REDIRECT_URI);

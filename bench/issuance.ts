@@ -16,7 +16,9 @@ import { signSdJwtVc } from '../src/issuance/formats/sdJwtVc/signer.js';
 import { BOOTSTRAP_KEY, startTestService, testConfig } from '../test/support/service.js';
 import { IssuanceWallet } from '../test/support/wallet/issuance.js';
 import { PID_CLAIMS } from '../test/support/wallet/issuanceChecks.js';
-import { dpopProof } from '../wallet/keys.js';
+import { IssuanceWallet as Wallet } from '../wallet/issuance.js';
+import type { IssuerEndpoints } from '../wallet/issuerMetadata.js';
+import { dpopProof, newWalletKey } from '../wallet/keys.js';
 import type { Figure } from './report.js';
 import { flowCeiling } from './exchange.js';
 import { metered, serviceCpuFigures, type CpuBenchOptions, type FlowTarget } from './cpu.js';
@@ -41,6 +43,16 @@ export const flow = async (target: FlowTarget): Promise<void> => {
   await wallet.receive(offer.credential_offer_uri, offer.tx_code_value);
 };
 
+/** The endpoints the deployment's issuer metadata names (no service runs here to ask it). */
+const deploymentEndpoints = (publicUrl: string): IssuerEndpoints => ({
+  credentialIssuer: publicUrl,
+  metadataUrl: `${publicUrl}/.well-known/openid-credential-issuer`,
+  credentialEndpoint: `${publicUrl}/oidc4vci/credential`,
+  nonceEndpoint: `${publicUrl}/oidc4vci/nonce`,
+  authorizationServer: publicUrl,
+  tokenEndpoint: `${publicUrl}/oidc4vci/token`,
+});
+
 /**
  * The same cryptography as one flow, nothing else; with `service`, the CPU time of the service's
  * share (sealing and opening the claims, verifying the three proofs, the thumbprints and signing
@@ -52,7 +64,7 @@ export const cryptoOnly = async (publicUrl: string) => {
   const chain = await generateChain('bench issuer');
   const issuer = await signingIdentity([chain.leaf.certificate], chain.leaf.keys.privateKey);
   const dataKey = randomBytes(32);
-  const wallet = await IssuanceWallet.create(publicUrl, publicUrl);
+  const wallet = new Wallet(deploymentEndpoints(publicUrl), globalThis.fetch, { dpop: await newWalletKey(), holder: await newWalletKey() });
   return async (service: { ms: number } = { ms: 0 }): Promise<void> => {
     // The flow's wallet makes two fresh keys: so does this.
     await Promise.all([generateP256KeyPair(), generateP256KeyPair()]);

@@ -2,7 +2,7 @@
 // `GET /health/ready` with 200 `{"status":"ready"}` at the address given, by default the one
 // `npm start` listens on), or else one the demo starts in this process on the embedded store, in
 // a data directory of its own, with loopback listeners, a bootstrap API key and the demo's
-// callback receiver as the tenant's callback URL.
+// callback receiver as the tenant's callback URL; the demo's own connector also makes new tenants.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,6 +11,9 @@ import { generateWebhookSecret } from '../src/config/callbacks.js';
 import { loadConfig } from '../src/config/config.js';
 import { createLogger } from '../src/log.js';
 import { startService } from '../src/app/service.js';
+import { createApiKey, createTenant } from '../src/tenancy/commands.js';
+import { allScopes } from '../streams/apiKey.js';
+import type { NewTenant } from './organisations.js';
 import { withReachablePublicUrl } from './ports.js';
 import { startCallbackReceiver, type CallbackReceiver } from './receiver.js';
 
@@ -25,6 +28,8 @@ export interface Connector {
   readonly description: readonly string[];
   /** Service warnings and errors, when the demo started it. */
   readonly log: readonly string[];
+  /** A new tenant and its API key (all scopes), as `ops tenants create` makes them: only on the demo's own connector, whose store it holds. */
+  readonly newTenant: ((name: string) => Promise<NewTenant>) | undefined;
   close(): Promise<void>;
 }
 
@@ -48,6 +53,7 @@ export const runningConnector = (managementUrl: string, apiKey: string): Connect
     "its callbacks go to the tenant's callback URL, not to this demo",
   ],
   log: [],
+  newTenant: undefined,
   close: async () => {},
 });
 
@@ -91,6 +97,15 @@ export const startOwnConnector = async (directory: string, reason: string, env: 
         `callbacks to     ${receiver.url}, signed with a secret made for this run`,
       ],
       log,
+      newTenant: async (name) => {
+        const metadata = { actor: 'demo' };
+        const tenant = await createTenant(service.store, { name }, metadata);
+        if (isLeft(tenant)) throw new Error(`tenant ${name}: ${tenant.left.error._tag}`);
+        const key = await createApiKey(service.store, { tenantId: tenant.right.tenantId, scopes: [...allScopes], expiration: null }, metadata);
+        if (isLeft(key)) throw new Error(`API key of ${name}: ${key.left.error._tag}`);
+        await service.runner.waitFor(key.right.position, 10_000);
+        return { tenantId: tenant.right.tenantId, apiKey: key.right.secret };
+      },
       close: async () => {
         await service.stop();
         await receiver.close();

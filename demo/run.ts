@@ -8,6 +8,9 @@
 // ready at --connector is used (with --api-key or BOOTSTRAP_API_KEY); otherwise the demo starts
 // one (connector.ts) and removes it, and everything it made, at the end. With --dc-api-page it
 // serves the integrator's Digital Credentials API page instead (dcApiPage.ts) until interrupted.
+// Its own connector also shows two organisations (organisations.ts), each onboarded through the
+// management API at the start and each issuing under its own name and key and verifying under its
+// own client id at the end.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +24,7 @@ import { startLoginPage, type LoginPage } from './loginPage.js';
 import { heading, qrCode, say } from './print.js';
 import { localWalletProvider } from '../wallet/walletProvider.js';
 import type { CallbackReceiver } from './receiver.js';
+import { onboardOrganisation, type Organisation } from './organisations.js';
 
 const options = new Command()
   .name('npm run -s demo --')
@@ -90,12 +94,12 @@ const MDL_QUERY = {
   ],
 };
 
-/** POST to the management API; the answer's body, which must be 201. */
-const create = async (connector: Connector, path: string, body: unknown): Promise<Record<string, unknown>> => {
+/** POST to the management API (with the bootstrap key, or `apiKey`); the answer's body, which must be 201. */
+const create = async (connector: Connector, path: string, body: unknown, apiKey = connector.apiKey): Promise<Record<string, unknown>> => {
   say(`POST ${path}\n${showJson(body)}`);
   const response = await fetch(`${connector.managementUrl}${path}`, {
     method: 'POST',
-    headers: { Authorization: `Bearer ${connector.apiKey}`, 'Content-Type': 'application/json' },
+    headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
     body: JSON.stringify(body),
   });
   const answer = (await response.json()) as Record<string, unknown>;
@@ -147,6 +151,18 @@ try {
   for (const line of connector.description) say(line);
   const receiver = connector.receiver;
   const walletFile = join(directory, 'wallet.json');
+
+  const organisations: Organisation[] = [];
+  if (connector.newTenant) {
+    for (const name of ['Bank', 'City']) {
+      heading(`Onboarding the organisation "${name}": a tenant (npm run ops -- tenants create --name ${name}), its keys and its credential configuration (docs/onboarding.md)`);
+      const organisation = await onboardOrganisation(connector.managementUrl, name, await connector.newTenant(name), say);
+      say(`${name}: credential_issuer ${organisation.credentialIssuer}\n${name}: client_id ${organisation.clientId}`);
+      organisations.push(organisation);
+    }
+  } else {
+    say('(two organisations each with its own issuer and verifier are shown only with the demo\'s own connector: tenants are made on its store)');
+  }
 
   if (options.dcApiPage !== undefined) {
     heading('The Digital Credentials API page: the integrator\'s page and its backend (demo/dc-api/, demo/dcApiPage.ts)');
@@ -227,6 +243,25 @@ try {
     heading('Callback of the mDL request: the decoded elements, as JSON');
     const outcome = await showCallback(receiver, 'presentation', (b) => b['state'] === mdlRequest['state']);
     if (outcome['status'] !== 'FULFILLED') throw new Error(`the mDL presentation ended ${String(outcome['status'])}`);
+  }
+
+  for (const organisation of organisations) {
+    const { name, apiKey, credentialIssuer, clientId, vct } = organisation;
+    heading(`${name} issues its own card: under its credential_issuer ${credentialIssuer}, signed with its own issuer key`);
+    const cardOffer = await create(connector, '/offers', { credential_configuration_id: 'card', claims: { card_number: `${name.toUpperCase()}-1001`, given_name: 'Erika', family_name: 'Mustermann' } }, apiKey);
+    const cardOfferUri = String(cardOffer['credential_offer_uri']);
+    say(`201: offer ${String(cardOffer['offer_id'])}\n${cardOfferUri}`);
+    heading(`The wallet accepts ${name}'s card, following ${name}'s issuer metadata`);
+    const stored = await acceptOffer(cardOfferUri, { file: walletFile, say });
+    if (stored.issuer !== credentialIssuer) throw new Error(`${name}'s card came from ${stored.issuer}, not ${credentialIssuer}`);
+    heading(`${name} asks for its card: a request object signed with its own access key, client_id ${clientId}`);
+    const cardRequest = await create(connector, '/oidc4vp', { dcql_query: { credentials: [{ id: 'card', format: 'dc+sd-jwt', meta: { vct_values: [vct] }, claims: [{ path: ['given_name'] }, { path: ['family_name'] }] }] } }, apiKey);
+    const cardRequestUri = String(cardRequest['cross_device_request_uri']);
+    say(`201: expires at ${String(cardRequest['expires_at'])}\n${cardRequestUri}`);
+    const asked = new URL(cardRequestUri).searchParams.get('client_id');
+    if (asked !== clientId) throw new Error(`${name}'s request names client_id ${String(asked)}, not ${clientId}`);
+    await presentCredentials(cardRequestUri, { file: walletFile, say });
+    say(`${name}: issued by ${credentialIssuer}, verified under ${clientId}`);
   }
 
   heading('Done');

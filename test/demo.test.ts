@@ -71,6 +71,20 @@ test('with no connector ready, the demo starts one, runs issuance and presentati
   t.regex(out, /disclosing org\.iso\.18013\.5\.1\/family_name, org\.iso\.18013\.5\.1\/driving_privileges, org\.iso\.18013\.5\.1\/age_over_18; device signature/);
   t.regex(out, /"format": "mso_mdoc"/);
   t.regex(out, /"vehicle_category_code":"B"/);
+  // Two organisations, onboarded through the management API: each issues under its own credential
+  // issuer and verifies under its own client id, neither the deployment's.
+  const issuers = [...out.matchAll(/(Bank|City): credential_issuer (http:\/\/127\.0\.0\.1:\d+\/issuers\/[0-9a-f-]{36})\n/g)].map((m) => [m[1]!, m[2]!] as const);
+  const clients = new Map([...out.matchAll(/(Bank|City): client_id (x509_hash:[A-Za-z0-9_-]{43})\n/g)].map((m) => [m[1]!, m[2]!] as const));
+  t.deepEqual(issuers.map(([name]) => name), ['Bank', 'City']);
+  t.not(issuers[0]![1], issuers[1]![1]);
+  t.not(clients.get('Bank'), clients.get('City'));
+  const deploymentClientId = /openid4vp:\/\/\?client_id=(x509_hash%3A[A-Za-z0-9_-]{43})/.exec(out)![1]!.replace('%3A', ':');
+  for (const [name, issuer] of issuers) {
+    const clientId = clients.get(name)!;
+    t.not(clientId, deploymentClientId);
+    t.true(out.includes(`issuer metadata at ${issuer.replace('/issuers/', '/.well-known/openid-credential-issuer/issuers/')}: credential endpoint ${issuer}/oidc4vci/credential`), name);
+    t.true(out.includes(`${name}: issued by ${issuer}, verified under ${clientId}`), name);
+  }
   t.regex(out, /all flows end to end in [\d.]+ s/);
   t.deepEqual(run.leftBehind, []);
 });
@@ -82,6 +96,7 @@ test('with a connector ready at --connector, the demo uses it with --api-key; it
     t.is(run.code, 0, run.stderr);
     t.true(run.stdout.includes(`a connector is ready at ${h.service.service.managementUrl}: using it`));
     t.false(run.stdout.includes('Standard Webhooks signature verified'));
+    t.true(run.stdout.includes("two organisations each with its own issuer and verifier are shown only with the demo's own connector"));
     t.true(await h.receiver.until((received) => ['OFFER_CREATED', 'ISSUED', 'FULFILLED'].every((status) => received.some((r) => JSON.parse(r.body).status === status))));
     t.deepEqual(run.leftBehind, []);
   } finally {

@@ -34,7 +34,7 @@ export class AuthorizationCodeWallet extends IssuanceWallet {
   private async attestationHeaders(client: AttestedClient): Promise<Record<string, string>> {
     return {
       'OAuth-Client-Attestation': client.attestation,
-      'OAuth-Client-Attestation-PoP': await attestationPop(client.instanceKey, { clientId: client.clientId, audience: this.issuer }),
+      'OAuth-Client-Attestation-PoP': await attestationPop(client.instanceKey, { clientId: client.clientId, audience: this.endpoints.authorizationServer }),
     };
   }
 
@@ -59,13 +59,15 @@ export class AuthorizationCodeWallet extends IssuanceWallet {
       state,
       scope: credentialConfigurationId!,
     });
-    const pushed = await fetchJson<{ request_uri: string }>(this.fetch, `${this.issuer}/oidc4vci/par`, {
+    const { pushedAuthorizationRequestEndpoint: par, authorizationEndpoint: authorize } = this.endpoints;
+    if (par === undefined || authorize === undefined) throw new Error(`the authorization server ${this.endpoints.authorizationServer} names no pushed authorization request or authorization endpoint`);
+    const pushed = await fetchJson<{ request_uri: string }>(this.fetch, par, {
       method: 'POST',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...(await this.attestationHeaders(client)) },
       body: form.toString(),
     });
     if (pushed.status !== 201) throw new Error(`pushed authorization request: ${pushed.status} ${JSON.stringify(pushed.body)}`);
-    const authorizationUrl = `${this.issuer}/oidc4vci/authorize?${new URLSearchParams({ client_id: client.clientId, request_uri: pushed.body.request_uri })}`;
+    const authorizationUrl = `${authorize}?${new URLSearchParams({ client_id: client.clientId, request_uri: pushed.body.request_uri })}`;
     return { authorizationUrl, codeVerifier, state, redirectUri, credentialConfigurationId: credentialConfigurationId! };
   }
 
@@ -73,7 +75,8 @@ export class AuthorizationCodeWallet extends IssuanceWallet {
   codeFrom(pending: PendingAuthorization, redirectedTo: string): string {
     const params = new URL(redirectedTo).searchParams;
     if (params.get('state') !== pending.state) throw new Error('the authorization response is not for this request (state)');
-    if (params.get('iss') !== this.issuer) throw new Error(`the authorization response is from ${params.get('iss')}, not ${this.issuer}`);
+    const server = this.endpoints.authorizationServer;
+    if (params.get('iss') !== server) throw new Error(`the authorization response is from ${params.get('iss')}, not ${server}`);
     const error = params.get('error');
     if (error !== null) throw new Error(`authorization refused: ${error}${params.has('error_description') ? ` (${params.get('error_description')})` : ''}`);
     const code = params.get('code');

@@ -9,6 +9,7 @@ import { heldOf, select } from './dcql.js';
 import type { Fetch } from './http.js';
 import { AuthorizationCodeWallet } from './authorizationCode.js';
 import { fetchCredentialOffer, IssuanceWallet, PRE_AUTHORIZED, type CredentialOffer } from './issuance.js';
+import { discoverIssuer } from './issuerMetadata.js';
 import { listenForRedirect } from './redirectListener.js';
 import { localWalletProvider, walletAttestation } from './walletProvider.js';
 import { newWalletKey } from './keys.js';
@@ -82,11 +83,13 @@ export const acceptOffer = async (
   }
   if (txCode === undefined && options.txCode !== undefined) throw new Error('the offer needs no transaction code; leave out --tx-code');
   const keys = { dpop: await newWalletKey(), holder: wallet.holderKey };
-  const issuance = new IssuanceWallet(issuer, fetch, keys);
+  const endpoints = await discoverIssuer(fetch, issuer);
+  say(`issuer metadata at ${endpoints.metadataUrl}: credential endpoint ${endpoints.credentialEndpoint}, token endpoint ${endpoints.tokenEndpoint} (authorization server ${endpoints.authorizationServer})`);
+  const issuance = new IssuanceWallet(endpoints, fetch, keys);
   let credential: string;
   if (authorizationCode) {
     if (options.authorization === undefined) throw new Error('the offer uses the authorization code flow: the wallet needs its wallet provider');
-    credential = await receiveWithAuthorization(new AuthorizationCodeWallet(issuer, fetch, keys), offer.body, { ...options.authorization, say });
+    credential = await receiveWithAuthorization(new AuthorizationCodeWallet(endpoints, fetch, keys), offer.body, { ...options.authorization, say });
   } else {
     credential = await issuance.redeem(offer.body, { ...(options.txCode === undefined ? {} : { txCode: options.txCode }), step: say });
   }

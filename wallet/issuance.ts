@@ -1,12 +1,14 @@
 // The wallet's issuance half (OpenID4VCI pre-authorized code flow): resolve the offer, get a
 // DPoP-bound token (with tx_code), a c_nonce, prove the key, get the credential and check it.
 // Every step is its own call with overridable inputs, so tests can break one at a time. One
-// wallet talks to one credential issuer (the connector's PUBLIC_URL), at that issuer's endpoints.
+// wallet talks to one credential issuer (the offer's `credential_issuer`), at the endpoints its
+// metadata names (issuerMetadata.ts).
 import { SignJWT, type JWK } from 'jose';
 import { fetchJson, type Fetch, type WalletResponse } from './http.js';
 import { dpopProof, type WalletKey } from './keys.js';
 import { checkIssuedMdoc } from './mdoc.js';
 import { checkIssuedCredential } from './sdJwt.js';
+import type { IssuerEndpoints } from './issuerMetadata.js';
 import { ownValue } from '../src/ownProperty.js';
 
 export interface TxCode {
@@ -61,9 +63,9 @@ export class IssuanceWallet {
   readonly dpopKey: WalletKey;
   readonly holderKey: WalletKey;
 
-  /** `issuer` is the credential issuer identifier; `fetch` is how the wallet reaches it. */
+  /** `endpoints`: what the issuer's metadata names (discoverIssuer); `fetch` is how the wallet reaches it. */
   constructor(
-    readonly issuer: string,
+    readonly endpoints: IssuerEndpoints,
     readonly fetch: Fetch,
     keys: IssuanceKeys,
   ) {
@@ -71,16 +73,21 @@ export class IssuanceWallet {
     this.holderKey = keys.holder;
   }
 
+  /** The credential issuer identifier. */
+  get issuer(): string {
+    return this.endpoints.credentialIssuer;
+  }
+
   private json<T>(url: string, init?: RequestInit): Promise<WalletResponse<T>> {
     return fetchJson<T>(this.fetch, url, init);
   }
 
   get tokenUrl(): string {
-    return `${this.issuer}/oidc4vci/token`;
+    return this.endpoints.tokenEndpoint;
   }
 
   get credentialUrl(): string {
-    return `${this.issuer}/oidc4vci/credential`;
+    return this.endpoints.credentialEndpoint;
   }
 
   resolveOffer(credentialOfferUri: string): Promise<WalletResponse<CredentialOffer>> {
@@ -101,7 +108,7 @@ export class IssuanceWallet {
 
   /** What the issuer's metadata says of a credential configuration (its format, doctype...). */
   async configuration(id: string): Promise<Record<string, unknown>> {
-    const metadata = await this.json<{ credential_configurations_supported?: Record<string, Record<string, unknown>> }>(`${this.issuer}/.well-known/openid-credential-issuer`);
+    const metadata = await this.json<{ credential_configurations_supported?: Record<string, Record<string, unknown>> }>(this.endpoints.metadataUrl);
     const supported = metadata.body.credential_configurations_supported;
     const configuration = supported === undefined ? undefined : ownValue(supported, id);
     if (metadata.status !== 200 || configuration === undefined) throw new Error(`the issuer's metadata does not describe ${id}`);
@@ -109,7 +116,7 @@ export class IssuanceWallet {
   }
 
   async nonce(): Promise<string> {
-    const response = await this.json<{ c_nonce: string }>(`${this.issuer}/oidc4vci/nonce`, { method: 'POST' });
+    const response = await this.json<{ c_nonce: string }>(this.endpoints.nonceEndpoint, { method: 'POST' });
     if (response.status !== 200) throw new Error(`nonce endpoint answered ${response.status}`);
     return response.body.c_nonce;
   }
