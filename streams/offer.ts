@@ -11,9 +11,8 @@
 import * as t from 'io-ts';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { sameHash, streamName } from './kernel.js';
-import { Sealed } from './dataKey.js';
 import { eventCodec, type Decider } from './event.js';
-import { CredentialIssued, failed, OfferExpired, OfferFailed, TxCodeRequirement, type AccessToken, type OfferFacts, type OfferStatus } from './offerFacts.js';
+import { CredentialIssued, failed, SealedClaims, OfferExpired, OfferFailed, TxCodeRequirement, type AccessToken, type OfferFacts, type OfferStatus } from './offerFacts.js';
 import {
   decidePreAuthorized,
   evolvePreAuthorized,
@@ -57,7 +56,7 @@ export const OfferCreated = eventCodec(
       tenantId: t.string,
       credentialConfigurationId: t.string,
       /** The claims, sealed with the data key of `offerId` for purpose `claims`; null when the integrator gives them at the authorization's completion. */
-      claims: t.union([Sealed, t.null]),
+      claims: t.union([SealedClaims, t.null]),
       txCode: t.union([TxCodeRequirement, t.null]),
       createdAt: t.string,
       expiresAt: t.string,

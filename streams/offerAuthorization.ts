@@ -12,9 +12,9 @@ import * as t from 'io-ts';
 import { isDeepStrictEqual } from 'node:util';
 import { left, right, type Either } from 'fp-ts/lib/Either.js';
 import { sameHash } from './kernel.js';
-import { Sealed } from './dataKey.js';
+import type { Sealed } from './dataKey.js';
 import { eventCodec } from './event.js';
-import { AttestedWallet, before, failed, type AccessToken, type OfferFacts, type OfferFailed } from './offerFacts.js';
+import { AttestedWallet, before, failed, SealedClaims, type AccessToken, type Claims, type OfferFacts, type OfferFailed } from './offerFacts.js';
 
 export const AuthorizationCodeGrant = t.type({
   /** Where the user authenticates: the integrator's page, given `authorization_id`. */
@@ -57,7 +57,7 @@ export const AuthorizationCompleted = eventCodec(
     authorizationIdHash: t.string,
     codeHash: t.string,
     /** The claims the integrator gave at completion, sealed like OfferCreated's; null when the offer had them. */
-    claims: t.union([Sealed, t.null]),
+    claims: t.union([SealedClaims, t.null]),
     completedAt: t.string,
     codeExpiresAt: t.string,
   }),
@@ -148,9 +148,9 @@ export type AuthorizationCommand =
         readonly offerId: string;
         readonly authorizationIdHash: string;
         /** Claims given now, as given and sealed; null when none were given. */
-        readonly claims: { readonly given: unknown; readonly sealed: Sealed } | null;
+        readonly claims: { readonly given: Claims; readonly sealed: Sealed<Claims> } | null;
         /** The offer's own claims, opened by the caller (opening is I/O); null when it has none. The decider compares them with those given. */
-        readonly offerClaims: unknown;
+        readonly offerClaims: Claims | null;
         readonly codeHash: string;
         readonly codeExpiresAt: string;
         readonly at: string;

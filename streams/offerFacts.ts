@@ -2,9 +2,16 @@
 // facts, the wallet an attestation authenticated, an access token's binding, and the three ends
 // (issued, failed, expired), which name the offer and its tenant for src/callbacks.
 import * as t from 'io-ts';
-import { Sealed } from './dataKey.js';
+import { sealedFor, sealedPurpose, type Sealed } from './dataKey.js';
+import { JsonObject, type ResourceData } from './resource.js';
 import { readingEmbeddedCallback, type EmbeddedCallback } from './embeddedCallback.js';
 import { eventCodec } from './event.js';
+
+/** The purpose an offer's claims (a JSON object of claim names to values) are sealed for, with the data key of its offer id. */
+export const CLAIMS = sealedPurpose('claims', JsonObject);
+/** An offer's claims, sealed. */
+export const SealedClaims = sealedFor(CLAIMS);
+export type Claims = ResourceData;
 
 /** The Issuance Event statuses (the connector specification, "Issuance Event"); the offer's status is always one of them. */
 export const OfferStatus = t.keyof({ OFFER_CREATED: null, ISSUED: null, FAILED: null, EXPIRED: null }, 'OfferStatus');
@@ -34,7 +41,7 @@ export interface OfferFacts {
   readonly offerId: string;
   readonly tenantId: string;
   readonly credentialConfigurationId: string;
-  readonly claims: Sealed | null;
+  readonly claims: Sealed<Claims> | null;
   readonly txCode: TxCodeRequirement | null;
   readonly expiresAt: string;
   /** The tenant's own credential issuer the offer was made at; absent: the deployment's. */

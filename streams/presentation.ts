@@ -22,7 +22,8 @@
 import * as t from 'io-ts';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { streamName } from './kernel.js';
-import { Sealed } from './dataKey.js';
+import { sealedFor, sealedPurpose, type Sealed } from './dataKey.js';
+import { JsonObject } from './resource.js';
 import { readingEmbeddedCallback, type EmbeddedCallback } from './embeddedCallback.js';
 import { eventCodec, type Decider } from './event.js';
 
@@ -47,15 +48,36 @@ export const PresentationStatus = t.keyof(
 );
 export type PresentationStatus = t.TypeOf<typeof PresentationStatus>;
 
+/** A private EC P-256 key as a JWK (RFC 7518 section 6.2): a request's response-encryption key, or an Annex C recipient key. */
+export const PrivateEcJwk = t.type({ kty: t.literal('EC'), crv: t.literal('P-256'), x: t.string, y: t.string, d: t.string }, 'PrivateEcJwk');
+export type PrivateEcJwk = t.TypeOf<typeof PrivateEcJwk>;
+
+/**
+ * What a session's request is sealed as: its DCQL query, transaction data (base64url JSON, as
+ * sent) and redirect URI. The verifier reads the query on with its own codec
+ * (src/verification/sealedRequest.ts), which the event contract cannot name.
+ */
+export const RequestSealed = t.type({ dcqlQuery: JsonObject, transactionData: t.readonlyArray(t.string), redirectUri: t.union([t.string, t.null]) }, 'RequestSealed');
+export type RequestSealed = t.TypeOf<typeof RequestSealed>;
+
+/** A FULFILLED outcome's `{credentials, credentialsRaw}`, each keyed by credential query id, as the callback carries them. */
+export const PresentedCredentials = t.type({ credentials: JsonObject, credentialsRaw: JsonObject }, 'PresentedCredentials');
+export type PresentedCredentials = t.TypeOf<typeof PresentedCredentials>;
+
 /** Sealed purposes of this category's data key. */
 export const purposes = {
-  request: 'presentation-request',
-  /** Suffixed with the request's `kid`, so one request's key cannot be swapped for another's. */
-  responseKey: (kid: string) => `response-key/${kid}`,
-  presentedCredentials: 'presented-credentials',
+  request: sealedPurpose('presentation-request', RequestSealed),
+  /** Named with the request's `kid` (`response-key/<kid>`), so one request's key cannot be swapped for another's. */
+  responseKey: (kid: string) => sealedPurpose(`response-key/${kid}`, PrivateEcJwk),
+  presentedCredentials: sealedPurpose('presented-credentials', PresentedCredentials),
   /** ISO/IEC TS 18013-7 Annex C's recipient key (EncryptionInfo), a key of its own beside the response key. */
-  annexCRecipientKey: 'annex-c-recipient-key',
-} as const;
+  annexCRecipientKey: sealedPurpose('annex-c-recipient-key', PrivateEcJwk),
+};
+
+/** A private key sealed for its purpose (a response key whatever its `kid`, or the Annex C recipient key). */
+const SealedKey = sealedFor(purposes.annexCRecipientKey);
+const SealedRequest = sealedFor(purposes.request);
+const SealedPresentedCredentials = sealedFor(purposes.presentedCredentials);
 
 /** A DC API session's request, made at creation: what the page hands the browser is built from it. */
 export const DcApiRequestRecord = t.intersection([
@@ -68,11 +90,11 @@ export const DcApiRequestRecord = t.intersection([
     kid: t.string,
     nonce: t.string,
     /** The ECDH-ES private JWK, sealed for purpose `response-key/<kid>`. */
-    responseKey: Sealed,
+    responseKey: SealedKey,
   }),
   t.partial({
     /** Offered in `org-iso-mdoc` only: the HPKE recipient's private JWK, sealed for purpose `annex-c-recipient-key`. */
-    annexCRecipientKey: Sealed,
+    annexCRecipientKey: SealedKey,
   }),
 ]);
 
@@ -86,7 +108,7 @@ export const PresentationRequested = eventCodec(
       credentialQueryIds: t.array(t.string),
       transactionDataCount: t.number,
       /** `{dcqlQuery, transactionData (base64url strings as sent), redirectUri}`, sealed. */
-      request: Sealed,
+      request: SealedRequest,
       expiresAt: t.string,
       createdAt: t.string,
     }),
@@ -111,7 +133,7 @@ export const PresentationRequestFetched = eventCodec(
     flowType: FlowType,
     nonce: t.string,
     /** The ECDH-ES private JWK, sealed: not personal, but a secret that dies with the data key. */
-    responseKey: Sealed,
+    responseKey: SealedKey,
     fetchedAt: t.string,
   }),
 );
@@ -145,7 +167,7 @@ export const PresentationFulfilled = decidedTerminal('PresentationFulfilled', {
   /** Same-device only: the correlation token the wallet hands the browser; null cross-device. */
   responseCode: ResponseCode,
   /** `{credentials, credentialsRaw}` as the spec defines them, sealed for purpose `presented-credentials`. */
-  presentedCredentials: Sealed,
+  presentedCredentials: SealedPresentedCredentials,
 });
 export const PresentationRejected = terminal('PresentationRejected', {
   /** The wallet's OAuth 2.0 error code. */
@@ -193,7 +215,7 @@ export interface FetchedRequest {
   readonly kid: string;
   readonly flowType: FlowType;
   readonly nonce: string;
-  readonly responseKey: Sealed;
+  readonly responseKey: Sealed<PrivateEcJwk>;
 }
 
 /** What a DC API session checks an answer against, beside its request in `fetched`. */
@@ -201,13 +223,13 @@ export interface DcApiOffer {
   readonly expectedOrigins: readonly string[];
   readonly protocols: readonly DcApiProtocol[];
   /** Offered in `org-iso-mdoc`: its recipient key, sealed. */
-  readonly annexCRecipientKey?: Sealed;
+  readonly annexCRecipientKey?: Sealed<PrivateEcJwk>;
 }
 
 interface Session {
   readonly state: string;
   readonly tenantId: string;
-  readonly request: Sealed;
+  readonly request: Sealed<RequestSealed>;
   readonly expiresAt: string;
   /** The requests handed out; a DC API session's one request has flow type `dc_api`. */
   readonly fetched: readonly FetchedRequest[];
@@ -248,7 +270,7 @@ interface Answered extends Step {
  * VERIFICATION_FAILED by trust enforcement in same-device flow).
  */
 export type OutcomeCommand =
-  | { readonly type: 'Fulfil'; readonly data: Answered & DecidedBy & { readonly kid: string; readonly responseCode: string; readonly presentedCredentials: Sealed } }
+  | { readonly type: 'Fulfil'; readonly data: Answered & DecidedBy & { readonly kid: string; readonly responseCode: string; readonly presentedCredentials: Sealed<PresentedCredentials> } }
   | { readonly type: 'Reject'; readonly data: Answered & { readonly error: string } }
   | {
       readonly type: 'FailVerification';

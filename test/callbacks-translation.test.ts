@@ -84,7 +84,7 @@ test('FULFILLED, cross device: no responseCode; a lotl outcome\'s trust list dig
   const event = fulfilled(base, crossDevice, { ...presented, trustListDigests: ['digest-1'] }, sessionKey());
   const request = translate(onPresentation(event));
   t.is(request.body, '{"status":"FULFILLED","state":"state-1"}');
-  t.is(request.sealed?.purpose, purposes.presentedCredentials);
+  t.is(request.sealed?.purpose, purposes.presentedCredentials.name);
   t.false(JSON.stringify(request).includes('digest-1'));
 });
 
@@ -198,7 +198,7 @@ test('upgrade: an event with an embedded callback is translated to exactly that 
     eventId: STATE,
     status: 'FULFILLED',
     body: { state: STATE, status: 'FULFILLED', responseCode: current.data.responseCode },
-    sealed: { ownerId: STATE, purpose: purposes.presentedCredentials, value: current.data.presentedCredentials },
+    sealed: { ownerId: STATE, purpose: purposes.presentedCredentials.name, value: current.data.presentedCredentials },
   };
   const legacy = recordedOn(`presentation-${STATE}`, embeddingCallback(current, recordedThen, ['tenantId', 'presentedCredentials']));
   t.deepEqual(requestOf(callbackOf(legacy)), recordedThen);

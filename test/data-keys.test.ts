@@ -7,7 +7,10 @@ import { join } from 'node:path';
 import { isLeft, isRight } from 'fp-ts/lib/Either.js';
 import { fileKek } from '../src/crypto/kek.js';
 import * as t_ from 'io-ts';
-import { sealedFor, sealedPurpose } from '../streams/dataKey.js';
+import { sealedFor, sealedPurpose, type Sealed } from '../streams/dataKey.js';
+import type { Json } from '../streams/kernel.js';
+import { CLAIMS } from '../streams/offerFacts.js';
+import { purposes } from '../streams/presentation.js';
 import { dataKeys, openFor, sealFor } from '../src/crypto/dataKeys.js';
 import { Readable, type Transform } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
@@ -142,5 +145,45 @@ test('a data key seals and opens streams for its owner and purpose', async (t) =
     const found = await keys.find(owner);
     t.is((await through(found!.openStream('content'), sealed)).toString(), 'Erika Mustermann');
     await t.throwsAsync(through(found!.openStream('other'), sealed));
+  });
+});
+
+test('issuance and verification values sealed under their string purposes (events already recorded) open with the typed purposes; another purpose, or another kid\'s key, throws', async (t) => {
+  await withStore(async (_dir, keys) => {
+    const issued = await keys.issue(randomUUID());
+    if (!isRight(issued)) throw new Error('not issued');
+    const key = issued.right;
+    // Read back from a recorded event, as sealed then: under the purpose names written out.
+    const recorded = <T extends Json>(codec: t_.Type<Sealed<T>, Sealed<T>, unknown>, value: Json, name: string): Sealed<T> => {
+      const read = codec.decode(JSON.parse(JSON.stringify(key.seal(value, name))));
+      if (!isRight(read)) throw new Error('not a sealed value');
+      return read.right;
+    };
+    const claims = { given_name: 'Erika', address: { locality: 'Berlin' } };
+    t.deepEqual(openFor(key, CLAIMS, recorded(sealedFor(CLAIMS), claims, 'claims')), claims);
+    const request = { dcqlQuery: { credentials: [{ id: 'pid', format: 'dc+sd-jwt' }] }, transactionData: [], redirectUri: 'https://verifier.example/done' };
+    t.deepEqual(openFor(key, purposes.request, recorded(sealedFor(purposes.request), request, 'presentation-request')), request);
+    const jwk = { kty: 'EC', crv: 'P-256', x: 'x', y: 'y', d: 'd' } as const;
+    const responseKey = recorded(sealedFor(purposes.responseKey('kid-1')), jwk, 'response-key/kid-1');
+    t.deepEqual(openFor(key, purposes.responseKey('kid-1'), responseKey), jwk);
+    t.deepEqual(openFor(key, purposes.annexCRecipientKey, recorded(sealedFor(purposes.annexCRecipientKey), jwk, 'annex-c-recipient-key')), jwk);
+    const presented = { credentials: { pid: [{ issuer: 'https://issuer.example', claims: claims }] }, credentialsRaw: { pid: [{ issuer: 'https://issuer.example', claims: 'e30' }] } };
+    const sealedPresented = recorded(sealedFor(purposes.presentedCredentials), presented, 'presented-credentials');
+    t.deepEqual(openFor(key, purposes.presentedCredentials, sealedPresented), presented);
+    // And what the typed purposes seal opens under the names written out (the wire form is the same).
+    t.deepEqual(key.open(sealFor(key, purposes.responseKey('kid-1'), jwk), 'response-key/kid-1'), jwk);
+    t.deepEqual(key.open(sealFor(key, CLAIMS, claims), 'claims'), claims);
+    // The callback names the purpose in its data; it is the same name.
+    t.is(purposes.presentedCredentials.name, 'presented-credentials');
+
+    // Bound to its purpose: one request's key is not another's, a key is not the Annex C key, claims are not credentials.
+    t.throws(() => openFor(key, purposes.responseKey('kid-2'), responseKey));
+    t.throws(() => openFor(key, purposes.annexCRecipientKey, responseKey));
+    t.throws(() => openFor(key, purposes.request, recorded(sealedFor(purposes.request), request, 'presented-credentials')));
+    t.throws(() => openFor(key, CLAIMS, recorded(sealedFor(CLAIMS), claims, 'presented-credentials')));
+    // Sealed under the right name but not the purpose's shape: a broken contract.
+    t.throws(() => openFor(key, purposes.responseKey('kid-1'), recorded(sealedFor(purposes.responseKey('kid-1')), { kty: 'OKP', crv: 'X25519', x: 'x', d: 'd' }, 'response-key/kid-1')), {
+      message: /sealed for response-key\/kid-1 breaks its contract/,
+    });
   });
 });

@@ -153,6 +153,20 @@ test('the integrator\'s answer: its own tenant\'s authorization only, claims or 
   });
 });
 
+test('claims given once the offer\'s configuration is gone are still only taken as an object: anything else is refused and records nothing', async (t) => {
+  await withSteps(async (steps) => {
+    const instance = await newWalletKey();
+    const { offerId, authorizationId } = await started(steps, instance);
+    const { issuers } = steps.ports;
+    const ports = { ...steps.ports, issuers: { identifierOf: issuers.identifierOf.bind(issuers), configurationOf: () => undefined } };
+    const answer = (claims: unknown) => answerAuthorization(ports, 'tenant-1', authorizationId, () => Promise.resolve({ claims }), metadata);
+    for (const claims of ['Erika', ['Erika'], 42]) {
+      t.like(leftOf(await answer(claims)), { _tag: 'ClaimsInvalid', errors: [{ location: 'body.claims' }] });
+    }
+    t.like(await stateOf(steps, offerId), { status: 'OFFER_CREATED', grant: { phase: 'authorizationPending' } });
+  });
+});
+
 test('an authorization is answered once; its code redeemed with the PKCE verifier of its request; used twice, refused and its token revoked', async (t) => {
   await withSteps(async (steps) => {
     const instance = await newWalletKey();

@@ -6,6 +6,7 @@ import test from 'ava';
 import { isRight, left, right } from 'fp-ts/lib/Either.js';
 import { decide, evolve, initialState, offerAtIssuer, OfferEvent, type Command } from '../streams/offer.js';
 import { givenWhen, stateAfter } from './support/decider.js';
+import type { Claims } from '../streams/offerFacts.js';
 
 const ID = 'offer-1';
 const TENANT = 'tenant-1';
@@ -35,7 +36,7 @@ const pushed: OfferEvent = { type: 'AuthorizationRequestPushed', data: { ...push
 const startData = { offerId: ID, requestUriHash: h('request uri'), clientId: 'wallet-1', authorizationIdHash: h('authorization id'), dpopJkt: undefined as string | undefined, expiresAt: '2026-05-01T10:04:00.000Z', at: T1 };
 const start = (over: Partial<typeof startData> = {}): Command => ({ type: 'StartAuthorization', data: { ...startData, ...over } });
 const started: OfferEvent = { type: 'AuthorizationStarted', data: { requestUriHash: h('request uri'), authorizationIdHash: h('authorization id'), startedAt: T1, expiresAt: '2026-05-01T10:04:00.000Z' } };
-const completeData = { offerId: ID, authorizationIdHash: h('authorization id'), claims: null, offerClaims: null as unknown, codeHash: h('code'), codeExpiresAt: '2026-05-01T10:03:00.000Z', at: T2 };
+const completeData = { offerId: ID, authorizationIdHash: h('authorization id'), claims: null, offerClaims: null as Claims | null, codeHash: h('code'), codeExpiresAt: '2026-05-01T10:03:00.000Z', at: T2 };
 const complete = (over: Partial<Extract<Command, { type: 'CompleteAuthorization' }>['data']> = {}): Command => ({ type: 'CompleteAuthorization', data: { ...completeData, ...over } });
 const completed = (given: typeof claims | null = null): OfferEvent => ({
   type: 'AuthorizationCompleted',

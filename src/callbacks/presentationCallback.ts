@@ -24,7 +24,7 @@ export const presentationCallback = (event: PresentationEvent): CallbackRequest 
       return undefined;
     case 'PresentationFulfilled': {
       const { state, responseCode, presentedCredentials } = event.data;
-      return request(event, responseCodeOf(responseCode), { ownerId: state, purpose: purposes.presentedCredentials, value: presentedCredentials });
+      return request(event, responseCodeOf(responseCode), { ownerId: state, purpose: purposes.presentedCredentials.name, value: presentedCredentials });
     }
     case 'PresentationVerificationFailed':
       return request(event, { errorDetails: event.data.errorDetails, ...responseCodeOf(event.data.responseCode) });

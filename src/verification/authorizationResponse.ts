@@ -1,10 +1,10 @@
 // The wallet's Authorization Response in `direct_post.jwt` or `dc_api.jwt` (OpenID4VP 1.0
 // section 8.3): a JWE encrypted to one of the session's request keys, decrypted and read as a JSON
 // object (else PROCESSING_ERROR), and the syntax of the OAuth error code a wallet may answer with.
-import { calculateJwkThumbprint, compactDecrypt, decodeProtectedHeader, type JWK } from 'jose';
+import { calculateJwkThumbprint, compactDecrypt, decodeProtectedHeader } from 'jose';
 import { createPrivateKey } from 'node:crypto';
 import { purposes, type FetchedRequest } from '../../streams/presentation.js';
-import type { DataKey } from '../crypto/dataKeys.js';
+import { openFor, type DataKey } from '../crypto/dataKeys.js';
 import { parseBoundedJson } from '../http/boundedJson.js';
 import { isRecord } from '../../streams/kernel.js';
 import { RESPONSE_ENCRYPTION } from './authorizationRequest.js';
@@ -27,14 +27,14 @@ const decryptFor = async (
   const candidates = kid === undefined ? fetched : fetched.filter((f) => f.kid === kid);
   if (candidates.length === 0) return 'the response is encrypted to a key this request never offered';
   for (const request of candidates) {
-    const privateJwk = key.open(request.responseKey, purposes.responseKey(request.kid));
+    const privateJwk = openFor(key, purposes.responseKey(request.kid), request.responseKey);
     try {
-      const { plaintext } = await compactDecrypt(jwe, createPrivateKey({ key: privateJwk as never, format: 'jwk' }), {
+      const { plaintext } = await compactDecrypt(jwe, createPrivateKey({ key: privateJwk, format: 'jwk' }), {
         keyManagementAlgorithms: [RESPONSE_ENCRYPTION.alg],
         contentEncryptionAlgorithms: [...RESPONSE_ENCRYPTION.enc],
       });
       // The key the wallet encrypted to is part of an mdoc's SessionTranscript (OpenID4VP 1.0, B.2.6.1).
-      const { kty, crv, x, y } = privateJwk as JWK;
+      const { kty, crv, x, y } = privateJwk;
       const jwkThumbprint = Buffer.from(await calculateJwkThumbprint({ kty, crv, x, y }, 'sha256'), 'base64url');
       return { request, plaintext, jwkThumbprint };
     } catch {

@@ -5,9 +5,9 @@
 // - `presentedCredentials`: FULFILLED only, sealed with the session's data key;
 // - `errorDetails` (`error` for REJECTED): REJECTED, PROCESSING_ERROR and VERIFICATION_FAILED only.
 import { randomBytes } from 'node:crypto';
-import { purposes, type Channel, type OutcomeCommand } from '../../streams/presentation.js';
-import type { DataKey } from '../crypto/dataKeys.js';
-import type { Json } from '../eventstore/port.js';
+import { isLeft } from 'fp-ts/lib/Either.js';
+import { PresentedCredentials, purposes, type Channel, type OutcomeCommand } from '../../streams/presentation.js';
+import { sealFor, type DataKey } from '../crypto/dataKeys.js';
 import type { VerificationFailure } from './verifiedCredential.js';
 import type { VerifiedPresentation } from './vpToken.js';
 
@@ -23,6 +23,16 @@ const step = (answer: Answer) => ({ state: answer.state, at: answer.at.toISOStri
 /** The correlation token the wallet hands the browser in the same-device redirect. */
 const newResponseCode = (): string => randomBytes(32).toString('base64url');
 
+/**
+ * The verified credentials as JSON, as the callback carries them (an mdoc's claims may hold dates
+ * or bytes: JSON writes them as the sealing always has).
+ */
+const presentedCredentials = (presented: Omit<VerifiedPresentation, 'trustListDigests'>): PresentedCredentials => {
+  const json = PresentedCredentials.decode(JSON.parse(JSON.stringify(presented)));
+  if (isLeft(json)) throw new Error('verified credentials are not JSON objects keyed by credential query id');
+  return json.right;
+};
+
 /** `kid` names the fetched request the wallet answered. */
 export const fulfil = (answer: Answer, kid: string, verified: VerifiedPresentation, key: DataKey): OutcomeCommand => {
   const { trustListDigests, ...presented } = verified;
@@ -32,7 +42,7 @@ export const fulfil = (answer: Answer, kid: string, verified: VerifiedPresentati
       ...step(answer),
       kid,
       responseCode: newResponseCode(),
-      presentedCredentials: key.seal(presented as unknown as Json, purposes.presentedCredentials),
+      presentedCredentials: sealFor(key, purposes.presentedCredentials, presentedCredentials(presented)),
       ...(trustListDigests ? { trustListDigests } : {}),
     },
   };

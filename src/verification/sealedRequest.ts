@@ -3,12 +3,12 @@
 import * as t from 'io-ts';
 import { DcqlQuery } from './dcql.js';
 
-export interface SealedRequest {
+export type SealedRequest = {
   readonly dcqlQuery: DcqlQuery;
   /** Each object as base64url JSON, exactly as sent to the wallet and hashed by it. */
   readonly transactionData: readonly string[];
   readonly redirectUri: string | null;
-}
+};
 
 export const SealedRequest: t.Decoder<unknown, SealedRequest> = t.type({
   dcqlQuery: DcqlQuery,

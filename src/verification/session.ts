@@ -2,7 +2,7 @@
 // state folded from the stream, its data key, and the sealed request opened.
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { presentation, presentationStream, purposes, unavailable, type Channel, type PresentationState, type SessionUnavailable } from '../../streams/presentation.js';
-import type { DataKey, DataKeys } from '../crypto/dataKeys.js';
+import { openFor, type DataKey, type DataKeys } from '../crypto/dataKeys.js';
 import { loadStream, type Loaded } from '../eventstore/handle.js';
 import type { EventStore } from '../eventstore/port.js';
 import { streamRef } from '../../streams/kernel.js';
@@ -41,7 +41,7 @@ export const openSession = async (
   // Without its key a session's secrets are gone: it has ended, whatever the stream says yet.
   const key = await deps.dataKeys.find(state);
   if (key === undefined) return left({ _tag: 'SessionFinished' });
-  const request = SealedRequest.decode(key.open(session.request, purposes.request));
+  const request = SealedRequest.decode(openFor(key, purposes.request, session.request));
   if (isLeft(request)) throw new Error(`${streamRef(presentationStream(state))}: the sealed request breaks its contract`);
   return right({ session, loaded: loaded.right, key, request: request.right, expiresAt: new Date(session.expiresAt) });
 };

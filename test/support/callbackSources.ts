@@ -10,7 +10,7 @@ import type { CallbackRequest } from '../../streams/delivery.js';
 import type { OfferEvent } from '../../streams/offer.js';
 import type { PresentationEvent, PresentationStatus } from '../../streams/presentation.js';
 import { purposes } from '../../streams/presentation.js';
-import type { DataKeys } from '../../src/crypto/dataKeys.js';
+import { sealFor, type DataKeys } from '../../src/crypto/dataKeys.js';
 import type { EventData, EventStore, Json, Position } from '../../src/eventstore/port.js';
 
 const FAR_FUTURE = '2999-01-01T00:00:00.000Z';
@@ -73,10 +73,10 @@ export const appendPresentationOutcome = async (
           credentialsRaw: { pid: [{ issuer: 'https://issuer.example', claims: Buffer.from('{"given_name":"Erika"}').toString('base64') }] },
         }
       : undefined;
-  const presentedCredentials = personal && key.seal(personal, purposes.presentedCredentials);
+  const presentedCredentials = personal && sealFor(key, purposes.presentedCredentials, personal);
   const requested: PresentationEvent = {
     type: 'PresentationRequested',
-    data: { state, tenantId, credentialQueryIds: ['pid'], transactionDataCount: 0, request: key.seal({}, purposes.request), expiresAt: FAR_FUTURE, createdAt: at },
+    data: { state, tenantId, credentialQueryIds: ['pid'], transactionDataCount: 0, request: sealFor(key, purposes.request, { dcqlQuery: { credentials: [] }, transactionData: [], redirectUri: null }), expiresAt: FAR_FUTURE, createdAt: at },
   };
   const common = { state, tenantId, at };
   const terminal: PresentationEvent = {
@@ -91,7 +91,7 @@ export const appendPresentationOutcome = async (
   }[status];
   const callback: CallbackRequest = {
     tenantId, eventId: state, status, body,
-    ...(presentedCredentials ? { sealed: { ownerId: state, purpose: purposes.presentedCredentials, value: presentedCredentials } } : {}),
+    ...(presentedCredentials ? { sealed: { ownerId: state, purpose: purposes.presentedCredentials.name, value: presentedCredentials } } : {}),
   };
   const position = await mustAppend(store, `presentation-${state}`, [toData(requested), recorded(terminal, callback, ['tenantId', 'presentedCredentials'], shape)], 'no_stream');
   return { eventId: state, status, expectedBody: { ...body, ...personal }, position };

@@ -8,9 +8,11 @@
 import { randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { offer, offerStream, startedAuthorization, type Authorization, type Command, type DomainError, type EndedOffer, type OfferState, type OpenOffer } from '../../../streams/offer.js';
+import { CLAIMS } from '../../../streams/offerFacts.js';
+import { JsonObject } from '../../../streams/resource.js';
+import { openFor, sealFor } from '../../crypto/dataKeys.js';
 import { logRef, sameHash } from '../../../streams/kernel.js';
 import { handleCommand, loadStream, type EventMetadata, type Loaded } from '../../eventstore/handle.js';
-import type { Json } from '../../eventstore/port.js';
 import type { FieldError } from '../../http/problem.js';
 import { validateClaims } from '../claims.js';
 import { newOfferSecret, parseOfferSecret } from '../codes.js';
@@ -119,15 +121,17 @@ export const answerAuthorization = async (
     if (body.claims !== undefined && errors.length > 0) return left({ _tag: 'ClaimsInvalid', errors });
     const key = await ports.dataKeys.find(offerId);
     if (!key) return left({ _tag: 'OfferEnded' });
-    const given = body.claims === undefined ? null : (body.claims as Json);
+    const given = body.claims === undefined ? null : body.claims;
+    // Validated above when the offer's configuration is still there; without it, still only an object is taken.
+    if (given !== null && !JsonObject.is(given)) return left({ _tag: 'ClaimsInvalid', errors: [{ location: 'body.claims', message: 'expected an object of claim names to values', value: given }] });
     const code = newOfferSecret(offerId);
     command = {
       type: 'CompleteAuthorization',
       data: {
         offerId,
         authorizationIdHash: hash,
-        claims: given === null ? null : { given, sealed: key.seal(given, 'claims') },
-        offerClaims: state.claims === null ? null : key.open(state.claims, 'claims'),
+        claims: given === null ? null : { given, sealed: sealFor(key, CLAIMS, given) },
+        offerClaims: state.claims === null ? null : openFor(key, CLAIMS, state.claims),
         codeHash: code.hash,
         codeExpiresAt: new Date(now.getTime() + AUTHORIZATION_CODE_TTL_SECONDS * 1000).toISOString(),
         at: now.toISOString(),

@@ -8,9 +8,12 @@ import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { findOffer, type OfferRow } from '../../../projections/offers.js';
 import type { SqlReader } from '../../../projections/projection.js';
 import { offer, offerStream, type Command } from '../../../streams/offer.js';
+import { CLAIMS } from '../../../streams/offerFacts.js';
+import { JsonObject } from '../../../streams/resource.js';
 import { streamRef } from '../../../streams/kernel.js';
+import { sealFor } from '../../crypto/dataKeys.js';
 import { handleCommand, type EventMetadata } from '../../eventstore/handle.js';
-import type { Json, Position } from '../../eventstore/port.js';
+import type { Position } from '../../eventstore/port.js';
 import type { FieldError } from '../../http/problem.js';
 import { validateClaims } from '../claims.js';
 import { txCodeHash } from '../codes.js';
@@ -96,7 +99,8 @@ export const createOffer = async (
       offerId,
       tenantId,
       credentialConfigurationId: configuration.id,
-      claims: claimsLater ? null : key.right.seal(request.claims as Json, 'claims'),
+      // Validated above: an object, unless the claims come at the authorization's completion.
+      claims: JsonObject.is(request.claims) ? sealFor(key.right, CLAIMS, request.claims) : null,
       txCode:
         asked && txCode !== undefined
           ? { input_mode: asked.input_mode, length: asked.length, description: asked.description ?? null, hash: txCodeHash(deps.secrets, offerId, txCode) }

@@ -9,7 +9,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { DcApiProtocol, presentation, presentationStream, purposes, type Command } from '../../../streams/presentation.js';
-import type { DataKeys } from '../../crypto/dataKeys.js';
+import { sealFor, type DataKeys } from '../../crypto/dataKeys.js';
 import { handleCommand, type EventMetadata } from '../../eventstore/handle.js';
 import type { EventStore, Json, Position } from '../../eventstore/port.js';
 import { ANNEX_C_PROTOCOL } from '../dcApi/annexCRequest.js';
@@ -113,7 +113,7 @@ export const initTransaction = async (deps: CreateRequestDeps, input: CreateRequ
       tenantId: input.tenantId,
       credentialQueryIds: body.dcql_query.credentials.map((c) => c.id),
       transactionDataCount: request.transactionData.length,
-      request: key.right.seal(request as unknown as Json, purposes.request),
+      request: sealFor(key.right, purposes.request, request),
       expiresAt: expiresAt.toISOString(),
       clientId: verifier.clientId,
       ...(made

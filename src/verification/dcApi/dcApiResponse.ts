@@ -12,10 +12,9 @@
 // is no answer of that protocol.
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import type { JWK } from 'jose';
 import { DcApiProtocol, presentationStream, purposes, type DcApiOffer, type OutcomeCommand, type PresentationTerminalEvent } from '../../../streams/presentation.js';
-import { isRecord, streamRef } from '../../../streams/kernel.js';
-import type { DataKey, DataKeys } from '../../crypto/dataKeys.js';
+import { streamRef } from '../../../streams/kernel.js';
+import { openFor, type DataKey, type DataKeys } from '../../crypto/dataKeys.js';
 import type { EventMetadata } from '../../eventstore/handle.js';
 import type { EventStore } from '../../eventstore/port.js';
 import { NonEmptyString } from '../../http/codecs.js';
@@ -150,7 +149,7 @@ const isoMdoc: DcApiProtocolHandler = {
       const refused = unexpectedOrigin(answer, request.kid);
       if (refused) return refused;
       if (offer.annexCRecipientKey === undefined) throw new Error(`${streamRef(presentationStream(session.session.state))}: an org-iso-mdoc offer without its recipient key`);
-      const recipientPrivateKey = session.key.open(offer.annexCRecipientKey, purposes.annexCRecipientKey) as JWK;
+      const recipientPrivateKey = openFor(session.key, purposes.annexCRecipientKey, offer.annexCRecipientKey);
       const verified = await verifyAnnexCResponse(
         response,
         { request: session.request, clientId: sessionClientId(deps.verifiers, session.session), nonce: request.nonce, recipientPrivateKey, tenantId: session.session.tenantId },
@@ -188,8 +187,8 @@ export type DcApiRefusal = SessionUnavailable | NotAnAnswer;
 const presentedCredentialsEvent = (event: PresentationTerminalEvent, key: DataKey): Record<string, unknown> => {
   const callback = presentationCallback(event);
   if (callback === undefined) throw new Error('a terminal presentation event without a callback');
-  const opened = callback.sealed ? key.open(callback.sealed.value, callback.sealed.purpose) : {};
-  if (!isRecord(opened)) throw new Error('sealed presented credentials are not an object');
+  // A FULFILLED outcome's credentials are what its callback seals (src/callbacks/presentationCallback.ts).
+  const opened = event.type === 'PresentationFulfilled' ? openFor(key, purposes.presentedCredentials, event.data.presentedCredentials) : {};
   return { ...callback.body, ...opened };
 };
 

@@ -20,7 +20,7 @@ import {
   type FetchedRequest,
   type FlowType,
 } from '../../../streams/presentation.js';
-import type { DataKeys } from '../../crypto/dataKeys.js';
+import { openFor, type DataKeys } from '../../crypto/dataKeys.js';
 import { handleCommand, type EventMetadata } from '../../eventstore/handle.js';
 import type { EventStore, Json } from '../../eventstore/port.js';
 import { clientMetadata, responseUri, signRequestParameters, type Verifier } from '../authorizationRequest.js';
@@ -97,7 +97,7 @@ export const getRequestObject = async (deps: RequestObjectDeps, input: RequestOb
   const request = await requestFor(deps.store, state, flowType, opened.right, metadata, now);
   if (isLeft(request)) return request;
   const { kid, nonce, responseKey } = request.right;
-  const { kty, crv, x, y } = opened.right.key.open(responseKey, purposes.responseKey(kid)) as JWK;
+  const { kty, crv, x, y } = openFor(opened.right.key, purposes.responseKey(kid), responseKey);
   return right(
     await signRequestObject(verifier.right, {
       state,
