@@ -15,14 +15,15 @@
 // reference (target at most 1.1). Memory per tenant: the service's RSS after onboarding the 100
 // (and after one flow of each kind for each of them, its caches filled) minus its RSS before,
 // over 100; before is taken after as many flows for the reference tenant alone, so what the
-// flows themselves grow is in both.
+// flows themselves grow is in both. Knobs: BENCH_ROUNDS, BENCH_CPU_FLOWS (flows a round, a side
+// and a kind; default 300), BENCH_PROFILE_DIR (the service's CPU profile, as for the *-cpu groups).
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { DEFAULT_CONFIGURATIONS } from '../src/issuance/configurations.js';
 import { openEventStore } from '../src/eventstore/open.js';
 import { createApiKey, createTenant } from '../src/tenancy/commands.js';
 import { tenantCredentialIssuer } from '../src/tenantIdentity/ports.js';
 import { testConfig } from '../test/support/service.js';
-import { startChild, type ChildServer, type CpuBenchOptions, type FlowTarget } from './cpu.js';
+import { childTarget, startChild, type ChildServer, type CpuBenchOptions, type FlowTarget } from './cpu.js';
 import { flow as issuanceFlow } from './issuance.js';
 import type { Figure } from './report.js';
 import { runInFlight } from './load.js';
@@ -71,18 +72,10 @@ const createTenants = async (dataDir: string): Promise<Tenant[]> => {
 };
 
 const targetsOf = (child: ChildServer, tenant: Tenant): TenantTargets => {
-  const management = (path: string, init: RequestInit = {}) => {
-    const headers = new Headers(init.headers);
-    headers.set('Authorization', `Bearer ${tenant.secret}`);
-    return fetch(`${child.managementUrl}${path}`, { ...init, headers });
-  };
+  const verification = childTarget(child, tenant.secret);
   return {
-    issuance: {
-      management,
-      publicUrl: tenantCredentialIssuer(child.publicUrl, tenant.tenantId),
-      listenUrl: `${child.publicListenUrl}/issuers/${tenant.tenantId}`,
-    },
-    verification: { management, publicUrl: child.publicUrl, listenUrl: child.publicListenUrl },
+    issuance: { ...verification, publicUrl: tenantCredentialIssuer(child.publicUrl, tenant.tenantId), listenUrl: `${child.publicListenUrl}/issuers/${tenant.tenantId}` },
+    verification,
   };
 };
 
