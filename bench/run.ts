@@ -16,7 +16,8 @@
 // to run, default FULL,NORMAL), BENCH_STRICT=1 (exit 1 when a target is missed), BENCH_ONLY
 // (comma-separated groups: appends, rebuild, callbacks, verification, verification-cpu, keystore,
 // presentation-verification, mdoc, trust-resolution, issuance, issuance-cpu, issuance-authorization-code,
-// resources, console, workers, latency, and soak, which runs only when named),
+// resources, console, workers, latency, tenants (100 tenants, each its own issuer and verifier,
+// against one: bench/tenants.ts), and soak, which runs only when named),
 // BENCH_CPU_FLOWS (flows per round of the *-cpu groups, default 300), BENCH_LONG_FLOWS (flows
 // of their long run, default 3000), BENCH_PROFILE_DIR (write the *-cpu groups' service CPU
 // profile there), BENCH_WORKERS_IN_FLIGHT (flows in flight of the workers group, default 8),
@@ -50,6 +51,7 @@ import { mdocFigures } from './mdoc.js';
 import { trustResolutionFigures } from './trustResolution.js';
 import { latencyFigures, soakFigures } from './soak.js';
 import { workersFigures } from './workers.js';
+import { tenantsFigures } from './tenants.js';
 import { perSecond } from './stats.js';
 import { stopCheckingAnswers } from '../test/support/openapi.js';
 
@@ -357,6 +359,7 @@ const main = async (): Promise<void> => {
       resources: () => resourceFigures(common),
       console: () => consoleFigures(common),
       workers: () => workersFigures(common),
+      tenants: () => tenantsFigures(common),
       latency: () => latencyFigures({ ...common, latencySeconds: LATENCY_SECONDS, soakSeconds: SOAK_SECONDS }),
       soak: () => soakFigures({ ...common, latencySeconds: LATENCY_SECONDS, soakSeconds: SOAK_SECONDS }),
     };
