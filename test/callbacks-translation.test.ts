@@ -16,7 +16,8 @@ import { credentialStatus, type CredentialStatusEvent } from '../streams/credent
 import type { CallbackRequest } from '../streams/delivery.js';
 import { decodeRecorded, type BrokenContract } from '../streams/event.js';
 import { offer, type OfferEvent } from '../streams/offer.js';
-import { presentation, purposes, type PresentationEvent } from '../streams/presentation.js';
+import { presentation, type PresentationEvent } from '../streams/presentation.js';
+import { purposes } from '../streams/presentationSealed.js';
 import { embeddingCallback } from './support/callbackSources.js';
 import { recordedOn as recordedAt } from './support/recorded.js';
 

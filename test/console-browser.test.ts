@@ -2,31 +2,22 @@
 // every page with axe-core finding no serious or critical violation, a presentation's timeline
 // updating live while the wallet simulator answers, an abandoned callback re-sent, an issued
 // credential revoked until a verifier's status check fails, two revisions compared, an If-Match
-// conflict shown, a support request filed in the page and worked by the operator with the ops tool
-// (its state, note and export archive following), scopes and tenants kept apart, and the API key
-// nowhere but in the page's memory.
+// conflict shown, scopes and tenants kept apart, and the API key nowhere but in the page's memory.
+// The Identity and Support requests pages have files of their own (console-browser-*.test.ts).
 // The screenshots are those of docs/console.md (CONSOLE_SCREENSHOTS_DIR=docs/console to refresh).
-import anyTest, { type TestFn } from 'ava';
-import { readFile } from 'node:fs/promises';
+import anyTest from 'ava';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { createLogger } from '../src/log.js';
 import { eventually } from './support/bounded.js';
 import { chromiumMissing, launchBrowser, screenshotDirectory, seriousViolations, type Browser } from './support/browser.js';
-import { certificatesToPem, certifyPublicKey, createCertificateAuthority, DAY_MS, EC_P256 } from '../src/crypto/certificates.js';
-import { x509 } from '../src/crypto/x509.js';
-import { tenantCredentialIssuer } from '../src/tenantIdentity/ports.js';
 import { keyWith } from './support/console.js';
-import { registrationCertificate } from './support/registrationCertificate.js';
-import { opsScript, runScript } from './support/processes.js';
+import { consolePage, NAVIGATION, test, titled } from './support/consoleBrowser.js';
 import { BOOTSTRAP_KEY } from './support/service.js';
 import { pidQuery, startVerificationHarness, type VerificationHarness } from './support/wallet/connector.js';
 import { IssuanceWallet } from './support/wallet/issuance.js';
 import { createOffer, verifyIssuedCredential, waitForOffer } from './support/wallet/issuanceChecks.js';
 import { answer, fetchAuthorizationRequest, postResponse } from './support/wallet/presentation.js';
-
-const test = (chromiumMissing ? anyTest.skip : anyTest) as TestFn;
-const titled = (title: string): string => (chromiumMissing ? `${title} (skipped: ${chromiumMissing})` : title);
 
 let h: VerificationHarness;
 let browser: Browser;
@@ -49,27 +40,7 @@ anyTest.after.always(async () => {
   await h?.close();
 });
 
-const consoleUrl = (): string => `${h.service.service.managementUrl}/console/`;
-
-const signIn = async (page: Page, key: string = BOOTSTRAP_KEY): Promise<void> => {
-  await page.goto(consoleUrl());
-  await page.getByLabel('API key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('navigation').getByRole('link', { name: 'Dashboard', exact: true }).waitFor();
-};
-
-const go = async (page: Page, name: string): Promise<void> => {
-  await page.getByRole('navigation').getByRole('link', { name, exact: true }).click();
-  await page.getByRole('heading', { level: 1, name, exact: true }).waitFor();
-};
-
-const shoot = (page: Page, name: string) => page.screenshot({ path: join(shots, `${name}.png`) });
-
-const noSeriousViolations = async (t: { deepEqual(a: unknown, b: unknown, m?: string): void }, page: Page, where: string): Promise<void> => {
-  t.deepEqual(await seriousViolations(page), [], `axe-core on ${where}`);
-};
-
-const NAVIGATION = ['Dashboard', 'Presentation requests', 'Offers', 'Deliveries', 'Resources', 'Support requests', 'Identity', 'Trusted lists'];
+const { consoleUrl, signIn, go, shoot, noSeriousViolations } = consolePage(() => h, () => shots);
 
 test.serial(titled('signed in with an API key: the tenant and scopes shown, each page under its heading and link, axe-core finds nothing serious, and the key is only in memory'), async (t) => {
   const page = await browser.newPage();
@@ -292,97 +263,6 @@ test(titled('two revisions of a resource compared field by field; an edit on a s
 });
 
 /** The platform operator's ops tool, a child process on the service's DATA_DIR (as test/support-requests.test.ts runs it). */
-const ops = async (...args: string[]): Promise<{ status: string; note: string | null }> => {
-  const result = await runScript(opsScript, [...args, '--json'], { DATA_DIR: h.service.dataDir }, { timeoutMs: 90_000 });
-  if (result.code !== 0) throw new Error(`ops ${args.join(' ')}: ${result.code} ${result.stderr}`);
-  return JSON.parse(result.stdout) as { status: string; note: string | null };
-};
-
-test(titled('a support request filed in the page: the operator starts it and makes its export with the ops tool, the page shows each state and note, and the archive downloads through a blob URL'), async (t) => {
-  const page = await browser.newPage();
-  const urls: string[] = [];
-  const filings: (string | undefined)[] = [];
-  page.on('request', (request) => {
-    urls.push(request.url());
-    if (request.method() === 'POST' && new URL(request.url()).pathname === '/support-requests') filings.push(request.headers()['idempotency-key']);
-  });
-  await signIn(page);
-  await go(page, 'Support requests');
-  t.regex((await page.locator('main').textContent()) ?? '', /sealed at rest/);
-  await page.getByLabel('Type').selectOption('DATA_DUMP');
-  await page.getByLabel('Message').fill('Everything you hold about us, please (console).');
-  await noSeriousViolations(t, page, 'Support requests');
-  await page.getByRole('button', { name: 'File request' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Support request', exact: true }).waitFor();
-  const id = decodeURIComponent(page.url().split('#/support-requests/')[1] ?? '');
-  t.regex(id, /^[0-9a-f-]{36}$/);
-  t.is(filings.length, 1);
-  t.regex(filings[0] ?? '', /^[0-9a-f-]{36}$/, 'filed with an Idempotency-Key');
-  const state = page.locator('#support-state');
-  const note = page.locator('#support-note');
-  t.is(await state.textContent(), 'OPEN');
-  t.regex((await page.locator('main').textContent()) ?? '', /Everything you hold about us, please \(console\)\./, 'the tenant reads its own message');
-  t.is(await page.getByRole('button', { name: 'Download export' }).count(), 0, 'no export before the operator made it');
-  await noSeriousViolations(t, page, 'a support request');
-
-  /** Refreshes the page until it shows `status`. */
-  const pageShows = async (status: string): Promise<boolean> =>
-    eventually(async () => {
-      await page.getByRole('button', { name: 'Refresh' }).click();
-      return (await state.textContent()) === status;
-    });
-  t.is((await ops('support', 'start', id, '--note', 'preparing your export')).status, 'IN_PROGRESS');
-  t.true(await pageShows('IN_PROGRESS'));
-  t.is(await note.textContent(), 'preparing your export');
-  t.is((await ops('support', 'export', id, '--note', 'ready for 7 days')).status, 'DONE');
-  t.true(await pageShows('DONE'));
-  t.is(await note.textContent(), 'ready for 7 days');
-  const transitions = page.getByRole('table', { name: 'Transitions' }).getByRole('row');
-  t.deepEqual((await transitions.allTextContents()).slice(1).map((row) => row.match(/^(OPEN|IN_PROGRESS|DONE)/)?.[1]), ['OPEN', 'IN_PROGRESS', 'DONE']);
-  await noSeriousViolations(t, page, 'a support request with its export');
-  await page.getByRole('button', { name: 'Download export' }).scrollIntoViewIfNeeded();
-  await shoot(page, 'support-request');
-
-  const [saved] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download export' }).click()]);
-  t.regex(saved.url(), /^blob:/, 'saved from a blob URL');
-  t.is(saved.suggestedFilename(), `export-${id}.tar`);
-  const archive = await readFile((await saved.path())!);
-  const fromApi = Buffer.from(await (await h.service.management(`/support-requests/${id}/export`)).arrayBuffer());
-  t.deepEqual(archive, fromApi, 'the archive the API answers');
-  t.true(archive.includes(Buffer.from('manifest.json')));
-  await page.getByText('Downloaded.').waitFor();
-  t.false(urls.some((url) => url.includes(BOOTSTRAP_KEY)), 'the key is in no URL');
-
-  await go(page, 'Support requests');
-  await page.getByRole('link', { name: id }).waitFor();
-  const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: id }) });
-  t.deepEqual((await row.getByRole('cell').allTextContents()).slice(0, 3), [id, 'DATA_DUMP', 'DONE']);
-  await page.close();
-});
-
-test(titled('the support requests list shows 25 a page, oldest first, and pages on'), async (t) => {
-  const key = await keyWith(h.service, ['resources'], 'console-support-pages');
-  const filed: string[] = [];
-  for (let i = 1; i <= 26; i += 1) {
-    const response = await h.service.management('/support-requests', { method: 'POST', key: key.secret, headers: json, body: JSON.stringify({ type: 'OTHER', message: `request ${i}` }) });
-    t.is(response.status, 201);
-    filed.push(((await response.json()) as { id: string }).id);
-  }
-  const page = await browser.newPage();
-  await signIn(page, key.secret);
-  await go(page, 'Support requests');
-  const links = page.getByRole('table', { name: 'Support requests' }).getByRole('link');
-  await page.getByText('Page 1', { exact: true }).waitFor();
-  t.deepEqual(await links.allTextContents(), filed.slice(0, 25));
-  await page.getByRole('button', { name: 'Next page' }).click();
-  await page.getByText('Page 2 (last page)').waitFor();
-  t.deepEqual(await links.allTextContents(), filed.slice(25));
-  await page.getByRole('button', { name: 'Previous page' }).click();
-  await page.getByText('Page 1', { exact: true }).waitFor();
-  t.is(await links.count(), 25);
-  await page.close();
-});
-
 test(titled('a connector-scoped key sees flows but not resources; a resources-scoped key the reverse'), async (t) => {
   const cases = [
     { scope: 'connector', shown: 'Presentation requests', hidden: 'Resources', hiddenPath: '#/resources' },
@@ -440,119 +320,5 @@ test(titled('the accessibility check finds what it looks for: a control without 
   await page.setContent('<!doctype html><html lang="en"><head><title>x</title></head><body><main><h1>x</h1><input type="text"></main></body></html>');
   const violations = await seriousViolations(page);
   t.true(violations.some((v) => v.id === 'label'), JSON.stringify(violations));
-  await page.close();
-});
-
-test(titled('Identity: a pending key\'s CSR copied and certified, a development-chain key activated from the page, a stale activation shown as a conflict, the replaced key shown retired, and the configurations with their history'), async (t) => {
-  const s = h.service;
-  const tenant = await keyWith(s, ['admin', 'connector'], 'console-identity');
-  const asTenant = (path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}) =>
-    s.management(path, { key: tenant.secret, method: init.method ?? 'GET', headers: { ...(init.body === undefined ? {} : json), ...init.headers }, ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }) });
-  type Key = { id: string; etag: string; data: Record<string, unknown> };
-  const made = async (body: unknown): Promise<Key> => {
-    const response = await asTenant('/signing-keys', { method: 'POST', body });
-    t.is(response.status, 201);
-    return (await response.json()) as Key;
-  };
-  const pending = await made({ role: 'issuer' });
-  const developed = await made({ role: 'issuer', development_chain: true });
-  const configuration = await asTenant('/credential-configurations', {
-    method: 'POST',
-    body: { data: { id: 'console-badge', vct: 'https://example.org/console-badge', display: [{ lang: 'en', name: 'Badge' }], claims: [{ path: ['level'], mandatory: true, sd: 'never', display: [{ lang: 'en', name: 'Level' }] }] } },
-  });
-  t.is(configuration.status, 201);
-  const configurationId = ((await configuration.json()) as { id: string }).id;
-
-  const page = await browser.newPage();
-  await signIn(page, tenant.secret);
-  await go(page, 'Identity');
-  const issuerKeys = page.getByRole('region', { name: 'Issuer keys' });
-  const rowOf = (id: string) => issuerKeys.getByRole('row').filter({ hasText: id });
-  await rowOf(pending.id).waitFor();
-  t.regex((await rowOf(pending.id).textContent()) ?? '', /pending.*none yet: certify the CSR/);
-  t.regex((await rowOf(developed.id).textContent()) ?? '', /ready.*development CA/);
-  await noSeriousViolations(t, page, 'the Identity page');
-  await page.getByText('The tenant has no active access key: the deployment\'s serves it.').waitFor();
-  await page.getByText('The tenant has no active issuer key: the deployment\'s serves it.').waitFor();
-
-  // The pending key's CSR, as the page shows it, goes to a CA of the test (for 10 days: within the warning).
-  const csrField = page.getByLabel(`CSR of the issuer key ${pending.id}`);
-  const csr = await csrField.inputValue();
-  t.is(csr, String(pending.data['csr']));
-  await page.getByRole('button', { name: 'Copy CSR' }).click();
-  await page.getByText(/^(Copied\.|Selected: copy it)/).waitFor();
-  const ca = await createCertificateAuthority({ commonName: 'Console identity CA', country: 'DE' });
-  const request = new x509.Pkcs10CertificateRequest(csr);
-  t.true(await request.verify());
-  const issuer = tenantCredentialIssuer(s.config.publicUrl, tenant.tenantId);
-  const leaf = await certifyPublicKey(
-    ca,
-    { commonName: 'console identity issuer', country: 'DE', subjectAltNames: [{ type: 'url', value: issuer }, { type: 'dns', value: new URL(issuer).hostname }], notAfter: new Date(Date.now() + 10 * DAY_MS) },
-    await request.publicKey.export(EC_P256, ['verify']),
-  );
-  const certified = await asTenant(`/signing-keys/${pending.id}/certificate`, { method: 'PUT', headers: { 'If-Match': pending.etag }, body: { chain: certificatesToPem([leaf, ca.certificate]) } });
-  t.is(certified.status, 200);
-  await page.getByRole('button', { name: 'Refresh keys' }).click();
-  await rowOf(pending.id).filter({ hasText: 'Console identity CA' }).waitFor();
-  t.regex((await rowOf(pending.id).textContent()) ?? '', /ready/);
-  t.regex((await page.getByRole('status').filter({ hasText: pending.id }).textContent()) ?? '', /Warning: the certificate of the ready issuer key .* expires on/);
-
-  // The development-chain key activated from the page.
-  await rowOf(developed.id).getByRole('button', { name: `Activate ${developed.id.slice(0, 8)}…` }).click();
-  await page.getByText(`The issuer key ${developed.id} is active`).waitFor();
-  await rowOf(developed.id).filter({ hasText: 'active since' }).waitFor();
-  t.is(await page.getByText('The tenant has no active issuer key').count(), 0, 'the tenant\'s own issuer key serves it now');
-
-  // The pending key changes behind the page's back: its activation on the version shown is refused, nothing changes.
-  const labelled = await asTenant(`/signing-keys/${pending.id}/labels`, { method: 'PUT', headers: { 'If-Match': (await certified.json() as Key).etag }, body: { labels: { rotation: 'next' } } });
-  t.is(labelled.status, 200);
-  await rowOf(pending.id).getByRole('button', { name: /^Activate/ }).click();
-  t.regex((await page.getByRole('alert').textContent()) ?? '', /Precondition Failed/i);
-  await page.getByText('Nothing was changed').waitFor();
-  t.is(((await (await asTenant(`/signing-keys/${developed.id}`)).json()) as Key).data['state'], 'active', 'the active key is still the development-chain one');
-  await page.getByRole('alert').scrollIntoViewIfNeeded();
-  await shoot(page, 'identity-conflict');
-
-  // Refreshed, the activation goes through and retires the key it replaces.
-  await page.getByRole('button', { name: 'Refresh keys' }).click();
-  await rowOf(pending.id).getByRole('button', { name: /^Activate/ }).click();
-  await page.getByText(`The issuer key ${pending.id} is active`).waitFor();
-  await rowOf(developed.id).filter({ hasText: `retired` }).waitFor();
-  t.regex((await rowOf(developed.id).textContent()) ?? '', new RegExp(`retired .*replaced by ${pending.id.slice(0, 8)}`));
-  t.is(await rowOf(developed.id).getByRole('button').count(), 0, 'a retired key has no Activate');
-  t.regex((await page.getByRole('status').filter({ hasText: pending.id }).textContent()) ?? '', /Warning: the certificate of the active issuer key/);
-  await noSeriousViolations(t, page, 'the Identity page after a rotation');
-  await page.getByRole('heading', { level: 3, name: 'Issuer keys' }).evaluate((heading) => heading.scrollIntoView({ block: 'start' }));
-  await shoot(page, 'identity');
-
-  // The dashboard warns of the tenant's active key's certificate.
-  await go(page, 'Dashboard');
-  await page.getByText(`Warning: the certificate of the tenant's active issuer key ${pending.id} expires on ${leaf.notAfter.toISOString()}.`).waitFor();
-
-  // A configuration's history, on the Resources page, with an admin key that has no `resources` scope.
-  await go(page, 'Identity');
-  const configurations = page.getByRole('region', { name: 'Credential configurations' });
-  t.regex((await configurations.getByRole('row').filter({ hasText: 'console-badge' }).textContent()) ?? '', /dc\+sd-jwt.*https:\/\/example\.org\/console-badge.*1/);
-  await configurations.getByRole('link', { name: 'History of console-badge' }).click();
-  await page.getByRole('heading', { name: 'History' }).waitFor();
-  t.true(page.url().endsWith(`#/resources/credential-configurations/${configurationId}`));
-  await noSeriousViolations(t, page, 'a credential configuration\'s history');
-
-  // The registration as a relying party, and the settings: each with its revision and history.
-  const verifier = (await (await asTenant('/verifier')).json()) as Key;
-  t.is((await asTenant('/verifier', { method: 'PUT', headers: { 'If-Match': verifier.etag }, body: { registration_certificate: await registrationCertificate(), enforce_registration: true } })).status, 200);
-  await go(page, 'Identity');
-  const registration = page.getByRole('region', { name: 'Registration certificate' });
-  t.regex((await registration.getByRole('row').nth(1).textContent()) ?? '', /Example Relying Party \(Example GmbH\).*Test registrar signer.*2yes: requests outside it are refused/);
-  // The test registrar's certificate holds for a day: within the 30 days.
-  await page.getByText('Warning: the registration certificate expires on').waitFor();
-  await page.getByText('Registration: revision 2').waitFor();
-  await page.getByText('Settings: revision 1').waitFor();
-  await noSeriousViolations(t, page, 'the Identity page with a registration');
-  await page.getByRole('heading', { level: 2, name: 'Credential configurations' }).evaluate((heading) => heading.scrollIntoView({ block: 'start' }));
-  await shoot(page, 'identity-registration');
-  await page.getByRole('link', { name: 'History of the registration' }).click();
-  await page.getByRole('heading', { name: 'History' }).waitFor();
-  t.deepEqual(await page.getByRole('table', { name: 'Revisions' }).locator('tbody tr td:first-child').allTextContents(), ['1', '2']);
   await page.close();
 });

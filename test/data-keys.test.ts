@@ -10,7 +10,7 @@ import * as t_ from 'io-ts';
 import { sealedFor, sealedPurpose, type Sealed } from '../streams/dataKey.js';
 import type { Json } from '../streams/kernel.js';
 import { CLAIMS } from '../streams/offerFacts.js';
-import { purposes } from '../streams/presentation.js';
+import { purposes } from '../streams/presentationSealed.js';
 import { dataKeys, openFor, sealFor } from '../src/crypto/dataKeys.js';
 import { Readable, type Transform } from 'node:stream';
 import { buffer } from 'node:stream/consumers';

@@ -5,7 +5,8 @@
 // - `credentials` / `credentialsRaw`: FULFILLED only, and only sealed: the request carries them
 //   sealed with the session's data key (owner id = state), opened just before sending;
 // - `errorDetails`: REJECTED (the wallet's error code), PROCESSING_ERROR and VERIFICATION_FAILED.
-import { purposes, statusOf, type PresentationEvent, type PresentationTerminalEvent } from '../../streams/presentation.js';
+import { statusOf, type PresentationEvent, type PresentationTerminalEvent } from '../../streams/presentation.js';
+import { purposes } from '../../streams/presentationSealed.js';
 import type { CallbackRequest } from '../../streams/delivery.js';
 
 const responseCodeOf = (responseCode: string | null): Record<string, string> => (responseCode === null ? {} : { responseCode });

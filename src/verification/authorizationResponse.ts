@@ -3,7 +3,8 @@
 // object (else PROCESSING_ERROR), and the syntax of the OAuth error code a wallet may answer with.
 import { calculateJwkThumbprint, compactDecrypt, decodeProtectedHeader } from 'jose';
 import { createPrivateKey } from 'node:crypto';
-import { purposes, type FetchedRequest } from '../../streams/presentation.js';
+import { type FetchedRequest } from '../../streams/presentation.js';
+import { purposes } from '../../streams/presentationSealed.js';
 import { openFor, type DataKey } from '../crypto/dataKeys.js';
 import { parseBoundedJson } from '../http/boundedJson.js';
 import { isRecord } from '../../streams/kernel.js';

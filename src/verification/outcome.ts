@@ -6,7 +6,8 @@
 // - `errorDetails` (`error` for REJECTED): REJECTED, PROCESSING_ERROR and VERIFICATION_FAILED only.
 import { randomBytes } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
-import { PresentedCredentials, purposes, type Channel, type OutcomeCommand } from '../../streams/presentation.js';
+import { type Channel, type OutcomeCommand } from '../../streams/presentation.js';
+import { PresentedCredentials, purposes } from '../../streams/presentationSealed.js';
 import { sealFor, type DataKey } from '../crypto/dataKeys.js';
 import type { VerificationFailure } from './verifiedCredential.js';
 import type { VerifiedPresentation } from './vpToken.js';

@@ -5,7 +5,8 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import type { JWK } from 'jose';
-import { PrivateEcJwk, purposes, type FetchedRequest, type FlowType } from '../../streams/presentation.js';
+import { type FetchedRequest, type FlowType } from '../../streams/presentation.js';
+import { PrivateEcJwk, purposes } from '../../streams/presentationSealed.js';
 import { sealFor, type DataKey } from '../crypto/dataKeys.js';
 import type { Sealed, SealedPurpose } from '../../streams/dataKey.js';
 

@@ -1,7 +1,8 @@
 // Reading a presentation session on the write side, as the wallet-facing steps need it: its
 // state folded from the stream, its data key, and the sealed request opened.
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { presentation, presentationStream, purposes, unavailable, type Channel, type PresentationState, type SessionUnavailable } from '../../streams/presentation.js';
+import { presentation, presentationStream, unavailable, type Channel, type PresentationState, type SessionUnavailable } from '../../streams/presentation.js';
+import { purposes } from '../../streams/presentationSealed.js';
 import { openFor, type DataKey, type DataKeys } from '../crypto/dataKeys.js';
 import { loadStream, type Loaded } from '../eventstore/handle.js';
 import type { EventStore } from '../eventstore/port.js';

@@ -9,7 +9,7 @@ import { isLeft } from 'fp-ts/lib/Either.js';
 import type { CallbackRequest } from '../../streams/delivery.js';
 import type { OfferEvent } from '../../streams/offer.js';
 import type { PresentationEvent, PresentationStatus } from '../../streams/presentation.js';
-import { purposes } from '../../streams/presentation.js';
+import { purposes } from '../../streams/presentationSealed.js';
 import { sealFor, type DataKeys } from '../../src/crypto/dataKeys.js';
 import type { EventData, EventStore, Json, Position } from '../../src/eventstore/port.js';
 

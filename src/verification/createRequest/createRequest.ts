@@ -8,7 +8,8 @@
 // a tenant enforcing its registration is refused a query outside it (registeredQueries.ts).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { DcApiProtocol, presentation, presentationStream, purposes, type Command } from '../../../streams/presentation.js';
+import { DcApiProtocol, presentation, presentationStream, type Command } from '../../../streams/presentation.js';
+import { purposes } from '../../../streams/presentationSealed.js';
 import { sealFor, type DataKeys } from '../../crypto/dataKeys.js';
 import { handleCommand, type EventMetadata } from '../../eventstore/handle.js';
 import type { EventStore, Json, Position } from '../../eventstore/port.js';

@@ -12,7 +12,8 @@
 // is no answer of that protocol.
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import { DcApiProtocol, presentationStream, purposes, type DcApiOffer, type OutcomeCommand, type PresentationTerminalEvent } from '../../../streams/presentation.js';
+import { DcApiProtocol, presentationStream, type DcApiOffer, type OutcomeCommand, type PresentationTerminalEvent } from '../../../streams/presentation.js';
+import { purposes } from '../../../streams/presentationSealed.js';
 import { streamRef } from '../../../streams/kernel.js';
 import { openFor, type DataKey, type DataKeys } from '../../crypto/dataKeys.js';
 import type { EventMetadata } from '../../eventstore/handle.js';

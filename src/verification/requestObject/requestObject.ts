@@ -11,15 +11,8 @@
 import { randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import type { JWK } from 'jose';
-import {
-  presentation,
-  presentationStream,
-  purposes,
-  recordedFor,
-  type Command,
-  type FetchedRequest,
-  type FlowType,
-} from '../../../streams/presentation.js';
+import { presentation, presentationStream, recordedFor, type Command, type FetchedRequest, type FlowType } from '../../../streams/presentation.js';
+import { purposes } from '../../../streams/presentationSealed.js';
 import { openFor, type DataKeys } from '../../crypto/dataKeys.js';
 import { handleCommand, type EventMetadata } from '../../eventstore/handle.js';
 import type { EventStore, Json } from '../../eventstore/port.js';
