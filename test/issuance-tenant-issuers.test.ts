@@ -8,7 +8,7 @@
 // rotation new credentials and status lists are signed by the new key and older credentials still
 // pass their status check.
 import test from 'ava';
-import { compactVerify, decodeProtectedHeader, importX509, SignJWT } from 'jose';
+import { compactVerify, decodeProtectedHeader, importX509 } from 'jose';
 import { setGlobalConfig } from '@openid4vc/oauth2';
 import { isRight } from 'fp-ts/lib/Either.js';
 import { createLeafCertificate, hostSubjectAltName, type CertifiedKey, type SubjectAltName } from '../src/crypto/certificates.js';
@@ -23,13 +23,14 @@ import { BOOTSTRAP_TENANT_ID } from '../src/tenancy/bootstrap.js';
 import { tenantCredentialIssuer, type TenantSigningKeys } from '../src/tenantIdentity/ports.js';
 import { verifyStatusListToken } from '../src/verification/status/statusListToken.js';
 import { offerStream } from '../streams/offer.js';
-import { dpopProof, newWalletKey, type WalletKey } from '../wallet/keys.js';
+import { newWalletKey } from '../wallet/keys.js';
 import { createWalletProvider, type WalletProvider } from '../wallet/walletProvider.js';
 import { keyWith, type TestKey } from './support/console.js';
 import { documentedFetch } from './support/openapi.js';
 import { startTestService, withReachablePublicUrl, type TestService } from './support/service.js';
 import { PID_CLAIMS, verifyIssuedCredential } from './support/wallet/issuanceChecks.js';
 import { libraryWallet } from './support/wallet/libraryWallet.js';
+import { credentialRequest, keyProof, nonceAt, preAuthorizedCodeOf, tokenRequest } from './support/wallet/issuerRequests.js';
 
 // What the tenants' own resources would hold: filled by the tests through these two ports.
 const activeKeys = new Map<string, SigningIdentity>();
@@ -127,9 +128,7 @@ const issueWithLibrary = async (credentialOfferUri: string, fetched: string[] = 
   return { credential, credentialOffer, issuerMetadata, holder: wallet.holderKey };
 };
 
-const headerOf = (credential: string) => decodeProtectedHeader(credential.split('~')[0]!) as { x5c: string[] };
-const leafOf = (credential: string) => new x509.X509Certificate(Buffer.from(headerOf(credential).x5c[0]!, 'base64'));
-const leafPem = (certificate: x509.X509Certificate) => `-----BEGIN CERTIFICATE-----\n${Buffer.from(certificate.rawData).toString('base64')}\n-----END CERTIFICATE-----`;
+const leafOf = (credential: string) => new x509.X509Certificate(Buffer.from((decodeProtectedHeader(credential.split('~')[0]!) as { x5c: string[] }).x5c[0]!, 'base64'));
 
 test('two tenants issue under their own credential_issuer, found by the path-inserted well-known URL, credentials chaining to each tenant\'s own CA', async (t) => {
   for (const tenant of [bank, city]) {
@@ -192,31 +191,6 @@ test('a tenant\'s issuer metadata: at the path-inserted and the appended URL ali
 });
 
 /** The offer's pre-authorized code, as its credential_offer_uri gives it. */
-const preAuthorizedCodeOf = async (uri: string): Promise<string> => {
-  const offerUrl = new URL(uri).searchParams.get('credential_offer_uri')!;
-  const offer = (await (await publicFetch(offerUrl)).json()) as { grants: Record<string, { 'pre-authorized_code': string }> };
-  return offer.grants['urn:ietf:params:oauth:grant-type:pre-authorized_code']!['pre-authorized_code'];
-};
-
-const tokenRequest = async (issuer: string, code: string, dpopKey: WalletKey, htu = `${issuer}/oidc4vci/token`) =>
-  publicFetch(`${issuer}/oidc4vci/token`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded', DPoP: await dpopProof(dpopKey, { htm: 'POST', htu }) },
-    body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', 'pre-authorized_code': code }).toString(),
-  });
-
-const keyProof = (holder: WalletKey, aud: string, nonce: string) =>
-  new SignJWT({ aud, iat: Math.floor(Date.now() / 1000), nonce }).setProtectedHeader({ alg: 'ES256', typ: 'openid4vci-proof+jwt', jwk: holder.publicJwk }).sign(holder.privateKey);
-
-const credentialRequest = async (issuer: string, accessToken: string, dpopKey: WalletKey, proof: string) =>
-  publicFetch(`${issuer}/oidc4vci/credential`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Authorization: `DPoP ${accessToken}`, DPoP: await dpopProof(dpopKey, { htm: 'POST', htu: `${issuer}/oidc4vci/credential`, accessToken }) },
-    body: JSON.stringify({ credential_configuration_id: 'pid', proofs: { jwt: [proof] } }),
-  });
-
-const nonceAt = async (issuer: string): Promise<string> => ((await (await publicFetch(`${issuer}/oidc4vci/nonce`, { method: 'POST' })).json()) as { c_nonce: string }).c_nonce;
-
 const eventTypes = async (offerId: string): Promise<string[]> => {
   const read = await service.service.store.readStream(offerStream(offerId));
   return read._tag === 'Found' ? read.events.map((e) => e.type) : [];
@@ -299,7 +273,7 @@ test('rotation: after a new issuer key is activated, new credentials and status 
 
   const second = await issueWithLibrary((await offerUri(tenant)).uri);
   t.true(leafOf(second.credential).equal(active), 'the new credential is signed by the new key');
-  await t.throwsAsync(compactVerify(second.credential.split('~')[0]!, await importX509(leafPem(retired), 'ES256')));
+  await t.throwsAsync(compactVerify(second.credential.split('~')[0]!, await importX509(retired.toString('pem'), 'ES256')));
 
   // The first credential's status, as a verifier checks it: the token at its uri, now signed by the new key under the same CA.
   const status = (firstVerified.payload['status'] as { status_list: { uri: string; idx: number } }).status_list;
@@ -317,7 +291,7 @@ test('rotation: after a new issuer key is activated, new credentials and status 
   const payload = JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8')) as { iss: string; sub: string };
   t.is(payload.iss, tenant.identifier);
   t.is(payload.sub, status.uri);
-  await t.throwsAsync(compactVerify(jwt, await importX509(leafPem(retired), 'ES256')), undefined, 'the retired key signed nothing');
+  await t.throwsAsync(compactVerify(jwt, await importX509(retired.toString('pem'), 'ES256')), undefined, 'the retired key signed nothing');
 });
 
 test('an mdoc of a tenant\'s own issuer is signed with its key, the tenant\'s chain in x5chain', async (t) => {
