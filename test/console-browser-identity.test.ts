@@ -4,37 +4,19 @@
 // replaced key retired), its credential configurations with their history, its registration and
 // settings, and the dashboard's warning for its active key's certificate; axe-core at each step.
 // The screenshots are those of docs/console.md (CONSOLE_SCREENSHOTS_DIR=docs/console to refresh).
-import anyTest from 'ava';
-import { chromiumMissing, launchBrowser, screenshotDirectory, type Browser } from './support/browser.js';
 import { certificatesToPem, certifyPublicKey, createCertificateAuthority, DAY_MS, EC_P256 } from '../src/crypto/certificates.js';
 import { x509 } from '../src/crypto/x509.js';
 import { tenantCredentialIssuer } from '../src/tenantIdentity/ports.js';
 import { keyWith } from './support/console.js';
-import { consolePage, test, titled } from './support/consoleBrowser.js';
+import { consoleBrowserFile, test, titled } from './support/consoleBrowser.js';
 import { registrationCertificate } from './support/registrationCertificate.js';
-import { startVerificationHarness, type VerificationHarness } from './support/wallet/connector.js';
 
-let h: VerificationHarness;
-let browser: Browser;
-let shots: string;
-
-anyTest.before(async () => {
-  if (chromiumMissing) return;
-  h = await startVerificationHarness();
-  browser = await launchBrowser();
-  shots = await screenshotDirectory();
-});
-
-anyTest.after.always(async () => {
-  await browser?.close();
-  await h?.close();
-});
-
-const { signIn, go, shoot, noSeriousViolations } = consolePage(() => h, () => shots);
+const c = consoleBrowserFile();
+const { signIn, go, shoot, noSeriousViolations } = c;
 const json = { 'Content-Type': 'application/json' };
 
 test(titled('Identity: a pending key\'s CSR copied and certified, a development-chain key activated from the page, a stale activation shown as a conflict, the replaced key shown retired, and the configurations with their history'), async (t) => {
-  const s = h.service;
+  const s = c.h.service;
   const tenant = await keyWith(s, ['admin', 'connector'], 'console-identity');
   const asTenant = (path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}) =>
     s.management(path, { key: tenant.secret, method: init.method ?? 'GET', headers: { ...(init.body === undefined ? {} : json), ...init.headers }, ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }) });
@@ -53,7 +35,7 @@ test(titled('Identity: a pending key\'s CSR copied and certified, a development-
   t.is(configuration.status, 201);
   const configurationId = ((await configuration.json()) as { id: string }).id;
 
-  const page = await browser.newPage();
+  const page = await c.browser.newPage();
   await signIn(page, tenant.secret);
   await go(page, 'Identity');
   const issuerKeys = page.getByRole('region', { name: 'Issuer keys' });

@@ -3,43 +3,25 @@
 // state, note and export archive following, the archive downloaded through a blob URL), and the
 // list paged 25 at a time; axe-core at each step.
 // The screenshots are those of docs/console.md (CONSOLE_SCREENSHOTS_DIR=docs/console to refresh).
-import anyTest from 'ava';
 import { readFile } from 'node:fs/promises';
 import { eventually } from './support/bounded.js';
-import { chromiumMissing, launchBrowser, screenshotDirectory, type Browser } from './support/browser.js';
 import { keyWith } from './support/console.js';
-import { consolePage, test, titled } from './support/consoleBrowser.js';
+import { consoleBrowserFile, test, titled } from './support/consoleBrowser.js';
 import { opsScript, runScript } from './support/processes.js';
 import { BOOTSTRAP_KEY } from './support/service.js';
-import { startVerificationHarness, type VerificationHarness } from './support/wallet/connector.js';
 
-let h: VerificationHarness;
-let browser: Browser;
-let shots: string;
-
-anyTest.before(async () => {
-  if (chromiumMissing) return;
-  h = await startVerificationHarness();
-  browser = await launchBrowser();
-  shots = await screenshotDirectory();
-});
-
-anyTest.after.always(async () => {
-  await browser?.close();
-  await h?.close();
-});
-
-const { signIn, go, shoot, noSeriousViolations } = consolePage(() => h, () => shots);
+const c = consoleBrowserFile();
+const { signIn, go, shoot, noSeriousViolations } = c;
 const json = { 'Content-Type': 'application/json' };
 
 const ops = async (...args: string[]): Promise<{ status: string; note: string | null }> => {
-  const result = await runScript(opsScript, [...args, '--json'], { DATA_DIR: h.service.dataDir }, { timeoutMs: 90_000 });
+  const result = await runScript(opsScript, [...args, '--json'], { DATA_DIR: c.h.service.dataDir }, { timeoutMs: 90_000 });
   if (result.code !== 0) throw new Error(`ops ${args.join(' ')}: ${result.code} ${result.stderr}`);
   return JSON.parse(result.stdout) as { status: string; note: string | null };
 };
 
 test(titled('a support request filed in the page: the operator starts it and makes its export with the ops tool, the page shows each state and note, and the archive downloads through a blob URL'), async (t) => {
-  const page = await browser.newPage();
+  const page = await c.browser.newPage();
   const urls: string[] = [];
   const filings: (string | undefined)[] = [];
   page.on('request', (request) => {
@@ -87,7 +69,7 @@ test(titled('a support request filed in the page: the operator starts it and mak
   t.regex(saved.url(), /^blob:/, 'saved from a blob URL');
   t.is(saved.suggestedFilename(), `export-${id}.tar`);
   const archive = await readFile((await saved.path())!);
-  const fromApi = Buffer.from(await (await h.service.management(`/support-requests/${id}/export`)).arrayBuffer());
+  const fromApi = Buffer.from(await (await c.h.service.management(`/support-requests/${id}/export`)).arrayBuffer());
   t.deepEqual(archive, fromApi, 'the archive the API answers');
   t.true(archive.includes(Buffer.from('manifest.json')));
   await page.getByText('Downloaded.').waitFor();
@@ -101,14 +83,14 @@ test(titled('a support request filed in the page: the operator starts it and mak
 });
 
 test(titled('the support requests list shows 25 a page, oldest first, and pages on'), async (t) => {
-  const key = await keyWith(h.service, ['resources'], 'console-support-pages');
+  const key = await keyWith(c.h.service, ['resources'], 'console-support-pages');
   const filed: string[] = [];
   for (let i = 1; i <= 26; i += 1) {
-    const response = await h.service.management('/support-requests', { method: 'POST', key: key.secret, headers: json, body: JSON.stringify({ type: 'OTHER', message: `request ${i}` }) });
+    const response = await c.h.service.management('/support-requests', { method: 'POST', key: key.secret, headers: json, body: JSON.stringify({ type: 'OTHER', message: `request ${i}` }) });
     t.is(response.status, 201);
     filed.push(((await response.json()) as { id: string }).id);
   }
-  const page = await browser.newPage();
+  const page = await c.browser.newPage();
   await signIn(page, key.secret);
   await go(page, 'Support requests');
   const links = page.getByRole('table', { name: 'Support requests' }).getByRole('link');

@@ -5,45 +5,31 @@
 // conflict shown, scopes and tenants kept apart, and the API key nowhere but in the page's memory.
 // The Identity and Support requests pages have files of their own (console-browser-*.test.ts).
 // The screenshots are those of docs/console.md (CONSOLE_SCREENSHOTS_DIR=docs/console to refresh).
-import anyTest from 'ava';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { createLogger } from '../src/log.js';
 import { eventually } from './support/bounded.js';
-import { chromiumMissing, launchBrowser, screenshotDirectory, seriousViolations, type Browser } from './support/browser.js';
+import { seriousViolations } from './support/browser.js';
 import { keyWith } from './support/console.js';
-import { consolePage, NAVIGATION, test, titled } from './support/consoleBrowser.js';
+import { consoleBrowserFile, NAVIGATION, test, titled } from './support/consoleBrowser.js';
 import { BOOTSTRAP_KEY } from './support/service.js';
-import { pidQuery, startVerificationHarness, type VerificationHarness } from './support/wallet/connector.js';
+import { pidQuery } from './support/wallet/connector.js';
 import { IssuanceWallet } from './support/wallet/issuance.js';
 import { createOffer, verifyIssuedCredential, waitForOffer } from './support/wallet/issuanceChecks.js';
 import { answer, fetchAuthorizationRequest, postResponse } from './support/wallet/presentation.js';
 
-let h: VerificationHarness;
-let browser: Browser;
-let shots: string;
 const logLines: string[] = [];
 /** Sessions whose callbacks the integrator refuses. */
 const refused = new Set<string>();
 
-anyTest.before(async () => {
-  if (chromiumMissing) return;
-  const log = createLogger({ level: 'debug', write: (line) => logLines.push(line) });
-  h = await startVerificationHarness({ CALLBACK_RETRY_SCHEDULE: '0,50ms' }, { log });
+const c = consoleBrowserFile({ CALLBACK_RETRY_SCHEDULE: '0,50ms' }, { log: createLogger({ level: 'debug', write: (line) => logLines.push(line) }) }, (h) => {
   h.receiver.respond = (request) => ({ status: refused.has(String((JSON.parse(request.body) as { state?: unknown }).state)) ? 500 : 200 });
-  browser = await launchBrowser();
-  shots = await screenshotDirectory();
 });
 
-anyTest.after.always(async () => {
-  await browser?.close();
-  await h?.close();
-});
-
-const { consoleUrl, signIn, go, shoot, noSeriousViolations } = consolePage(() => h, () => shots);
+const { consoleUrl, signIn, go, shoot, noSeriousViolations } = c;
 
 test.serial(titled('signed in with an API key: the tenant and scopes shown, each page under its heading and link, axe-core finds nothing serious, and the key is only in memory'), async (t) => {
-  const page = await browser.newPage();
+  const page = await c.browser.newPage();
   const urls: string[] = [];
   let authorized = 0;
   page.on('request', (request) => {
@@ -51,10 +37,10 @@ test.serial(titled('signed in with an API key: the tenant and scopes shown, each
     if (request.headers()['authorization'] === `Bearer ${BOOTSTRAP_KEY}`) authorized += 1;
   });
   // A few flows, so that the pages have something to show.
-  const { created, request } = await h.requestAndFetch({ dcql_query: pidQuery() });
-  t.is((await answer(h.endpoints, request, { pid: { credential: await h.pid(), holder: h.holder } })).status, 200);
-  await h.callback(created.state);
-  await h.request({ dcql_query: pidQuery() });
+  const { created, request } = await c.h.requestAndFetch({ dcql_query: pidQuery() });
+  t.is((await answer(c.h.endpoints, request, { pid: { credential: await c.h.pid(), holder: c.h.holder } })).status, 200);
+  await c.h.callback(created.state);
+  await c.h.request({ dcql_query: pidQuery() });
 
   await page.goto(consoleUrl());
   await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
@@ -86,7 +72,7 @@ test.serial(titled('signed in with an API key: the tenant and scopes shown, each
   t.true(authorized > 0, 'the key went in the Authorization header');
   t.false(urls.some((url) => url.includes(BOOTSTRAP_KEY)), 'never in a URL');
   t.false(page.url().includes(BOOTSTRAP_KEY));
-  t.false(JSON.stringify(await browser.context.cookies()).includes(BOOTSTRAP_KEY), 'never in a cookie');
+  t.false(JSON.stringify(await c.browser.context.cookies()).includes(BOOTSTRAP_KEY), 'never in a cookie');
   const storage = await page.evaluate(() => {
     const all = (s: { length: number; key(i: number): string | null; getItem(k: string): string | null }) =>
       Array.from({ length: s.length }, (_, i) => `${s.key(i)}=${s.getItem(s.key(i) ?? '')}`).join('\n');
@@ -103,7 +89,7 @@ test.serial(titled('signed in with an API key: the tenant and scopes shown, each
 });
 
 test(titled('a wrong key shows the problem\'s title and detail'), async (t) => {
-  const page = await browser.newPage();
+  const page = await c.browser.newPage();
   await page.goto(consoleUrl());
   await page.getByLabel('API key').fill('not-a-key-of-this-service-0123456789');
   await page.getByRole('button', { name: 'Sign in' }).click();
@@ -114,7 +100,7 @@ test(titled('a wrong key shows the problem\'s title and detail'), async (t) => {
 });
 
 test(titled('at 360 px wide every page fits without scrolling sideways'), async (t) => {
-  const page = await browser.newPage(360);
+  const page = await c.browser.newPage(360);
   await signIn(page);
   for (const name of NAVIGATION) {
     await go(page, name);
@@ -127,9 +113,9 @@ test(titled('at 360 px wide every page fits without scrolling sideways'), async 
 });
 
 test(titled('a presentation\'s timeline updates live while the wallet answers, without a reload'), async (t) => {
-  const page = await browser.newPage();
+  const page = await c.browser.newPage();
   await signIn(page);
-  const created = await h.request({ dcql_query: pidQuery() });
+  const created = await c.h.request({ dcql_query: pidQuery() });
   await page.goto(`${consoleUrl()}#/presentations/${created.state}`);
   // The sign-in survives a change of fragment, not a reload: navigate inside the page instead.
   if (await page.getByLabel('API key').isVisible()) await signIn(page);
@@ -140,9 +126,9 @@ test(titled('a presentation\'s timeline updates live while the wallet answers, w
   await page.evaluate(() => {
     (globalThis as unknown as { stillTheSamePage: boolean }).stillTheSamePage = true;
   });
-  const request = await fetchAuthorizationRequest(h.endpoints, created.cross_device_request_uri);
+  const request = await fetchAuthorizationRequest(c.h.endpoints, created.cross_device_request_uri);
   await page.getByText('PresentationRequestFetched').waitFor();
-  t.is((await answer(h.endpoints, request, { pid: { credential: await h.pid(), holder: h.holder } })).status, 200);
+  t.is((await answer(c.h.endpoints, request, { pid: { credential: await c.h.pid(), holder: c.h.holder } })).status, 200);
   await page.getByText('PresentationFulfilled').waitFor();
   t.true(await page.evaluate(() => (globalThis as unknown as { stillTheSamePage?: boolean }).stillTheSamePage === true), 'no reload');
   const text = (await page.locator('main').textContent()) ?? '';
@@ -150,7 +136,7 @@ test(titled('a presentation\'s timeline updates live while the wallet answers, w
   t.false(text.includes('Erika') || text.includes('Mustermann'), 'no claim value');
   t.regex(text, /\[sealed: not shown\]/);
   // Its callback, with its attempt, under the timeline.
-  await h.callback(created.state);
+  await c.h.callback(created.state);
   const callbacks = page.getByRole('region', { name: 'Callbacks' });
   t.true(await eventually(async () => {
     await page.getByRole('button', { name: 'Refresh callbacks' }).click();
@@ -162,16 +148,16 @@ test(titled('a presentation\'s timeline updates live while the wallet answers, w
 });
 
 test(titled('an abandoned callback is re-sent from Deliveries and then delivered'), async (t) => {
-  const { created, request } = await h.requestAndFetch({ dcql_query: pidQuery() });
+  const { created, request } = await c.h.requestAndFetch({ dcql_query: pidQuery() });
   refused.add(created.state);
-  t.is((await postResponse(h.endpoints, request, { error: 'access_denied', state: created.state })).status, 200);
+  t.is((await postResponse(c.h.endpoints, request, { error: 'access_denied', state: created.state })).status, 200);
   const stateOf = async (): Promise<string | undefined> => {
-    const page = (await (await h.service.management('/console/api/deliveries?limit=100')).json()) as { items: { event_id: string; state: string }[] };
+    const page = (await (await c.h.service.management('/console/api/deliveries?limit=100')).json()) as { items: { event_id: string; state: string }[] };
     return page.items.find((d) => d.event_id === created.state)?.state;
   };
   t.true(await eventually(async () => (await stateOf()) === 'abandoned'));
   refused.delete(created.state);
-  const page = await browser.newPage();
+  const page = await c.browser.newPage();
   await signIn(page);
   await go(page, 'Deliveries');
   await page.getByLabel('State').selectOption('abandoned');
@@ -186,13 +172,13 @@ test(titled('an abandoned callback is re-sent from Deliveries and then delivered
 });
 
 test(titled('revoking an issued credential from its offer makes a verifier\'s status check fail'), async (t) => {
-  const s = h.service;
+  const s = c.h.service;
   const offer = await createOffer(s, { credential_configuration_id: 'membership', claims: { member_number: 'M-7', given_name: 'Erika', family_name: 'Mustermann' } });
   const wallet = await IssuanceWallet.create(s.config.publicUrl, s.service.publicListenUrl);
   const credential = await wallet.receive(offer.credential_offer_uri);
   await waitForOffer(s, offer.offer_id, (b) => b.status === 'ISSUED');
   await verifyIssuedCredential(s, credential);
-  const page = await browser.newPage();
+  const page = await c.browser.newPage();
   await signIn(page);
   await go(page, 'Offers');
   await page.getByRole('link', { name: offer.offer_id }).click();
@@ -211,7 +197,7 @@ test(titled('revoking an issued credential from its offer makes a verifier\'s st
 const json = { 'Content-Type': 'application/json' };
 
 test(titled('two revisions of a resource compared field by field; an edit on a stale version shows the conflict and overwrites nothing'), async (t) => {
-  const s = h.service;
+  const s = c.h.service;
   const created = await s.management('/schemas', { method: 'POST', headers: json, body: JSON.stringify({ data: { slug: 'console-member', version: '1', schema: { type: 'object', properties: { name: { type: 'string' } } } } }) });
   t.is(created.status, 201);
   const schema = (await created.json()) as { id: string; etag: string };
@@ -221,7 +207,7 @@ test(titled('two revisions of a resource compared field by field; an edit on a s
     t.is(put.status, 200);
     etag = put.headers.get('etag')!;
   }
-  const page = await browser.newPage();
+  const page = await c.browser.newPage();
   await signIn(page);
   await go(page, 'Resources');
   // Searched as the resource API does: by label (and the others' schemas are not listed).
@@ -269,8 +255,8 @@ test(titled('a connector-scoped key sees flows but not resources; a resources-sc
     { scope: 'resources', shown: 'Resources', hidden: 'Presentation requests', hiddenPath: '#/presentations' },
   ] as const;
   for (const { scope, shown, hidden, hiddenPath } of cases) {
-    const key = await keyWith(h.service, [scope]);
-    const page = await browser.newPage();
+    const key = await keyWith(c.h.service, [scope]);
+    const page = await c.browser.newPage();
     await signIn(page, key.secret);
     const nav = page.getByRole('navigation');
     t.true(await nav.getByRole('link', { name: shown, exact: true }).isVisible(), `${scope}: ${shown}`);
@@ -296,17 +282,17 @@ test(titled('a connector-scoped key sees flows but not resources; a resources-sc
 });
 
 test(titled('another tenant\'s sessions never appear'), async (t) => {
-  const other = await keyWith(h.service, ['connector'], 'console-browser-other');
-  const theirs = await h.service.management('/oidc4vp', { method: 'POST', key: other.secret, headers: json, body: JSON.stringify({ dcql_query: pidQuery() }) });
+  const other = await keyWith(c.h.service, ['connector'], 'console-browser-other');
+  const theirs = await c.h.service.management('/oidc4vp', { method: 'POST', key: other.secret, headers: json, body: JSON.stringify({ dcql_query: pidQuery() }) });
   const theirState = ((await theirs.json()) as { state: string }).state;
-  const mine = await h.request({ dcql_query: pidQuery() });
-  const page = await browser.newPage();
+  const mine = await c.h.request({ dcql_query: pidQuery() });
+  const page = await c.browser.newPage();
   await signIn(page);
   await go(page, 'Presentation requests');
   await page.getByRole('link', { name: `${mine.state.slice(0, 12)}…` }).waitFor();
   t.false(((await page.locator('main').textContent()) ?? '').includes(theirState.slice(0, 12)));
   await page.close();
-  const theirPage = await browser.newPage();
+  const theirPage = await c.browser.newPage();
   await signIn(theirPage, other.secret);
   t.is(await theirPage.locator('#tenant-name').textContent(), 'console-browser-other');
   await go(theirPage, 'Presentation requests');
@@ -316,7 +302,7 @@ test(titled('another tenant\'s sessions never appear'), async (t) => {
 });
 
 test(titled('the accessibility check finds what it looks for: a control without a label is a serious violation'), async (t) => {
-  const page = await browser.newPage();
+  const page = await c.browser.newPage();
   await page.setContent('<!doctype html><html lang="en"><head><title>x</title></head><body><main><h1>x</h1><input type="text"></main></body></html>');
   const violations = await seriousViolations(page);
   t.true(violations.some((v) => v.id === 'label'), JSON.stringify(violations));

@@ -1,12 +1,12 @@
 // What the console's browser tests share: the test function (skipped, its reason in the title,
-// where Chromium is missing), and the page steps every test takes: sign in, go to a page, take a
-// screenshot, let axe-core judge it.
+// where Chromium is missing), a connector and a browser started for the test file, and the page
+// steps every test takes: sign in, go to a page, take a screenshot, let axe-core judge it.
 import anyTest, { type TestFn } from 'ava';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { chromiumMissing, seriousViolations } from './browser.js';
+import { chromiumMissing, launchBrowser, screenshotDirectory, seriousViolations, type Browser } from './browser.js';
 import { BOOTSTRAP_KEY } from './service.js';
-import type { VerificationHarness } from './wallet/connector.js';
+import { startVerificationHarness, type VerificationHarness } from './wallet/connector.js';
 
 export const test = (chromiumMissing ? anyTest.skip : anyTest) as TestFn;
 export const titled = (title: string): string => (chromiumMissing ? `${title} (skipped: ${chromiumMissing})` : title);
@@ -15,7 +15,7 @@ export const titled = (title: string): string => (chromiumMissing ? `${title} (s
 export const NAVIGATION = ['Dashboard', 'Presentation requests', 'Offers', 'Deliveries', 'Resources', 'Support requests', 'Identity', 'Trusted lists'];
 
 /** The page steps, over the harness and screenshot directory a test file started (read when called). */
-export const consolePage = (harness: () => VerificationHarness, shots: () => string) => {
+const consolePage = (harness: () => VerificationHarness, shots: () => string) => {
   const consoleUrl = (): string => `${harness().service.service.managementUrl}/console/`;
   return {
     consoleUrl,
@@ -33,5 +33,44 @@ export const consolePage = (harness: () => VerificationHarness, shots: () => str
     noSeriousViolations: async (t: { deepEqual(a: unknown, b: unknown, m?: string): void }, page: Page, where: string): Promise<void> => {
       t.deepEqual(await seriousViolations(page), [], `axe-core on ${where}`);
     },
+  };
+};
+
+/**
+ * A connector (the verification harness, with `env` and `options`, handed to `prepare` once it
+ * runs) and Chromium started before the file's tests and closed after them, and the page steps
+ * over them.
+ */
+export const consoleBrowserFile = (
+  env: Parameters<typeof startVerificationHarness>[0] = {},
+  options: Parameters<typeof startVerificationHarness>[1] = {},
+  prepare: (h: VerificationHarness) => void = () => undefined,
+) => {
+  let h: VerificationHarness | undefined;
+  let browser: Browser | undefined;
+  let shots = '';
+  anyTest.before(async () => {
+    if (chromiumMissing) return;
+    h = await startVerificationHarness(env, options);
+    prepare(h);
+    browser = await launchBrowser();
+    shots = await screenshotDirectory();
+  });
+  anyTest.after.always(async () => {
+    await browser?.close();
+    await h?.close();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the console browser file has not started');
+    return value;
+  };
+  return {
+    get h(): VerificationHarness {
+      return started(h);
+    },
+    get browser(): Browser {
+      return started(browser);
+    },
+    ...consolePage(() => started(h), () => shots),
   };
 };
