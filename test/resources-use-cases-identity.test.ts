@@ -6,16 +6,12 @@
 // is wrong, and a refused step writes nothing.
 import test from 'ava';
 import { randomBytes, randomUUID, webcrypto } from 'node:crypto';
-import { join } from 'node:path';
 import { etagOf, type Envelope } from '../streams/resource.js';
 import { signingKeyOwner, signingKeyStream } from '../streams/signingKey.js';
 import { certifyPublicKey, certificatesFromPem, certificatesToPem, createCertificateAuthority, EC_P256, subjectAltNamesOf, type CertifiedKey } from '../src/crypto/certificates.js';
-import { dataKeys as dataKeysOf, type DataKeys } from '../src/crypto/dataKeys.js';
-import { fileKek } from '../src/crypto/kek.js';
 import { loadDevelopmentCa } from '../src/crypto/signingIdentity.js';
 import { sealedTenantKeys } from '../src/crypto/tenantKeys.js';
-import type { EventStore, Position } from '../src/eventstore/port.js';
-import type { ProjectionRunner } from '../src/readside/projectionRunner.js';
+import type { EventStore } from '../src/eventstore/port.js';
 import { activateSigningKey } from '../src/resources/activateSigningKey.js';
 import { certifySigningKey } from '../src/resources/certifySigningKey.js';
 import { checkConfiguration, createCredentialConfiguration } from '../src/resources/createCredentialConfiguration.js';
@@ -31,43 +27,14 @@ import { createTenant } from '../src/tenancy/commands.js';
 import { tenantCredentialIssuer } from '../src/tenantIdentity/ports.js';
 import { openCallbackSecret } from '../src/tenantIdentity/settings.js';
 import { leftOf, rightOf } from './support/either.js';
-import { openRunner, withStoreDir } from './support/readmodels.js';
+import { withWorld as withWorldIn, type World } from './support/useCaseWorld.js';
 import { MDL, PID_SD_JWT, registrarAnchor, registrationCertificate } from './support/registrationCertificate.js';
 
 const PUBLIC_URL = 'https://connector.example';
 const metadata = { actor: 'apikey:key-1', requestId: 'request-1' };
 const at = () => new Date().toISOString();
 
-interface World {
-  readonly dir: string;
-  readonly store: EventStore;
-  readonly runner: ProjectionRunner;
-  readonly dataKeys: DataKeys;
-  readonly kek: Buffer;
-  /** Waits until the read models hold `position`. */
-  readonly read: (position: Position) => Promise<void>;
-}
-
-const withWorld = (body: (world: World) => Promise<void>): Promise<void> =>
-  withStoreDir('use-cases-identity-', async (dir, store) => {
-    const runner = await openRunner(store, join(dir, 'read.sqlite'));
-    runner.start();
-    const kek = randomBytes(32);
-    try {
-      await body({
-        dir,
-        store,
-        runner,
-        kek,
-        dataKeys: dataKeysOf(store, fileKek(kek)),
-        read: async (position) => {
-          if (!(await runner.waitFor(position, 10_000))) throw new Error('read models did not catch up');
-        },
-      });
-    } finally {
-      await runner.close();
-    }
-  });
+const withWorld = (body: (world: World) => Promise<void>): Promise<void> => withWorldIn('use-cases-identity-', body);
 
 const keyDeps = (world: World, allowDevelopmentChains = true): CreateSigningKeyDeps => ({
   store: world.store,

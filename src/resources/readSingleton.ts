@@ -7,13 +7,23 @@ import { findHistory, findLatest, findRevision, type ResourceAddress } from '../
 import { findTenant } from '../../projections/tenants.js';
 import type { Event } from '../../streams/event.js';
 import type { AnyKindCommand, Envelope } from '../../streams/resource.js';
+import { streamName } from '../../streams/kernel.js';
 import { singletonId } from '../../streams/singleton.js';
 import type { VersionedKind } from './kind.js';
+import { ENVELOPE_ONLY } from './search.js';
 
 export interface SingletonKind<E extends Event, C extends AnyKindCommand> extends VersionedKind<E, C> {
   /** Revision 1, nothing set: the tenant's, at its creation. */
   readonly initial: (tenantId: string, id: string, tenantCreatedAt: string) => Envelope | undefined;
 }
+
+/** A singleton kind: scope `admin`, its stream in its decider's category, searched by the envelope only. */
+export const singletonKind = <E extends Event, C extends AnyKindCommand>(kind: Pick<SingletonKind<E, C>, 'path' | 'name' | 'decider' | 'initial' | 'render'>): SingletonKind<E, C> => ({
+  scope: 'admin',
+  streamOf: (id) => streamName(kind.decider.category, id),
+  search: ENVELOPE_ONLY,
+  ...kind,
+});
 
 /** The tenant's singleton of a kind, and when the tenant was created. */
 export type SingletonAddress = ResourceAddress & { readonly tenantCreatedAt: string };

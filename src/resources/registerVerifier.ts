@@ -6,28 +6,23 @@
 // verification feature reads it through TenantVerifierRegistrations.
 import * as t from 'io-ts';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
-import { streamName } from '../../streams/kernel.js';
 import type { KindCommand } from '../../streams/resource.js';
 import { initialVerifier, tenantVerifier, VERIFIER_KIND, type RegisterVerifier, type TenantVerifierEvent } from '../../streams/tenantVerifier.js';
 import type { Json } from '../eventstore/port.js';
 import { checkRegistrationCertificate } from '../tenantIdentity/registrationCertificate.js';
 import { trustAnchorCertificates } from '../trust/trustAnchors.js';
 import { findTrustAnchor, validateChain } from '../trust/x509Chain.js';
-import type { SingletonKind } from './readSingleton.js';
-import { ENVELOPE_ONLY } from './search.js';
+import { singletonKind } from './readSingleton.js';
 import type { SingletonChange } from './updateSingleton.js';
 
 type Never = { readonly type: 'CreateTenantVerifier'; readonly data: { readonly at: string } };
 
-export const verifierKind: SingletonKind<TenantVerifierEvent, KindCommand<Never, RegisterVerifier>> = {
+export const verifierKind = singletonKind<TenantVerifierEvent, KindCommand<Never, RegisterVerifier>>({
   path: 'verifier',
   name: VERIFIER_KIND.name,
-  scope: 'admin',
   decider: tenantVerifier,
-  streamOf: (id) => streamName(tenantVerifier.category, id),
-  search: ENVELOPE_ONLY,
   initial: (tenantId, id, at) => initialVerifier(tenantId, id, at),
-};
+});
 
 /** `PUT /verifier`: the request's body, and no other member. */
 export const RegistrationBody = t.type({ registration_certificate: t.union([t.string, t.null]), enforce_registration: t.boolean });

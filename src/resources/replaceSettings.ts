@@ -6,33 +6,28 @@
 // keeps the one set, as long as `callback_url` stays.
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { Sealed } from '../../streams/dataKey.js';
-import { streamName } from '../../streams/kernel.js';
 import type { KindCommand, ResourceData } from '../../streams/resource.js';
 import { initialSettings, SETTINGS_KIND, tenantSettings, type ReplaceSettings, type TenantSettingsEvent } from '../../streams/tenantSettings.js';
 import type { Config } from '../config/config.js';
 import { checkUrl } from '../egress/egress.js';
 import type { Json } from '../eventstore/port.js';
 import { readSettings, sealCallbackSecret, type SettingProblem } from '../tenantIdentity/settings.js';
-import type { SingletonKind } from './readSingleton.js';
-import { ENVELOPE_ONLY } from './search.js';
+import { singletonKind } from './readSingleton.js';
 import type { SingletonChange } from './updateSingleton.js';
 
 type Never = { readonly type: 'CreateTenantSettings'; readonly data: { readonly at: string } };
 
-export const settingsKind: SingletonKind<TenantSettingsEvent, KindCommand<Never, ReplaceSettings>> = {
+export const settingsKind = singletonKind<TenantSettingsEvent, KindCommand<Never, ReplaceSettings>>({
   path: 'settings',
   name: SETTINGS_KIND.name,
-  scope: 'admin',
   decider: tenantSettings,
-  streamOf: (id) => streamName(tenantSettings.category, id),
-  search: ENVELOPE_ONLY,
   initial: (tenantId, id, at) => initialSettings(tenantId, id, at),
   // The sealed secret stays in the store: the answer says whether one is set.
   render: async (envelope) => {
     const { callback_secret: secret, ...data } = envelope.data;
     return { ...envelope, data: { ...data, callback_secret_set: secret !== null && secret !== undefined } };
   },
-};
+});
 
 /** Members of the settings refused, each named (`(body)`: the settings are no JSON object): 400, values not echoed. */
 export type SettingsRefused = { readonly _tag: 'SettingsRefused'; readonly problems: readonly SettingProblem[] };
