@@ -15,8 +15,8 @@ const ENTRY = '^src/(main[.]ts$|workers/)';
 const ABOVE_SHARED = [FEATURES, ASSEMBLY, ENTRY];
 // The resources feature's use cases (plain inputs, Either answers) and its route modules.
 const RESOURCES_USE_CASES =
-  '^src/resources/(create|createDraft|createFile|createPresentation|createSchema|update|updateDraft|exportDraft|importCredential|blobUploads|draftValues|didDocument|sendDidcommMessage|fileSupportRequest|readSupportRequests)[.]ts$';
-const RESOURCES_ROUTES = '^src/resources/(apiKeys|credentials|didcommMessages|drafts|feature|files|presentations|routes|schemas|supportRequests|tenantDid|uploads)[.]ts$';
+  '^src/resources/(create|createDraft|createFile|createPresentation|createSchema|update|updateDraft|exportDraft|importCredential|blobUploads|draftValues|didDocument|sendDidcommMessage|fileSupportRequest|readSupportRequests|createSigningKey|certifySigningKey|activateSigningKey|signingKeysKind|createCredentialConfiguration|replaceCredentialConfiguration|credentialConfigurationsKind|readSingleton|updateSingleton|replaceSettings|registerVerifier)[.]ts$';
+const RESOURCES_ROUTES = '^src/resources/(apiKeys|credentials|didcommMessages|drafts|feature|files|presentations|routes|schemas|supportRequests|tenantDid|uploads|signingKeys|credentialConfigurations|singletons|tenantSettings|tenantVerifier)[.]ts$';
 
 module.exports = {
   forbidden: [

@@ -7,7 +7,7 @@ import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { tenantConfigurations } from '../src/issuance/tenantConfigurations.js';
-import { credentialConfigurationsKind } from '../src/resources/credentialConfigurations.js';
+import { credentialConfigurationsKind } from '../src/resources/credentialConfigurationsKind.js';
 import { recordNamedCreation } from '../src/resources/create.js';
 import { configurationResourceId } from '../streams/credentialConfiguration.js';
 import { BOOTSTRAP_TENANT_ID } from '../src/tenancy/bootstrap.js';

@@ -10,9 +10,6 @@ import { isLeft, type Either } from 'fp-ts/lib/Either.js';
 import { draftKeyOwner } from '../streams/draft.js';
 import { etagOf } from '../streams/resource.js';
 import { sealedBlobStore } from '../src/blobStore.js';
-import { dataKeys as dataKeysOf, type DataKeys } from '../src/crypto/dataKeys.js';
-import { fileKek } from '../src/crypto/kek.js';
-import type { EventStore, Position } from '../src/eventstore/port.js';
 import { blobUploads, type BlobUploadDeps, type ReceivedUpload } from '../src/resources/blobUploads.js';
 import { recordCreation } from '../src/resources/create.js';
 import { Create040, createDraft } from '../src/resources/createDraft.js';
@@ -26,9 +23,8 @@ import { updateDraft } from '../src/resources/updateDraft.js';
 import { updateResource } from '../src/resources/update.js';
 import { exportArchives } from '../src/resources/exportArchives.js';
 import { createTenant } from '../src/tenancy/commands.js';
-import type { ProjectionRunner } from '../src/readside/projectionRunner.js';
 import { leftOf, rightOf } from './support/either.js';
-import { openRunner, withStoreDir } from './support/readmodels.js';
+import { withWorld as withWorldIn, type World } from './support/useCaseWorld.js';
 
 const TENANT = randomUUID();
 const OTHER = randomUUID();
@@ -41,36 +37,7 @@ const decoded = <A>(result: Either<unknown, A>): A => {
   return result.right;
 };
 
-interface World {
-  readonly dir: string;
-  readonly store: EventStore;
-  readonly runner: ProjectionRunner;
-  readonly dataKeys: DataKeys;
-  readonly kek: Buffer;
-  /** Waits until the read models hold `position`. */
-  readonly read: (position: Position) => Promise<void>;
-}
-
-const withWorld = (body: (world: World) => Promise<void>): Promise<void> =>
-  withStoreDir('use-cases-management-', async (dir, store) => {
-    const runner = await openRunner(store, join(dir, 'read.sqlite'));
-    runner.start();
-    const kek = randomBytes(32);
-    try {
-      await body({
-        dir,
-        store,
-        runner,
-        kek,
-        dataKeys: dataKeysOf(store, fileKek(kek)),
-        read: async (position) => {
-          if (!(await runner.waitFor(position, 10_000))) throw new Error('read models did not catch up');
-        },
-      });
-    } finally {
-      await runner.close();
-    }
-  });
+const withWorld = (body: (world: World) => Promise<void>): Promise<void> => withWorldIn('use-cases-management-', body);
 
 test('create draft: a meta_schema the tenant has not published, or both schema and meta_schema, is refused and writes nothing', async (t) => {
   await withWorld(async ({ store, runner, dataKeys }) => {

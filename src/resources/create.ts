@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import type { Event } from '../../streams/event.js';
 import type { AnyKindCommand, Envelope, ResourceError, ResourceState } from '../../streams/resource.js';
-import type { KindRefusal } from './problems.js';
+import type { KindRefusal } from './kind.js';
 import { handleCommand, type EventMetadata } from '../eventstore/handle.js';
 import type { EventStore, Position } from '../eventstore/port.js';
 import type { VersionedKind } from './kind.js';

@@ -4,6 +4,7 @@ import type { Either } from 'fp-ts/lib/Either.js';
 import type { Scope } from '../../streams/apiKey.js';
 import type { Event } from '../../streams/event.js';
 import type { AnyKindCommand, Envelope, ResourceDecider, ResourceError } from '../../streams/resource.js';
+import type { DomainError as SigningKeyError } from '../../streams/signingKey.js';
 import type { EventMetadata } from '../eventstore/handle.js';
 import type { ApiLine } from './oasVersion.js';
 import type { DataSearch } from './search.js';
@@ -38,3 +39,6 @@ export interface LifecycleSequel {
   readonly appended: () => Promise<void>;
   readonly notAppended: () => Promise<void>;
 }
+
+/** What a kind's decider may refuse: the refusals every kind shares, and the kinds' own. */
+export type KindRefusal = SigningKeyError;

@@ -4,11 +4,11 @@
 import type { Scope } from '../../streams/apiKey.js';
 import { apiKeysKind } from './apiKeys.js';
 import { credentialsKind } from './credentials.js';
-import { credentialConfigurationsKind } from './credentialConfigurations.js';
+import { credentialConfigurationsKind } from './credentialConfigurationsKind.js';
 import { FILE_SEARCH } from './files.js';
 import { presentationsKind } from './presentations.js';
 import { schemasKind } from './schemas.js';
-import { signingKeysKind } from './signingKeys.js';
+import { signingKeysKind } from './signingKeysKind.js';
 import { ENVELOPE_ONLY, SEARCH_LIMIT, type DataSearch } from './search.js';
 import { apiKey, arrayOf, json, jsonBody, object, operation, queryParameter, ref, resourceAnswers, string, uuid, type ProblemStatus } from '../http/openapi/components.js';
 import type { Content, Operation, Parameter, Paths, Reference, Response } from '../http/openapi/types.js';

@@ -11,8 +11,17 @@ import { refusalMessage } from '../didcomm/recipient.js';
 import type { IdempotencyError } from './idempotency.js';
 import type { SchemaExists } from './createSchema.js';
 import type { UpdateError } from './update.js';
-import type { CertificateRule, DomainError as SigningKeyError, SigningKeyState } from '../../streams/signingKey.js';
+import type { CertificateRule, SigningKeyState } from '../../streams/signingKey.js';
+import type { KindRefusal } from './kind.js';
 import type { NotACredential } from './verifiableCredential.js';
+import type { DevelopmentChainsOff } from './createSigningKey.js';
+import type { ChainUnreadable } from './certifySigningKey.js';
+import type { ConfigurationExists, ConfigurationRefused } from './createCredentialConfiguration.js';
+import type { ConfigurationIdChanged } from './replaceCredentialConfiguration.js';
+import type { TenantNotKnown } from './readSingleton.js';
+import type { SettingsRefused } from './replaceSettings.js';
+import type { RegistrationRefused } from './registerVerifier.js';
+import type { ConfigurationProblem } from '../issuance/configurations.js';
 
 /** The blob a file or credential is made from is not an uploaded, unused blob of the tenant: 404. */
 export type BlobNotFound = { readonly _tag: 'BlobNotFound' };
@@ -54,11 +63,42 @@ const SIGNING_KEY_STATE_CONFLICTS: { readonly [O in 'certify' | 'activate' | 'de
 
 export const SAME_CONTENT = 'A live file with the same content (digest_multibase) exists.';
 
-/** What a kind's decider may refuse: the refusals every kind shares, and the kinds' own. */
-export type KindRefusal = SigningKeyError;
-
 /** Every refusal of the resources feature's use cases. */
-export type ResourcesError = UpdateError<KindRefusal> | IdempotencyError | SchemaExists | BlobNotFound | DraftNotFound | SameContent | NotACredential | SchemaRefused | CredentialsRefused | UploadRefused | TenantNotFound | SendRefused | SupportRequestRefused;
+export type ResourcesError =
+  | UpdateError<KindRefusal>
+  | IdempotencyError
+  | SchemaExists
+  | BlobNotFound
+  | DraftNotFound
+  | SameContent
+  | NotACredential
+  | SchemaRefused
+  | CredentialsRefused
+  | UploadRefused
+  | TenantNotFound
+  | SendRefused
+  | SupportRequestRefused
+  | DevelopmentChainsOff
+  | ChainUnreadable
+  | ConfigurationRefused
+  | ConfigurationExists
+  | ConfigurationIdChanged
+  | TenantNotKnown
+  | SettingsRefused
+  | RegistrationRefused;
+
+/** Why an uploaded chain cannot be read at all, as the 400 names it. */
+const CHAIN_UNREADABLE: { readonly [R in ChainUnreadable['reason']]: string } = {
+  not_pem: 'not a PEM certificate chain (CERTIFICATE blocks, leaf first)',
+  empty: 'the chain holds no certificate',
+};
+
+/** A credential configuration's problem, located in the request's `data`. */
+const configurationField = (problem: ConfigurationProblem): FieldError => ({
+  location: problem.location === '' ? 'body.data' : problem.location.startsWith('[') ? `body.data${problem.location}` : `body.data.${problem.location}`,
+  message: problem.message,
+  value: undefined,
+});
 
 /** A 400 whose detail is its one field's message. */
 const fieldProblem = (location: string, message: string): HttpError => new HttpError(invalidRequest(message, [{ location, message, value: undefined }]));
@@ -137,6 +177,33 @@ export const problemOf = (error: ResourcesError): HttpError => {
       return fieldProblem('body.chain', CERTIFICATE_RULES[error.rule]);
     case 'SigningKeyState':
       return new HttpError(conflict(`The key is ${error.state}: ${SIGNING_KEY_STATE_CONFLICTS[error.operation][error.state] ?? 'the change is not allowed'}.`));
+    case 'DevelopmentChainsOff':
+      return new HttpError(forbidden('This deployment makes no development chains (ALLOW_DEVELOPMENT_CHAINS=false): certify the key with PUT /signing-keys/{id}/certificate.'));
+    case 'ChainUnreadable':
+      return fieldProblem('body.chain', CHAIN_UNREADABLE[error.reason]);
+    case 'ConfigurationRefused':
+      return new HttpError(invalidValues(error.problems.map(configurationField)));
+    case 'ConfigurationExists':
+      return new HttpError(
+        conflict(
+          error.deleted
+            ? `The tenant's credential configuration "${error.id}" is deleted; restore it (POST /credential-configurations/{id}/restore) to use the id again.`
+            : `The tenant has a credential configuration "${error.id}"; change it with PUT /credential-configurations/{id}.`,
+        ),
+      );
+    case 'ConfigurationIdChanged':
+      return new HttpError(invalidValues([{ location: 'body.data.id', message: 'the id of a configuration cannot change (it names the resource)', value: error.id }]));
+    case 'TenantNotKnown':
+      return new HttpError(notFound('The tenant is not known yet.'));
+    case 'SettingsRefused': {
+      // Values are not echoed: the callback secret is one of them.
+      const { problems } = error;
+      const errors: FieldError[] = problems.map((p) => ({ location: p.member === '(body)' ? 'body' : `body.${p.member}`, message: p.message, value: undefined }));
+      const detail = problems.length === 1 ? `${problems[0]!.member}: ${problems[0]!.message}` : problems.map((p) => p.member).join(', ');
+      return new HttpError(invalidRequest(`Invalid settings: ${detail}.`, errors));
+    }
+    case 'RegistrationRefused':
+      return new HttpError(invalidRequest(`${error.member}: ${error.message}`, [{ location: `body.${error.member}`, message: error.message, value: undefined }]));
     case 'IdempotencyKeyInProgress':
       return new HttpError(conflict('A request with this Idempotency-Key is still being processed; retry later.'));
   }

@@ -21,10 +21,10 @@ import { etagOfEnvelope, resourceReply, wireEnvelope } from './envelope.js';
 import type { Reply } from './reply.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import { apiLineOf } from './oasVersion.js';
-import type { VersionedKind } from './kind.js';
+import type { KindRefusal, VersionedKind } from './kind.js';
 import { searcher } from './search.js';
 import { recordCreation, type Recorded } from './create.js';
-import { problemOf, type KindRefusal } from './problems.js';
+import { problemOf } from './problems.js';
 import { updateResource } from './update.js';
 
 /** The addressed resource of the caller's tenant; a malformed id is 400. */

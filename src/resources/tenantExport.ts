@@ -35,7 +35,7 @@ import { draftsKind } from './drafts.js';
 import { wireEnvelope } from './envelope.js';
 import type { ApiLine } from './oasVersion.js';
 import { supportRequestView } from './supportRequestView.js';
-import { settingsKind } from './tenantSettings.js';
+import { settingsKind } from './replaceSettings.js';
 
 export const EXPORT_FORMAT = 'eudi-connector-tenant-export/1';
 

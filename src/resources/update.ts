@@ -20,13 +20,19 @@ export type UpdateError<D extends { readonly _tag: string } = ResourceError> =
 const asUpdateError = <D extends { readonly _tag: string }>(error: D): UpdateError<D> =>
   error._tag === 'ResourceExists' ? { _tag: 'NotFound' } : (error as Exclude<ResourceError | D, { readonly _tag: 'ResourceExists' }>);
 
+/** A change recorded: the resource's new revision, and where the store appended it. */
+export interface Updated {
+  readonly envelope: Envelope;
+  readonly position: Position;
+}
+
 export const updateResource = async <E extends Event, C extends AnyKindCommand, D extends { readonly _tag: string } = ResourceError>(
   store: EventStore,
   kind: VersionedKind<E, C, D>,
   target: Target,
   change: AnyChange,
   metadata: EventMetadata,
-): Promise<Either<UpdateError<D>, { readonly envelope: Envelope; readonly position: Position }>> => {
+): Promise<Either<UpdateError<D>, Updated>> => {
   const { decider } = kind;
   const streamId = kind.streamOf(target.id);
   // The route's change on the resource it addresses; the kind's decider refuses an operation it does not have.
