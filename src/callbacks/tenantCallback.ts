@@ -13,7 +13,7 @@ import { generateWebhookSecret } from '../config/callbacks.js';
 import { Sealed } from '../../streams/dataKey.js';
 import { tenant, tenantStream } from '../../streams/tenant.js';
 import { loadStream } from '../eventstore/handle.js';
-import { changeSettings, openCallbackSecret, sealCallbackSecret, type ChangeSettingsError } from '../tenantIdentity/settings.js';
+import { CALLBACK_URL_CHOSEN_BY, changeSettings, openCallbackSecret, sealCallbackSecret, type ChangeSettingsError } from '../tenantIdentity/settings.js';
 
 export const sealSecret = sealCallbackSecret;
 export const openSecret = openCallbackSecret;
@@ -55,7 +55,12 @@ export const configureTenantCallback = async (
       const secret = request.secret ?? kept ?? generated;
       generatedSecret = secret === generated ? generated : undefined;
       // The same secret keeps its sealed form, so setting what is already set changes nothing.
-      return { callback_url: url, callback_secret: secret === kept && recorded !== undefined ? recorded : sealSecret(kek, tenantId, secret) };
+      return {
+        callback_url: url,
+        callback_secret: secret === kept && recorded !== undefined ? recorded : sealSecret(kek, tenantId, secret),
+        // The operator's choice: delivered to as configured, like CALLBACK_URL (src/callbacks/post.ts).
+        [CALLBACK_URL_CHOSEN_BY]: 'operator',
+      };
     },
     metadata,
   );

@@ -12,7 +12,7 @@ import { initialSettings, SETTINGS_KIND, tenantSettings, type ReplaceSettings, t
 import { checkUrl } from '../egress/egress.js';
 import { readJson } from '../http/body.js';
 import { HttpError, invalidRequest, type FieldError } from '../http/problem.js';
-import { readSettings, sealCallbackSecret, type SettingProblem } from '../tenantIdentity/settings.js';
+import { CALLBACK_URL_CHOSEN_BY, readSettings, sealCallbackSecret, type SettingProblem } from '../tenantIdentity/settings.js';
 import type { Json } from '../eventstore/port.js';
 import { JSON_LIMIT, type ResourcesContext } from './context.js';
 import { ENVELOPE_ONLY } from './search.js';
@@ -50,7 +50,9 @@ const settingsData = (kek: Buffer, tenantId: string, given: { readonly [member: 
   const kept = Sealed.is(current['callback_secret']) ? current['callback_secret'] : undefined;
   const sealed = typeof secret === 'string' ? sealCallbackSecret(kek, tenantId, secret) : url !== undefined ? kept : undefined;
   if (url !== undefined && sealed === undefined) throw refusal([{ member: 'callback_secret', message: 'required with callback_url (none is set yet)' }]);
-  return { ...(members as ResourceData), callback_secret: (sealed as unknown as Json) ?? null };
+  // The operator's approval of a callback URL holds for that URL only (src/tenantIdentity/settings.ts).
+  const approved = url !== undefined && url === current['callback_url'] && current[CALLBACK_URL_CHOSEN_BY] === 'operator';
+  return { ...(members as ResourceData), callback_secret: (sealed as unknown as Json) ?? null, ...(approved ? { [CALLBACK_URL_CHOSEN_BY]: 'operator' } : {}) };
 };
 
 export const settingsRoutes = (router: Router, deps: ResourcesContext, kek: Buffer): void => {
