@@ -33,7 +33,17 @@ export const SETTINGS_MEMBERS = [
 export type SettingsMember = (typeof SETTINGS_MEMBERS)[number];
 
 /** Every member, each as given or null. */
-const complete = (settings: ResourceData): ResourceData => Object.fromEntries(SETTINGS_MEMBERS.map((m) => [m, settings[m] ?? null]));
+/**
+ * A member only the operator's tool records beside `callback_url` (no PUT /settings may give it):
+ * `operator`, the URL was the operator's choice. A PUT that keeps the URL keeps it; one that
+ * changes the URL drops it.
+ */
+export const CALLBACK_URL_CHOSEN_BY = 'callback_url_chosen_by';
+
+const complete = (settings: ResourceData): ResourceData => ({
+  ...Object.fromEntries(SETTINGS_MEMBERS.map((m) => [m, settings[m] ?? null])),
+  ...(settings[CALLBACK_URL_CHOSEN_BY] === 'operator' ? { [CALLBACK_URL_CHOSEN_BY]: 'operator' } : {}),
+});
 
 export const TenantSettingsCreated = eventCodec('TenantSettingsCreated', t.type({ settingsId: t.string, tenantId: t.string, createdAt: t.string }));
 /** `PUT /settings`: the whole settings after the change. */
@@ -52,7 +62,8 @@ export const settingsResourceChange = (event: TenantSettingsEvent): ResourceChan
       return { op: 'created', id: d.settingsId, tenantId: d.tenantId, kind: SETTINGS_KIND, at: d.createdAt, annotations: {}, labels: {}, data: complete({}) };
     }
     case 'TenantSettingsReplaced':
-      return { op: 'data', at: event.data.replacedAt, data: complete(event.data.settings) };
+      // The whole settings: a member the change no longer holds is gone.
+      return { op: 'replaced', at: event.data.replacedAt, data: complete(event.data.settings) };
   }
 };
 

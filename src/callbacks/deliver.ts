@@ -18,6 +18,7 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Sqlite } from '../sqlite/connection.js';
 import type { SendDidcomm, Sent } from '../didcomm/deliver.js';
+import type { Egress } from '../egress/egress.js';
 import { postCallback } from './post.js';
 import type { Claim } from './record.js';
 import { nextAttemptAt } from './schedule.js';
@@ -50,6 +51,8 @@ export interface DelivererOptions {
   readonly sendDidcomm: SendDidcomm;
   /** The tenants' settings: their `callback_url` and `callback_secret`. */
   readonly settings: TenantSettings;
+  /** The guard a callback URL a tenant chose itself is posted through (src/callbacks/post.ts). */
+  readonly egress: Egress;
   /** The deployment's callback of a tenant whose settings set none (CALLBACK_URL: the bootstrap tenant's). */
   readonly defaultCallback: (tenantId: string) => { readonly url: string; readonly secret: string } | undefined;
 }
@@ -161,6 +164,7 @@ export class Deliverer {
     const composed = await this.compose(callback, log);
     if ('gone' in composed) return { kind: 'not_attempted', reason: 'data_gone' };
     const outcome = await postCallback({
+      ...(target.chosenByTenant ? { egress: this.options.egress } : {}),
       url: target.url,
       body: composed.body,
       headers: webhookHeaders(target.secret, deliveryId, Math.floor(started.getTime() / 1000), composed.body),
@@ -217,10 +221,11 @@ export class Deliverer {
    * records (the read model first; the stream when it has none yet). Before settings CALLBACK_URL
    * was written over the tenant stream's at every start, so it comes before that record.
    */
-  private async targetOf(tenantId: string): Promise<{ url: string; secret: string } | undefined> {
+  /** Where the tenant's callbacks go; `chosenByTenant` when the tenant set the URL itself. */
+  private async targetOf(tenantId: string): Promise<{ url: string; secret: string; chosenByTenant: boolean } | undefined> {
     const own = this.options.settings.of(tenantId).callback;
     const deployment = own ? undefined : this.options.defaultCallback(tenantId);
-    if (deployment) return deployment;
+    if (deployment) return { ...deployment, chosenByTenant: false };
     let config: TenantCallback | null | undefined = own ?? findTenantCallback(this.options.db, tenantId);
     if (!config) {
       const loaded = await loadStream(this.options.store, tenant, tenantStream(tenantId));
@@ -233,7 +238,8 @@ export class Deliverer {
       secret = openSecret(this.options.kek, tenantId, config.secret);
       this.secrets.set(cacheKey, secret);
     }
-    return { url: config.url, secret };
+    // Set through settings by the tenant, or by the operator (`ops callbacks set`, or before settings existed).
+    return { url: config.url, secret, chosenByTenant: own !== undefined && !own.chosenByOperator };
   }
 
   /** The body as the spec defines it: the request's body with the opened sealed fields merged in. */

@@ -35,6 +35,8 @@ export const callbacksFeature = async (context: CallbacksPorts, options: { now?:
   const { store, log, config, kek } = context;
   const now = options.now ?? (() => new Date());
   const fallback = bootstrapCallback(config);
+  // DIDComm endpoints and the callback URLs tenants set themselves are URLs others chose.
+  const egress = createEgress({ allowPrivateNetworks: config.egressAllowPrivateNetworks });
   const deliverer = new Deliverer({
     store,
     db: context.runner.db,
@@ -51,11 +53,12 @@ export const callbacksFeature = async (context: CallbacksPorts, options: { now?:
       store,
       dataKeys: context.dataKeys,
       kek,
-      egress: createEgress({ allowPrivateNetworks: config.egressAllowPrivateNetworks }),
+      egress,
       timeoutMs: config.callbackTimeoutSeconds * 1000,
       now,
     }),
     settings: context.tenantSettings,
+    egress,
     defaultCallback: (tenantId) => (tenantId === BOOTSTRAP_TENANT_ID ? fallback : undefined),
   });
   const { pending } = context.metrics.callbacks;

@@ -2,12 +2,14 @@
 // success; anything else, a timeout or a connection failure is a failed attempt. Redirects are
 // never followed (the URL was vetted, where it points to was not), and at most a few KiB of the
 // answer is read, only so the connection can be reused.
-// Callback URLs are the operator's configuration (CALLBACK_URL, `ops callbacks set`) or a tenant's
-// setting whose address, if given literally, was checked public when it was set
-// (src/resources/tenantSettings.ts); often an integrator's backend on a private network, so they
-// do not go through the egress guard (src/egress/egress.ts) at delivery (docs/security.md).
+// A callback URL the operator chose (CALLBACK_URL, `ops callbacks set`), often an integrator's
+// backend on a private network, is posted to as configured. One a tenant set itself
+// (`PUT /settings`) is a URL others chose: it goes through the egress guard (src/egress/egress.ts)
+// at every attempt, its host resolved and every address judged, so a tenant cannot make the
+// connector reach into its own network (docs/security.md).
 import { performance } from 'node:perf_hooks';
-import { MAX_RESPONSE_BYTES, parseRetryAfter, type AttemptOutcome } from '../http/outboundAttempt.js';
+import type { Egress } from '../egress/egress.js';
+import { attemptOfEgress, MAX_RESPONSE_BYTES, parseRetryAfter, type AttemptOutcome } from '../http/outboundAttempt.js';
 
 
 const drain = async (response: Response): Promise<void> => {
@@ -41,17 +43,32 @@ export interface PostRequest {
   /** Aborted when the service shuts down. */
   readonly shutdown: AbortSignal;
   readonly now: () => Date;
+  /** For a URL the tenant chose: the guard every address it reaches is judged by. */
+  readonly egress?: Egress;
 }
 
 export const postCallback = async (request: PostRequest): Promise<AttemptOutcome> => {
   const started = performance.now();
   const elapsed = (): number => Math.round((performance.now() - started) * 10) / 10;
+  const headers = { 'content-type': 'application/json', 'user-agent': 'eudi-connector-callbacks', ...request.headers };
+  if (request.egress) {
+    const answer = await request.egress.request({
+      method: 'POST',
+      url: request.url,
+      headers,
+      body: request.body,
+      timeoutMs: request.timeoutMs,
+      maxBytes: MAX_RESPONSE_BYTES,
+      signal: request.shutdown,
+    });
+    return attemptOfEgress(answer, { target: 'the callback URL', timeoutMs: request.timeoutMs, shutdown: request.shutdown, durationMs: elapsed(), now: request.now() });
+  }
   const timeout = AbortSignal.timeout(request.timeoutMs);
   try {
     const response = await fetch(request.url, {
       method: 'POST',
       body: request.body,
-      headers: { 'content-type': 'application/json', 'user-agent': 'eudi-connector-callbacks', ...request.headers },
+      headers,
       redirect: 'manual',
       signal: AbortSignal.any([timeout, request.shutdown]),
     });

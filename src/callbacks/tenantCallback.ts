@@ -5,6 +5,7 @@
 // associated data) rather than with a data key: nothing needs shredding, and the deliverer opens
 // it without another read of the store. A store from before settings may still hold a callback on
 // the tenant stream (`TenantCallbackConfigured`): the deliverer falls back to it (deliver.ts).
+import { CALLBACK_URL_CHOSEN_BY } from '../../streams/tenantSettings.js';
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import type { EventMetadata } from '../eventstore/handle.js';
 import type { Position } from '../eventstore/port.js';
@@ -55,7 +56,12 @@ export const configureTenantCallback = async (
       const secret = request.secret ?? kept ?? generated;
       generatedSecret = secret === generated ? generated : undefined;
       // The same secret keeps its sealed form, so setting what is already set changes nothing.
-      return { callback_url: url, callback_secret: secret === kept && recorded !== undefined ? recorded : sealSecret(kek, tenantId, secret) };
+      return {
+        callback_url: url,
+        callback_secret: secret === kept && recorded !== undefined ? recorded : sealSecret(kek, tenantId, secret),
+        // The operator's choice: delivered to as configured, like CALLBACK_URL (src/callbacks/post.ts).
+        [CALLBACK_URL_CHOSEN_BY]: 'operator',
+      };
     },
     metadata,
   );

@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { isLeft, left, right } from 'fp-ts/lib/Either.js';
 import { didcommKeyOwner, didcommMessage, didcommStream, RECIPIENT, SealedRecipient } from '../../streams/didcommMessage.js';
 import type { FailureReason } from '../../streams/delivery.js';
-import { MAX_RESPONSE_BYTES, parseRetryAfter, type AttemptOutcome } from '../http/outboundAttempt.js';
+import { attemptOfEgress, MAX_RESPONSE_BYTES, type AttemptOutcome } from '../http/outboundAttempt.js';
 import { openFor, type DataKeys } from '../crypto/dataKeys.js';
 import { loadStream } from '../eventstore/handle.js';
 import type { EventStore } from '../eventstore/port.js';
@@ -114,15 +114,6 @@ export const didcommSender = (options: DidcommDeliveryOptions): SendDidcomm => a
     maxBytes: MAX_RESPONSE_BYTES,
     signal: shutdown,
   });
-  if (isLeft(answer)) {
-    const { kind, detail } = answer.left;
-    if (kind === 'timeout') return failed('timeout', `no answer within the attempt's ${options.timeoutMs} ms`);
-    if (kind === 'refused') return failed('endpoint_refused', `the endpoint ${detail}`);
-    return failed('network', shutdown.aborted ? 'interrupted by shutdown' : `the endpoint ${detail}`);
-  }
-  const httpStatus = answer.right.status;
   const durationMs = Math.round((performance.now() - started) * 10) / 10;
-  if (httpStatus >= 200 && httpStatus <= 299) return { kind: 'attempted', outcome: { ok: true, httpStatus, durationMs } };
-  const retryAfter = answer.right.headers['retry-after'];
-  return failed('http_status', httpStatus >= 300 && httpStatus <= 399 ? 'redirect not followed' : `HTTP ${httpStatus}`, httpStatus, parseRetryAfter(typeof retryAfter === 'string' ? retryAfter : null, options.now()));
+  return { kind: 'attempted', outcome: attemptOfEgress(answer, { target: 'the endpoint', timeoutMs: options.timeoutMs, shutdown, durationMs, now: options.now() }) };
 };

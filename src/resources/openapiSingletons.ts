@@ -1,6 +1,6 @@
 // The OpenAPI fragments of the tenant's singleton resources (src/resources/singletons.ts):
 // `/settings` and `/verifier`, each with latest, PUT (If-Match), history and revisions.
-import { SETTINGS_MEMBERS } from '../../streams/tenantSettings.js';
+import { CALLBACK_URL_CHOSEN_BY, SETTINGS_MEMBERS } from '../../streams/tenantSettings.js';
 import { arrayOf, json, jsonBody, nullable, object, ref, string } from '../http/openapi/components.js';
 import type { Operation, Paths, Schema } from '../http/openapi/types.js';
 import { envelope } from './openapiSchemas.js';
@@ -97,7 +97,12 @@ export const singletonSchemas: Readonly<Record<string, Schema>> = {
         ...Object.fromEntries(SETTINGS_MEMBERS.filter((m) => m !== 'callback_secret').map((m) => [m, { description: `Overrides ${m.toUpperCase()}; null: not set.` }])),
         callback_secret_set: { type: 'boolean', description: 'Whether a callback secret is set (it is never answered back).' },
       },
-      {},
+      {
+        [CALLBACK_URL_CHOSEN_BY]: {
+          enum: ['operator'],
+          description: 'Present when the operator set `callback_url` (`ops callbacks set`): deliveries to it do not go through the egress guard. A URL the tenant sets must reach public addresses only, checked at every delivery.',
+        },
+      },
     ),
     "The tenant's settings: each member overrides the environment variable of its name.",
   ),

@@ -7,7 +7,7 @@
 import { isLeft, left, right, type Either } from 'fp-ts/lib/Either.js';
 import { Sealed } from '../../streams/dataKey.js';
 import type { KindCommand, ResourceData } from '../../streams/resource.js';
-import { initialSettings, SETTINGS_KIND, tenantSettings, type ReplaceSettings, type TenantSettingsEvent } from '../../streams/tenantSettings.js';
+import { CALLBACK_URL_CHOSEN_BY, initialSettings, SETTINGS_KIND, tenantSettings, type ReplaceSettings, type TenantSettingsEvent } from '../../streams/tenantSettings.js';
 import type { Config } from '../config/config.js';
 import { checkUrl } from '../egress/egress.js';
 import type { Json } from '../eventstore/port.js';
@@ -62,5 +62,8 @@ export const replaceSettings = (kek: Buffer, tenantId: string, given: GivenSetti
   const kept = Sealed.is(current['callback_secret']) ? current['callback_secret'] : undefined;
   const sealed = typeof secret === 'string' ? sealCallbackSecret(kek, tenantId, secret) : url !== undefined ? kept : undefined;
   if (url !== undefined && sealed === undefined) return left(refused([{ member: 'callback_secret', message: 'required with callback_url (none is set yet)' }]));
-  return right({ type: 'ReplaceSettings', data: { settings: { ...(members as ResourceData), callback_secret: (sealed as unknown as Json) ?? null } } });
+  // The operator's approval of a callback URL holds for that URL only (src/tenantIdentity/settings.ts).
+  const approved = url !== undefined && url === current['callback_url'] && current[CALLBACK_URL_CHOSEN_BY] === 'operator';
+  const settings = { ...(members as ResourceData), callback_secret: (sealed as unknown as Json) ?? null, ...(approved ? { [CALLBACK_URL_CHOSEN_BY]: 'operator' } : {}) };
+  return right({ type: 'ReplaceSettings', data: { settings } });
 };

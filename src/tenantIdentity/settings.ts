@@ -14,7 +14,7 @@ import { isRecord, type Json } from '../../streams/kernel.js';
 import type { ResourceData } from '../../streams/resource.js';
 import { singletonId } from '../../streams/singleton.js';
 import { tenantStream } from '../../streams/tenant.js';
-import { SETTINGS_KIND, SETTINGS_MEMBERS, settingsStream, tenantSettings, type SettingsMember } from '../../streams/tenantSettings.js';
+import { CALLBACK_URL_CHOSEN_BY, SETTINGS_KIND, SETTINGS_MEMBERS, settingsStream, tenantSettings, type SettingsMember } from '../../streams/tenantSettings.js';
 import { readVariable, type Config } from '../config/config.js';
 import { open, seal } from '../crypto/seal.js';
 import { handleCommand, loadStream, type EventMetadata } from '../eventstore/handle.js';
@@ -47,9 +47,14 @@ export type DefaultedSetting = Exclude<(typeof SETTING_VARIABLES)[SettingsMember
 export interface Settings extends Pick<Config, DefaultedSetting> {
   /** The settings' revision (1: nothing set), for caches of what is built from them. */
   readonly revision: number;
-  /** The tenant's own callback, if it set one: the secret sealed (openCallbackSecret). */
-  readonly callback: { readonly url: string; readonly secret: Sealed } | undefined;
+  /**
+   * The tenant's own callback, if it has one: the secret sealed (openCallbackSecret);
+   * `chosenByOperator` when the operator set the URL (`ops callbacks set`), so deliveries to it do
+   * not go through the egress guard; a URL the tenant set does, at every delivery.
+   */
+  readonly callback: { readonly url: string; readonly secret: Sealed; readonly chosenByOperator: boolean } | undefined;
 }
+
 
 export interface TenantSettings {
   /** The tenant's settings now, from the read models. */
@@ -131,7 +136,10 @@ export const effectiveSettings = (config: Config, data: ResourceData, revision: 
     offerTtlSeconds: own('offer_ttl_seconds'),
     presentationExpiresIn: own('presentation_expires_in'),
     statusListFailurePolicy: own('status_list_failure_policy'),
-    callback: typeof callbackUrl === 'string' && !isLeft(sealed) ? { url: callbackUrl, secret: sealed.right } : undefined,
+    callback:
+      typeof callbackUrl === 'string' && !isLeft(sealed)
+        ? { url: callbackUrl, secret: sealed.right, chosenByOperator: data[CALLBACK_URL_CHOSEN_BY] === 'operator' }
+        : undefined,
   };
 };
 
@@ -176,7 +184,7 @@ export const changeSettings = async (
     if (isLeft(loaded)) return loaded;
     const current = tenantSettings.envelopeOf(loaded.right.state)?.data ?? {};
     const next = { ...current, ...change(current) };
-    if (SETTINGS_MEMBERS.every((m) => JSON.stringify(next[m] ?? null) === JSON.stringify(current[m] ?? null))) return right({ data: current, position: undefined });
+    if ([...SETTINGS_MEMBERS, CALLBACK_URL_CHOSEN_BY].every((m) => JSON.stringify(next[m] ?? null) === JSON.stringify(current[m] ?? null))) return right({ data: current, position: undefined });
     const at = new Date().toISOString();
     const command = { type: 'ReplaceSettings' as const, data: { tenantId, id, ifMatch: () => true, at, tenantCreatedAt: createdAt, settings: next } };
     const handled = await handleCommand(store, tenantSettings, stream, command, { commandId: randomUUID(), metadata, loaded: loaded.right });
