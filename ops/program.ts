@@ -2,7 +2,7 @@
 // and one line in GROUPS; its commands are created with `.command()` so that they inherit the
 // root's settings (errors through exitOverride, the hint after a usage error).
 import { Command } from 'commander';
-import { withoutUserInfo } from '../src/config/redact.js';
+import { withoutUserInfo } from '../src/http/redact.js';
 import { registerApiKeys } from './apiKeys.js';
 import { registerCallbacks } from './callbacks.js';
 import { registerCertificates } from './certificates.js';

@@ -4,7 +4,7 @@ import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { isLeft, isRight } from 'fp-ts/lib/Either.js';
 import { loadConfig } from '../src/config/config.js';
-import { withoutUserInfo } from '../src/config/redact.js';
+import { withoutUserInfo } from '../src/http/redact.js';
 import { generateWebhookSecret, isCallbackUrl, isWebhookSecret, parseDuration, RetryScheduleFromString } from '../src/config/callbacks.js';
 import { nextAttemptAt } from '../src/callbacks/schedule.js';
 import { parseRetryAfter } from '../src/http/outboundAttempt.js';

@@ -94,6 +94,20 @@ test.serial('a failing field with a large or deep value echoes only a bounded ex
   t.is((byLocation.get('body.type') as string).length, EXCERPT_CHARS + 1, 'clipped, with its ellipsis');
 });
 
+test.serial('a refused URL is echoed without its user-info, in a string or inside an object', async (t) => {
+  const response = await refused(t, () =>
+    service.management('/offers', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ credential_configuration_id: 'pid', grant: 'authorization_code', authentication_url: 'https://alice:s3cret@login.example/start', claims: { url: 'https://bob:hunter2@x.example/' } }),
+    }),
+  );
+  t.is(response.status, 400);
+  const text = await response.text();
+  t.true(text.includes('authentication_url'), text);
+  t.false(/s3cret|alice|hunter2/.test(text), text);
+});
+
 test.serial('an error answer stays small whatever the number of failures: at most 20 entries, smaller than the request', async (t) => {
   const many = JSON.stringify({ labels: Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`l${i}`, i])) });
   const response = await refused(t, () => service.management('/api-keys', { method: 'POST', headers: json, body: many }));

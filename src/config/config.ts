@@ -12,7 +12,7 @@ import { LOG_LEVELS } from '../log.js';
 import type { LogLevel } from '../log.js';
 import { TrustAnchorsFromString, TrustListSourcesFromString } from './trust.js';
 import { CallbackUrl, DEFAULT_RETRY_SCHEDULE, RetryScheduleFromString, WebhookSecret } from './callbacks.js';
-import { withoutUserInfo } from './redact.js';
+import { withoutUserInfo } from '../http/redact.js';
 
 interface Variable<A> {
   readonly env: string;

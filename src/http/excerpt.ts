@@ -1,6 +1,8 @@
 // What an error response may say about the input that caused it: enough to find the mistake,
 // never the input itself. Echoing offending values whole let a small request produce an answer
-// many times its size, and a deep value overflow the serialiser.
+// many times its size, and a deep value overflow the serialiser; echoing a URL's user-info
+// (`user:password@`) would hand a credential back (to logs, consoles, proxies).
+import { withoutUserInfo } from './redact.js';
 
 /** The most characters an echoed value takes in an error response. */
 export const EXCERPT_CHARS = 120;
@@ -16,15 +18,18 @@ export const clip = (text: string, max = TEXT_CHARS): string => (text.length <= 
 
 /**
  * A bounded stand-in for an offending value: scalars as they are (strings clipped); an object or
- * array whose JSON fits in EXCERPT_CHARS as it is, otherwise the start of its JSON as a string.
- * Never serialises more than it keeps, so any depth or width costs the same.
+ * array whose JSON fits in EXCERPT_CHARS as it is, otherwise the start of its JSON as a string;
+ * any URL user-info in it replaced (then the JSON as a string). Never serialises more than it
+ * keeps, so any depth or width costs the same.
  */
 export function excerpt(value: unknown): unknown {
-  if (typeof value === 'string') return clip(value, EXCERPT_CHARS);
+  if (typeof value === 'string') return clip(withoutUserInfo(value), EXCERPT_CHARS);
   if (typeof value !== 'object' || value === null) return typeof value === 'bigint' || typeof value === 'function' || typeof value === 'symbol' ? undefined : value;
   const out = { text: '' };
   const complete = writeJson(value, out);
-  return complete ? value : `${out.text.slice(0, EXCERPT_CHARS)}${ELLIPSIS}`;
+  const redacted = withoutUserInfo(out.text);
+  if (complete && redacted === out.text) return value;
+  return complete ? redacted : `${redacted.slice(0, EXCERPT_CHARS)}${ELLIPSIS}`;
 }
 
 /** Appends `value`'s JSON to `out.text` until it passes EXCERPT_CHARS; true when it all fitted. */

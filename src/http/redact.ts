@@ -1,6 +1,7 @@
-// What a message may echo of a value an operator gave: a URL's user-info (`user:password@`) is
-// replaced, whatever else the message says, so a password mistyped into CALLBACK_URL or `--url`
-// reaches no terminal, log or CI output. Used by the configuration's errors and the ops tool's.
+// What a message may echo of a value someone gave: a URL's user-info (`user:password@`) is
+// replaced, whatever else the message says, so a password mistyped into CALLBACK_URL, `--url` or a
+// request body reaches no terminal, log, CI output or error answer. Used by the configuration's
+// errors, the ops tool's and every error answer's excerpts (./excerpt.ts).
 
 /** `scheme://` and the authority up to its last `@` (the user-info) before any `?` or `#`. */
 const USER_INFO = /([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^?#\s]*@/g;
