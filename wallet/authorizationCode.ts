@@ -63,7 +63,8 @@ export class AuthorizationCodeWallet extends IssuanceWallet {
     if (par === undefined || authorize === undefined) throw new Error(`the authorization server ${this.endpoints.authorizationServer} names no pushed authorization request or authorization endpoint`);
     const pushed = await fetchJson<{ request_uri: string }>(this.fetch, par, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...(await this.attestationHeaders(client)) },
+      // A DPoP proof at PAR binds the code to the wallet's DPoP key (RFC 9449 section 10.1).
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', DPoP: await dpopProof(this.dpopKey, { htm: 'POST', htu: par }), ...(await this.attestationHeaders(client)) },
       body: form.toString(),
     });
     if (pushed.status !== 201) throw new Error(`pushed authorization request: ${pushed.status} ${JSON.stringify(pushed.body)}`);
