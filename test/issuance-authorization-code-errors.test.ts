@@ -380,8 +380,7 @@ test('a pushed request whose redirect_uri a browser would run or render, or plai
     'javascript:alert(1)', 'JavaScript:alert(1)', 'JAVASCRIPT://%0aalert(1)', ' javascript:alert(1)', '\x01javascript:alert(1)', 'java\tscript:alert(1)', 'java\nscript:alert(1)',
     'data:text/html,<script>alert(1)</script>', 'DATA:text/html;base64,PHNjcmlwdD4=', 'vbscript:msgbox(1)', 'VBScript:msgbox(1)',
     'file:///etc/passwd', 'FILE://host/share', 'blob:https://wallet.example/1234', 'Blob:null/abcd',
-    // Plain http but to a loopback address: the code would cross the network in the clear.
-    'http://wallet.example/callback', 'HTTP://10.0.0.7/cb', 'http://127.0.0.1.wallet.example/cb',
+    'http://wallet.example/callback', 'HTTP://10.0.0.7/cb', 'http://127.0.0.1.wallet.example/cb', // plain http off loopback
   ];
   for (const uri of refused) {
     const answer = await form('/oidc4vci/par', parFields(w, issuerState, { redirect_uri: uri }), await attestationHeaders(w));
