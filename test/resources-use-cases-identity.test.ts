@@ -8,6 +8,8 @@ import test from 'ava';
 import { randomBytes, randomUUID, webcrypto } from 'node:crypto';
 import { etagOf, type Envelope } from '../streams/resource.js';
 import { signingKeyOwner, signingKeyStream } from '../streams/signingKey.js';
+import { findActiveSigningKey } from '../projections/resources.js';
+import { signingKeysKind } from '../src/resources/signingKeysKind.js';
 import { certifyPublicKey, certificatesFromPem, certificatesToPem, createCertificateAuthority, EC_P256, subjectAltNamesOf, type CertifiedKey } from '../src/crypto/certificates.js';
 import { loadDevelopmentCa } from '../src/crypto/signingIdentity.js';
 import { sealedTenantKeys } from '../src/crypto/tenantKeys.js';
@@ -130,6 +132,25 @@ test('activate signing key: a pending key is refused; activating a second key of
     const retired = world.runner.db.get<{ data: string; revision: number }>('SELECT data, revision FROM resources WHERE id = ?', [first.id])!;
     t.like(JSON.parse(retired.data), { state: 'retired', replaced_by: second.id });
     t.deepEqual(leftOf(await activateSigningKey(deps, target(tenantId, { id: first.id, revision: retired.revision }), metadata)), { _tag: 'SigningKeyState', state: 'retired', operation: 'activate' });
+  });
+});
+
+test('activate signing key after a crash between its two appends: the key activated last is the active one, and the next activation retires every leftover', async (t) => {
+  await withWorld(async (world) => {
+    const tenantId = randomUUID();
+    const deps = { store: world.store, runner: world.runner, readYourWritesTimeoutMs: 10_000 };
+    const made = async () => rightOf(await createSigningKey(keyDeps(world), { tenantId, role: 'access', development_chain: true, at: at() }, metadata)).envelope;
+    const [first, second, third] = [await made(), await made(), await made()];
+    rightOf(await activateSigningKey(deps, target(tenantId, first), metadata));
+    // The second's activation appended, the process gone before the first was retired.
+    const crashed = rightOf(await updateResource(world.store, signingKeysKind, target(tenantId, second), { type: 'ActivateSigningKey', data: {} }, metadata));
+    await world.runner.waitFor(crashed.position, 10_000);
+    t.is(findActiveSigningKey(world.runner.db, tenantId, 'access')?.id, second.id, 'the key activated last signs');
+    rightOf(await activateSigningKey(deps, target(tenantId, third), metadata));
+    const stateOf = (id: string) => (JSON.parse(world.runner.db.get<{ data: string }>('SELECT data FROM resources WHERE id = ?', [id])!.data) as { state: string; replaced_by?: string });
+    t.like(stateOf(first.id), { state: 'retired', replaced_by: third.id });
+    t.like(stateOf(second.id), { state: 'retired', replaced_by: third.id });
+    t.is(findActiveSigningKey(world.runner.db, tenantId, 'access')?.id, third.id);
   });
 });
 
